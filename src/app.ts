@@ -1,0 +1,42 @@
+import { Elysia } from "elysia";
+import type Redis from "ioredis";
+import type { Config } from "./config";
+import type { Logger } from "./logger";
+import type { Orm } from "./db/orm";
+import type { VersionInfo } from "./version";
+import type { JudgerPresence } from "./modules/admin/judger-presence";
+import { errorsPlugin } from "./http/errors.plugin";
+import { contextPlugin } from "./http/context.plugin";
+import { docsPlugin, DOCS_PATH } from "./http/docs.plugin";
+import { healthRoutes } from "./http/health.routes";
+import { authRoutes } from "./modules/auth/auth.routes";
+import { usersRoutes } from "./modules/users/users.routes";
+import { adminRoutes } from "./modules/admin/admin.routes";
+import { miscRoutes } from "./modules/misc/misc.routes";
+
+export interface AppDeps {
+  config: Config;
+  orm: Orm;
+  redis: Redis;
+  logger: Logger;
+  presence: JudgerPresence;
+  version: VersionInfo;
+  /** True once SIGTERM arrived: /readyz turns 503 so load balancers stop sending traffic. */
+  shuttingDown: () => boolean;
+}
+
+/** Composes the plugins and the feature modules; nothing else. */
+export function createApp(deps: AppDeps) {
+  return new Elysia()
+    .use(errorsPlugin(deps.logger))
+    .use(contextPlugin(deps))
+    .use(docsPlugin(deps.version))
+    .use(healthRoutes(deps))
+    .get("/", ({ redirect }) => redirect(DOCS_PATH, 307))
+    .get("/api", ({ redirect }) => redirect(DOCS_PATH, 307))
+    .group("/api/v1", (api) =>
+      api.use(authRoutes(deps)).use(usersRoutes(deps)).use(adminRoutes(deps)).use(miscRoutes(deps)),
+    );
+}
+
+export type App = ReturnType<typeof createApp>;

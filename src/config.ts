@@ -1,0 +1,186 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+
+export type Mode = "development" | "production";
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface Config {
+  mode: Mode;
+  host: string;
+  port: number;
+  /** The origin clients use to reach the API (scheme://host[:port]); redirects and CSRF checks use it. */
+  publicUrl: string;
+  /** Unset means "start an embedded PostgreSQL" under `bun run start`; the other entrypoints require it. */
+  databaseUrl: string | undefined;
+  redisUrl: string;
+  /** True when REDIS_URL was not given, so `bun run start` may start a local redis-server. */
+  redisUrlDefaulted: boolean;
+  dataDir: string;
+  jwtSecret: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  /** CSRF double-submit protection and Secure cookies; on in production unless CSRF_PROTECTION says otherwise. */
+  csrfProtection: boolean;
+  allowedRedirectOrigins: string[];
+  trustProxy: boolean;
+  logLevel: LogLevel;
+  queuePrefix: string;
+  judgerAliveSeconds: number;
+  storage: { driver: "fs" | "s3"; dir: string };
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const WEAK_SECRETS = new Set(["secret", "changeme", "change-me", "password", "jwt-secret", "development"]);
+const MIN_PRODUCTION_SECRET_LENGTH = 32;
+
+type Env = Record<string, string | undefined>;
+
+/** Reads the environment once; every bad or missing setting is reported together, by name. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = new EnvReader(env, problems);
+
+  const mode = read.oneOf("MODE", ["development", "production"] as const, "development");
+  const host = read.string("HOST", "0.0.0.0");
+  const port = read.integer("PORT", 34765, 1, 65535);
+  const dataDir = resolve(read.string("DATA_DIR", ".data"));
+  const publicUrl = read.url("PUBLIC_URL", `http://localhost:${port}`);
+  const databaseUrl = read.optionalUrl("DATABASE_URL", ["postgres:", "postgresql:"]);
+  const redisUrlDefaulted = !env.REDIS_URL;
+  const redisUrl = read.optionalUrl("REDIS_URL", ["redis:", "rediss:"]) ?? "redis://127.0.0.1:6379";
+  const jwtSecret = readJwtSecret(env, mode, dataDir, problems);
+  const csrfProtection = read.boolean("CSRF_PROTECTION", mode === "production");
+
+  const config: Config = {
+    mode,
+    host,
+    port,
+    publicUrl: publicUrl ? new URL(publicUrl).origin : `http://localhost:${port}`,
+    databaseUrl,
+    redisUrl,
+    redisUrlDefaulted,
+    dataDir,
+    jwtSecret,
+    accessTokenTtlSeconds: read.integer("JWT_ACCESS_TTL_SECONDS", 14 * 24 * 3600, 60, 365 * 24 * 3600),
+    refreshTokenTtlSeconds: read.integer("JWT_REFRESH_TTL_SECONDS", 30 * 24 * 3600, 60, 365 * 24 * 3600),
+    csrfProtection,
+    allowedRedirectOrigins: read.list("ALLOWED_REDIRECT_ORIGINS").map((o) => read.origin("ALLOWED_REDIRECT_ORIGINS", o)),
+    trustProxy: read.boolean("TRUST_PROXY", false),
+    logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
+    queuePrefix: read.string("QUEUE_PREFIX", "joj"),
+    judgerAliveSeconds: read.integer("JUDGER_ALIVE_SECONDS", 60, 5, 86400),
+    storage: {
+      driver: read.oneOf("STORAGE_DRIVER", ["fs", "s3"] as const, "fs"),
+      dir: resolve(read.string("STORAGE_DIR", join(dataDir, "storage"))),
+    },
+    shutdownTimeoutMs: read.integer("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+  };
+  if (config.refreshTokenTtlSeconds < config.accessTokenTtlSeconds) {
+    problems.push("JWT_REFRESH_TTL_SECONDS must not be shorter than JWT_ACCESS_TTL_SECONDS");
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/**
+ * Production needs an explicit strong secret. Development without one gets a random secret kept under
+ * DATA_DIR, so restarts keep sessions and no well-known default can ever sign a token.
+ */
+function readJwtSecret(env: Env, mode: Mode, dataDir: string, problems: string[]): string {
+  const given = env.JWT_SECRET;
+  if (given !== undefined && given !== "") {
+    if (mode === "production" && (given.length < MIN_PRODUCTION_SECRET_LENGTH || WEAK_SECRETS.has(given.toLowerCase()))) {
+      problems.push(`JWT_SECRET is too weak for production: use at least ${MIN_PRODUCTION_SECRET_LENGTH} random characters (e.g. \`openssl rand -hex 32\`)`);
+    }
+    return given;
+  }
+  if (mode === "production") {
+    problems.push("JWT_SECRET is required in production (e.g. `openssl rand -hex 32`)");
+    return "";
+  }
+  const file = join(dataDir, "jwt-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString("hex");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+class EnvReader {
+  constructor(private readonly env: Env, private readonly problems: string[]) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === "" ? undefined : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  list(name: string): string[] {
+    return (this.raw(name) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+      return fallback;
+    }
+    return n;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (["1", "true", "yes", "on"].includes(value)) return true;
+    if (["0", "false", "no", "off"].includes(value)) return false;
+    this.problems.push(`${name} must be true or false, got "${value}"`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    this.problems.push(`${name} must be one of ${allowed.join(", ")}, got "${value}"`);
+    return fallback;
+  }
+
+  url(name: string, fallback: string): string | undefined {
+    return this.optionalUrl(name, ["http:", "https:"]) ?? fallback;
+  }
+
+  optionalUrl(name: string, protocols: string[]): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    try {
+      const url = new URL(value);
+      if (!protocols.includes(url.protocol)) throw new Error("protocol");
+      return value;
+    } catch {
+      this.problems.push(`${name} must be a ${protocols.map((p) => p.replace(":", "://")).join(" or ")} URL`);
+      return undefined;
+    }
+  }
+
+  origin(name: string, value: string): string {
+    try {
+      return new URL(value).origin;
+    } catch {
+      this.problems.push(`${name} must list origins such as https://joj.example.edu, got "${value}"`);
+      return value;
+    }
+  }
+}

@@ -1,0 +1,12 @@
+import { p } from "@mikro-orm/core";
+import { randomUUID } from "node:crypto";
+
+/**
+ * Columns every table has (Horse's common columns): a server-generated UUID and timestamptz
+ * created/updated stamps. Spread into each entity's properties.
+ */
+export const baseProperties = {
+  id: p.uuid().primary().onCreate(() => randomUUID()),
+  createdAt: p.datetime().defaultRaw("now()").onCreate(() => new Date()),
+  updatedAt: p.datetime().defaultRaw("now()").onCreate(() => new Date()).onUpdate(() => new Date()),
+};

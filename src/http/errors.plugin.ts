@@ -1,0 +1,66 @@
+import { Elysia, ValidationError } from "elysia";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import type { Logger } from "../logger";
+import { BizError, HttpError, InputError } from "../errors";
+import { requestIdOf } from "./context.plugin";
+import { describeIssue, type ValidationIssue } from "./validation";
+
+/**
+ * The one error mapper. Expected errors keep Horse's wire shapes: business errors are HTTP 200
+ * envelopes, auth and permission refusals `{"detail": …}`, invalid input 422 with `{detail, body}`.
+ * Anything unexpected is logged with its cause and request id and answered with a generic 500:
+ * never SQL, stack traces or secrets.
+ */
+export function errorsPlugin(logger: Logger) {
+  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, set, request, path }) => {
+    if (error instanceof BizError) {
+      set.status = 200;
+      return { errorCode: error.code, errorMsg: error.message, data: null };
+    }
+    if (error instanceof HttpError) {
+      set.status = error.status;
+      return { detail: error.detail };
+    }
+    if (error instanceof InputError) {
+      set.status = 422;
+      return { detail: [{ loc: error.loc, msg: error.message, type: error.type }], body: null };
+    }
+    if (code === "VALIDATION" && error instanceof ValidationError) {
+      set.status = 422;
+      return validationBody(error);
+    }
+    if (code === "PARSE") {
+      set.status = 422;
+      return { detail: [{ loc: ["body"], msg: "the body could not be parsed as its content type says", type: "value_error.jsondecode" }], body: null };
+    }
+    if (code === "NOT_FOUND") {
+      set.status = 404;
+      return { detail: "Not Found" };
+    }
+    if (error instanceof UniqueConstraintViolationException) {
+      // A race lost against a concurrent insert: the service checked first, so this is rare.
+      set.status = 200;
+      return { errorCode: "IntegrityError", errorMsg: "a record with the same unique value already exists", data: null };
+    }
+    const requestId = requestIdOf(request);
+    logger.error("unhandled error", { requestId, method: request.method, path, error });
+    set.status = 500;
+    return { errorCode: "InternalServerError", errorMsg: `internal server error (request id ${requestId})`, data: null };
+  });
+}
+
+function validationBody(error: ValidationError) {
+  const where = error.type === "body" ? "body" : error.type === "params" ? "path" : error.type;
+  const seen = new Set<string>();
+  const detail: ValidationIssue[] = [];
+  for (const issue of error.all) {
+    if (!("path" in issue)) continue;
+    const described = describeIssue(where, issue.path, issue.schema, issue.value);
+    const key = described.loc.join("\u0000");
+    if (seen.has(key)) continue; // one entry per field: unions report each branch
+    seen.add(key);
+    detail.push(described);
+  }
+  if (detail.length === 0) detail.push({ loc: [where], msg: "invalid input", type: "value_error" });
+  return { detail, body: error.type === "body" ? (error.value ?? null) : null };
+}

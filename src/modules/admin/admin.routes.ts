@@ -1,0 +1,45 @@
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "../../app";
+import { authPlugin } from "../../http/auth.plugin";
+import { clientIp } from "../../http/client-ip";
+import { ok, okList } from "../../http/respond";
+import { UserIdOrMe } from "../../http/schemas";
+import * as users from "../users/users.service";
+import { UserDetailResp, UserListResp } from "../users/users.schemas";
+import * as admin from "./admin.service";
+import { AdminListQuery, AuthTokensWithLakefsResp, JudgerCreate, JudgerDetailListResp } from "./admin.schemas";
+
+/** The site administration API: site root only (Horse's router-level rule). */
+export function adminRoutes(deps: AppDeps) {
+  const { config, presence } = deps;
+  return new Elysia({ name: "admin-routes", prefix: "/admin", detail: { tags: ["admin"] } })
+    .use(authPlugin(deps))
+    .get("/users", async ({ em, query }) => {
+      const page = await users.listUsers(em, query);
+      return okList({ count: page.count, results: page.results.map(users.toUserView) });
+    }, {
+      siteRoot: true,
+      query: AdminListQuery,
+      response: UserListResp,
+      detail: { operationId: "v1_admin_list_users", summary: "All users (ordering: created_at, updated_at)" },
+    })
+    .post("/judgers", async ({ em, tokens, body, request, server }) =>
+      ok(await admin.createJudger(em, tokens, config, body, clientIp(request, server, config.trustProxy))), {
+      siteRoot: true,
+      body: JudgerCreate,
+      response: AuthTokensWithLakefsResp,
+      detail: { operationId: "v1_admin_create_judger", summary: "Create a judger account; returns its tokens and a non-expiring access key" },
+    })
+    .get("/judgers", async ({ em, query }) => okList(await admin.listJudgers(em, presence, config.judgerAliveSeconds, query)), {
+      siteRoot: true,
+      query: AdminListQuery,
+      response: JudgerDetailListResp,
+      detail: { operationId: "v1_admin_list_judgers", summary: "Judger accounts, with whether each was seen recently" },
+    })
+    .get("/:uid", async ({ em, actor, params }) => ok(users.toUserDetail(await users.getUser(em, actor.user, params.uid))), {
+      siteRoot: true,
+      params: t.Object({ uid: UserIdOrMe }),
+      response: UserDetailResp,
+      detail: { operationId: "v1_admin_get_user", summary: "A user's full profile (`me` allowed)" },
+    });
+}

@@ -1,0 +1,51 @@
+import { t } from "elysia";
+import { DateTime, Envelope, ListOf, PaginationQuery, Uuid } from "../../http/schemas";
+import { MAX_PASSWORD_LENGTH } from "../../auth/passwords";
+import { USERNAME_MAX_LENGTH } from "../auth/auth.schemas";
+
+/** Horse's `JudgerCreate` (snake_case fields; every one required in practice). */
+export const JudgerCreate = t.Object(
+  {
+    username: t.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH, pattern: "^[A-Za-z0-9_.-]+$", errorMessage: "judger names use letters, digits, '_', '.' and '-'" }),
+    password: t.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
+    email: t.String({ maxLength: 320, pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", errorMessage: "value is not a valid email address" }),
+  },
+  { title: "JudgerCreate" },
+);
+export type JudgerCreateInput = typeof JudgerCreate.static;
+
+/**
+ * Horse's `AuthTokensWithLakefs`. The two storage-credential fields carry this server's judger
+ * access key: `Authorization: Basic base64(accessKeyId:secretAccessKey)` authenticates the judger on
+ * every endpoint without expiring, unlike the 14-day access token.
+ */
+export const AuthTokensWithLakefs = t.Object(
+  {
+    accessToken: t.String(),
+    refreshToken: t.String(),
+    tokenType: t.String(),
+    accessKeyId: t.String({ description: "judger access key id (public part)" }),
+    secretAccessKey: t.String({ description: "judger access key secret: shown once, store it like a password" }),
+  },
+  { title: "AuthTokensWithLakefs" },
+);
+export const AuthTokensWithLakefsResp = Envelope(AuthTokensWithLakefs, "AuthTokensWithLakefsResp");
+
+export const JudgerDetail = t.Object(
+  {
+    id: Uuid,
+    username: t.String(),
+    gravatar: t.String({ default: "" }),
+    role: t.String({ default: "user" }),
+    isActive: t.Boolean({ default: false }),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    isAlive: t.Boolean({ description: "seen within JUDGER_ALIVE_SECONDS" }),
+    lastSeenAt: t.Nullable(DateTime),
+  },
+  { title: "JudgerDetail" },
+);
+export type JudgerDetailView = typeof JudgerDetail.static;
+export const JudgerDetailListResp = Envelope(ListOf(JudgerDetail, "JudgerDetailList"), "JudgerDetailListResp");
+
+export const AdminListQuery = t.Object(PaginationQuery);

@@ -1,0 +1,56 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { TokenCodec, TokenLifetimes } from "../../auth/tokens";
+import type { ListPage, ListQuery } from "../../db/listing";
+import { isoTime } from "../../http/schemas";
+import { createAccount, startSession } from "../auth/auth.service";
+import { createAccessKey } from "../auth/access-keys.service";
+import { listUsers, toUserView } from "../users/users.service";
+import type { JudgerPresence } from "./judger-presence";
+import type { JudgerCreateInput, JudgerDetailView } from "./admin.schemas";
+
+/**
+ * Creates a judger account (site role `judger`) and its access key in one transaction: either both
+ * exist afterwards or neither (Horse left half-created judgers when its storage call failed).
+ */
+export async function createJudger(
+  em: EntityManager,
+  codec: TokenCodec,
+  lifetimes: TokenLifetimes,
+  input: JudgerCreateInput,
+  ip: string,
+) {
+  const { user, key } = await em.transactional(async (tx) => {
+    const created = await createAccount(tx, { ...input, role: "judger", ip });
+    return { user: created, key: await createAccessKey(tx, created) };
+  });
+  const tokens = await startSession(codec, user, lifetimes);
+  return {
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    tokenType: tokens.tokenType,
+    accessKeyId: key.keyId,
+    secretAccessKey: key.secret,
+  };
+}
+
+export async function listJudgers(
+  em: EntityManager,
+  presence: JudgerPresence,
+  aliveSeconds: number,
+  query: ListQuery,
+): Promise<ListPage<JudgerDetailView>> {
+  const page = await listUsers(em, query, { role: "judger" });
+  const seen = await presence.lastSeen(page.results.map((u) => u.id));
+  const now = Date.now();
+  const results = page.results.map((user) => {
+    const lastSeen = seen.get(user.id) ?? null;
+    return {
+      ...toUserView(user),
+      createdAt: isoTime(user.createdAt),
+      updatedAt: isoTime(user.updatedAt),
+      isAlive: lastSeen !== null && now - lastSeen.getTime() <= aliveSeconds * 1000,
+      lastSeenAt: isoTime(lastSeen),
+    };
+  });
+  return { count: page.count, results };
+}

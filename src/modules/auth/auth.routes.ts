@@ -1,0 +1,96 @@
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "../../app";
+import { unauthorized } from "../../errors";
+import { verifyRefreshToken } from "../../auth/tokens";
+import { authPlugin } from "../../http/auth.plugin";
+import { checkCsrf } from "../../http/authenticate";
+import { clientIp } from "../../http/client-ip";
+import { COOKIE } from "../../http/cookies";
+import { resolveRedirect, respondLoggedOut, respondWithTokens } from "../../http/session-response";
+import { EmptyResp } from "../../http/schemas";
+import * as auth from "./auth.service";
+import { AuthQuery, AuthTokensResp, LoginForm, UserCreate } from "./auth.schemas";
+
+const REDIRECT = { 302: t.Null({ description: "redirect to `redirectUrl` (responseType=redirect)" }) };
+
+const bearerOf = (request: Request) => /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization")?.trim() ?? "")?.[1];
+const cookieText = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+
+export function authRoutes(deps: AppDeps) {
+  const { config } = deps;
+  const lifetimes = config;
+  return new Elysia({ name: "auth-routes", prefix: "/auth", detail: { tags: ["auth"] } })
+    .use(authPlugin(deps))
+    .post(
+      "/register",
+      async ({ em, tokens, body, query, request, server, cookie, set }) => {
+        resolveRedirect(query, config);
+        const user = await auth.registerWithPassword(em, body, clientIp(request, server, config.trustProxy));
+        return respondWithTokens({ cookie, set }, await auth.startSession(tokens, user, lifetimes), query, config);
+      },
+      {
+        query: AuthQuery,
+        body: UserCreate,
+        response: { 200: AuthTokensResp, ...REDIRECT },
+        detail: { operationId: "v1_register", summary: "Register with username, e-mail and password; the first user becomes site root" },
+      },
+    )
+    .post(
+      "/login",
+      async ({ em, tokens, body, query, request, server, cookie, set }) => {
+        resolveRedirect(query, config);
+        const user = await auth.loginWithPassword(em, body.username, body.password, clientIp(request, server, config.trustProxy));
+        return respondWithTokens({ cookie, set }, await auth.startSession(tokens, user, lifetimes), query, config);
+      },
+      {
+        query: AuthQuery,
+        body: LoginForm,
+        type: "application/x-www-form-urlencoded",
+        response: { 200: AuthTokensResp, ...REDIRECT },
+        detail: { operationId: "v1_login", summary: "Password login (form fields username and password)" },
+      },
+    )
+    // No valid token needed: a browser whose session expired must still be able to clear its cookies.
+    .post("/logout", ({ query, cookie, set }) => respondLoggedOut({ cookie, set }, query, config), {
+      query: AuthQuery,
+      response: { 200: EmptyResp, ...REDIRECT },
+      detail: { operationId: "v1_logout", summary: "Log out: delete the session cookies" },
+    })
+    .get(
+      "/token",
+      async ({ tokens, query, request, cookie, set }) => {
+        resolveRedirect(query, config);
+        const held = await auth.heldTokens(tokens, {
+          header: bearerOf(request),
+          accessCookie: cookieText(cookie[COOKIE.access].value),
+          refreshCookie: cookieText(cookie[COOKIE.refresh].value),
+        });
+        const issued = { accessToken: held.access.token, refreshToken: held.refresh.token, tokenType: "bearer" as const, accessCsrf: held.access.csrf, refreshCsrf: held.refresh.csrf };
+        return respondWithTokens({ cookie, set }, issued, query, config);
+      },
+      {
+        query: AuthQuery,
+        response: { 200: AuthTokensResp, ...REDIRECT },
+        detail: { operationId: "v1_get_token", summary: "The tokens held in the cookies (or header); empty strings when there are none" },
+      },
+    )
+    .post(
+      "/refresh",
+      async ({ em, tokens, query, request, cookie, set }) => {
+        resolveRedirect(query, config);
+        const header = bearerOf(request);
+        const token = header ?? cookieText(cookie[COOKIE.refresh].value);
+        const claims = token ? await verifyRefreshToken(tokens, token) : null;
+        if (!claims) throw unauthorized("JWT Format Error");
+        if (!header) checkCsrf(request, claims.csrf, config);
+        const issued = await auth.refreshSession(em, tokens, claims, lifetimes);
+        if (!issued) throw unauthorized();
+        return respondWithTokens({ cookie, set }, issued, query, config);
+      },
+      {
+        query: AuthQuery,
+        response: { 200: AuthTokensResp, ...REDIRECT },
+        detail: { operationId: "v1_refresh", summary: "New access and refresh tokens (fresh: false) from a refresh token" },
+      },
+    );
+}

@@ -1,0 +1,69 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { BizError } from "../../errors";
+import { hashPassword, verifyPassword } from "../../auth/passwords";
+import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { isoTime } from "../../http/schemas";
+import { User } from "./user.entity";
+import type { UserDetailView, UserEditInput, UserPreviewView, UserResetPasswordInput, UserView } from "./users.schemas";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The user behind a session, if it still exists and is active. */
+export async function findActiveUser(em: EntityManager, id: string): Promise<User | null> {
+  if (!UUID.test(id)) return null;
+  const user = await em.findOne(User, { id: id.toLowerCase() });
+  return user && user.isActive ? user : null;
+}
+
+/** `me` (the caller) or a UUID; an unknown id is `UserNotFoundError`. */
+export async function getUser(em: EntityManager, actor: User, uid: string): Promise<User> {
+  if (uid === "me") return actor;
+  const user = UUID.test(uid) ? await em.findOne(User, { id: uid.toLowerCase() }) : null;
+  if (!user) throw new BizError("UserNotFoundError", "user not found");
+  return user;
+}
+
+export async function updateCurrentUser(em: EntityManager, actor: User, input: UserEditInput): Promise<User> {
+  if (input.gravatar !== undefined) actor.gravatar = input.gravatar;
+  await em.flush();
+  return actor;
+}
+
+/** A user who has a password must prove it; an OAuth-only user (no password yet) sets a first one. */
+export async function changePassword(em: EntityManager, actor: User, input: UserResetPasswordInput): Promise<User> {
+  if (actor.hashedPassword !== "" && !(await verifyPassword(input.currentPassword ?? "", actor.hashedPassword))) {
+    throw new BizError("UsernamePasswordError", "incorrect password");
+  }
+  actor.hashedPassword = await hashPassword(input.newPassword);
+  await em.flush();
+  return actor;
+}
+
+export async function listUsers(em: EntityManager, query: ListQuery, where: { role?: User["role"] } = {}): Promise<ListPage<User>> {
+  const orderBy = parseOrdering(query.ordering);
+  const { offset, limit } = pageWindow(query);
+  const [results, count] = await em.findAndCount(User, where, { orderBy, offset, limit });
+  return { count, results };
+}
+
+export function toUserPreview(user: User): UserPreviewView {
+  return { id: user.id, username: user.username, gravatar: user.gravatar };
+}
+
+export function toUserView(user: User): UserView {
+  return { ...toUserPreview(user), role: user.role, isActive: user.isActive };
+}
+
+export function toUserDetail(user: User): UserDetailView {
+  return {
+    ...toUserView(user),
+    createdAt: isoTime(user.createdAt),
+    updatedAt: isoTime(user.updatedAt),
+    email: user.email,
+    studentId: user.studentId,
+    realName: user.realName,
+    registerIp: user.registerIp,
+    loginAt: isoTime(user.loginAt),
+    loginIp: user.loginIp,
+  };
+}
