@@ -6,8 +6,14 @@ import { JudgerPresence } from "./modules/admin/judger-presence";
 import { connectPostgres, connectRedis, exitOnStartupError } from "./runtime/connect";
 import { onShutdown } from "./runtime/shutdown";
 
-/** Starts the HTTP API: config → PostgreSQL → Redis → app → listen, with graceful shutdown. */
-export async function runApi(config: Config, logger: Logger, extraShutdownSteps: { name: string; run: () => unknown }[] = []) {
+type ShutdownStep = { name: string; run: () => unknown };
+
+/**
+ * Starts the HTTP API: config → PostgreSQL → Redis → app → listen, with graceful shutdown.
+ * extraShutdownSteps run before the API's pools close; finalShutdownSteps after (e.g. stopping the
+ * database servers `bun run start` itself started, which those pools use until then).
+ */
+export async function runApi(config: Config, logger: Logger, extraShutdownSteps: ShutdownStep[] = [], finalShutdownSteps: ShutdownStep[] = []) {
   const orm = await connectPostgres(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl);
   let shuttingDown = false;
@@ -20,15 +26,17 @@ export async function runApi(config: Config, logger: Logger, extraShutdownSteps:
     version: readVersion(),
     shuttingDown: () => shuttingDown,
   });
-  app.listen({ hostname: config.host, port: config.port });
-  logger.info("api listening", { host: config.host, port: config.port, publicUrl: config.publicUrl, mode: config.mode });
+  // Handlers before listening: a SIGTERM that arrives right after start-up must still stop cleanly.
   onShutdown(logger, config.shutdownTimeoutMs, [
     // Stop accepting; in-flight requests finish before the pools close.
     { name: "http", run: () => app.stop(false) },
     ...extraShutdownSteps,
     { name: "postgres", run: () => orm.close() },
     { name: "redis", run: () => redis.quit() },
+    ...finalShutdownSteps,
   ], () => { shuttingDown = true; });
+  app.listen({ hostname: config.host, port: config.port });
+  logger.info("api listening", { host: config.host, port: config.port, publicUrl: config.publicUrl, mode: config.mode });
   return app;
 }
 

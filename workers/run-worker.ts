@@ -41,12 +41,13 @@ export async function runWorker<Q extends QueueName>(queue: Q, handlers: Handler
     );
     worker.on("failed", (job, error) => logger.warn("job failed", { job: job?.name, jobId: job?.id, error }));
     worker.on("error", (error) => logger.error("worker error", { error }));
-    await worker.waitUntilReady();
-    logger.info("worker ready", { queue, concurrency, jobs: Object.keys(table) });
+    // Handlers first: a SIGTERM that arrives right after "ready" must still stop cleanly.
     onShutdown(logger, config.shutdownTimeoutMs, [
       { name: "worker", run: () => worker.close() },
       { name: "postgres", run: () => orm.close() },
     ]);
+    await worker.waitUntilReady();
+    logger.info("worker ready", { queue, concurrency, jobs: Object.keys(table) });
   } catch (error) {
     exitOnStartupError(bootLogger, error);
   }

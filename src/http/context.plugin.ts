@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../app";
+import { InputError } from "../errors";
 import { acceptBothCases, normalizeQueryBooleans } from "./normalize";
 
 interface RequestState {
@@ -37,7 +38,12 @@ export function contextPlugin(deps: AppDeps) {
         normalizeQueryBooleans(ctx.query as Record<string, unknown>);
         acceptBothCases(ctx.query as Record<string, unknown>, false);
       }
-      if (ctx.body && typeof ctx.body === "object" && !(ctx.body instanceof FormData)) acceptBothCases(ctx.body, true);
+      const body = ctx.body;
+      // Every request body of the API is an object; Elysia would silently turn `[1, 2]` into `{}`.
+      if (body !== undefined && body !== null && (typeof body !== "object" || Array.isArray(body))) {
+        if (!(body instanceof FormData)) throw new InputError(["body"], "value is not a valid dict", "type_error.dict");
+      }
+      if (body && typeof body === "object" && !(body instanceof FormData)) acceptBothCases(body, true);
     })
     .derive({ as: "global" }, ({ request }) => {
       const requestId = requestIdOf(request);

@@ -1,4 +1,4 @@
-import { Elysia, ValidationError } from "elysia";
+import { Elysia, ValidationError, type TSchema } from "elysia";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { Logger } from "../logger";
 import { BizError, HttpError, InputError } from "../errors";
@@ -27,7 +27,7 @@ export function errorsPlugin(logger: Logger) {
     }
     if (code === "VALIDATION" && error instanceof ValidationError) {
       set.status = 422;
-      return validationBody(error);
+      return validationBody(error, request);
     }
     if (code === "PARSE") {
       set.status = 422;
@@ -49,7 +49,8 @@ export function errorsPlugin(logger: Logger) {
   });
 }
 
-function validationBody(error: ValidationError) {
+function validationBody(error: ValidationError, request: Request) {
+  if (error.type === "property") return propertyValidationBody(error, request);
   const where = error.type === "body" ? "body" : error.type === "params" ? "path" : error.type;
   const seen = new Set<string>();
   const detail: ValidationIssue[] = [];
@@ -63,4 +64,17 @@ function validationBody(error: ValidationError) {
   }
   if (detail.length === 0) detail.push({ loc: [where], msg: "invalid input", type: "value_error" });
   return { detail, body: error.type === "body" ? (error.value ?? null) : null };
+}
+
+/**
+ * Elysia checks coerced query numbers one by one and reports a failure "on property" without the
+ * property's name; the name is recovered from the query string by the value that failed.
+ */
+function propertyValidationBody(error: ValidationError, request: Request) {
+  const failed = error.value;
+  const query = new URL(request.url).searchParams;
+  const name = [...query.keys()].find((key) => query.get(key) === String(failed) || Number(query.get(key)) === failed);
+  const loc = name ? `/${name}` : "";
+  const issue = describeIssue("query", loc, (error as unknown as { validator: { schema?: TSchema } }).validator?.schema ?? (error.all[0] as { schema?: TSchema })?.schema, failed);
+  return { detail: [issue], body: null };
 }

@@ -32,7 +32,8 @@ export async function registerWithPassword(em: EntityManager, input: UserCreateI
   if (!input.email) throw new BizError("UserRegisterError", "email not provided");
   const { username, email, password } = input;
   return em.transactional(async (tx) => {
-    await tx.getConnection().execute("select pg_advisory_xact_lock(?)", [FIRST_USER_LOCK]);
+    // em.execute (not getConnection().execute) runs on the transaction's own connection.
+    await tx.execute("select pg_advisory_xact_lock(?)", [FIRST_USER_LOCK]);
     const first = (await tx.count(User, {})) === 0;
     return createAccount(tx, { username, email, password, ip, role: first ? "root" : "user" });
   });

@@ -1,0 +1,4 @@
+import { ensureTemplate } from "./database";
+
+// Builds (or reuses) the migrated template once per test process, before any test file starts.
+await ensureTemplate();

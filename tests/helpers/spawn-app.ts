@@ -1,0 +1,71 @@
+import Redis from "ioredis";
+import { randomUUID } from "node:crypto";
+import { createApp, type App } from "../../src/app";
+import { loadConfig, type Config } from "../../src/config";
+import { createLogger, type Logger } from "../../src/logger";
+import { createOrm, type Orm } from "../../src/db/orm";
+import { JudgerPresence } from "../../src/modules/admin/judger-presence";
+import { createTokenCodec } from "../../src/http/auth.plugin";
+import type { TokenCodec } from "../../src/auth/tokens";
+import { createTestDatabase } from "./database";
+import { HttpClient } from "./http-client";
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+export const TEST_JWT_SECRET = "test-secret-that-is-long-enough-for-production-0123456789";
+
+export interface TestApp {
+  app: App;
+  api: HttpClient;
+  config: Config;
+  orm: Orm;
+  redis: Redis;
+  codec: TokenCodec;
+  logs: Record<string, unknown>[];
+  close: () => Promise<void>;
+}
+
+/**
+ * The real app on its own database (cloned from the migrated template) and its own Redis key prefix,
+ * driven over HTTP through `app.handle`. Log lines are captured so tests can check what was logged.
+ */
+export async function spawnApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    MODE: "development",
+    JWT_SECRET: TEST_JWT_SECRET,
+    PUBLIC_URL: "http://localhost:34765",
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: `joj-test-${process.pid}`,
+    DATA_DIR: "/tmp/joj-test-data",
+    ...env,
+  });
+  const orm = await createOrm(database.url, { poolMax: 5 });
+  const redis = new Redis(config.redisUrl, { keyPrefix: `test:${randomUUID()}:`, maxRetriesPerRequest: 1 });
+  redis.on("error", () => {}); // a test may point at a Redis that is down on purpose
+  const logs: Record<string, unknown>[] = [];
+  const logger: Logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
+  const app = createApp({
+    config,
+    orm,
+    redis,
+    logger,
+    presence: new JudgerPresence(redis),
+    version: { version: "0.0.0-test", git: "test@2026-01-01T00:00:00Z" },
+    shuttingDown: () => false,
+  });
+  return {
+    app,
+    api: new HttpClient(app),
+    config,
+    orm,
+    redis,
+    codec: createTokenCodec(config.jwtSecret),
+    logs,
+    close: async () => {
+      await orm.close(true);
+      redis.disconnect();
+      await database.drop();
+    },
+  };
+}

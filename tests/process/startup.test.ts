@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createTestDatabase } from "../helpers/database";
+import { TEST_JWT_SECRET, TEST_REDIS_URL } from "../helpers/spawn-app";
+
+const ROOT = join(import.meta.dir, "../..");
+let database: { url: string; drop: () => Promise<void> };
+beforeAll(async () => { database = await createTestDatabase(); });
+afterAll(() => database.drop());
+
+function baseEnv(extra: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    DATA_DIR: "/tmp/joj-test-data",
+    JWT_SECRET: TEST_JWT_SECRET,
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    SHUTDOWN_TIMEOUT_MS: "5000",
+    ...extra,
+  };
+}
+
+async function runToExit(entry: string, env: Record<string, string>) {
+  const child = Bun.spawn([process.execPath, entry], { cwd: ROOT, env: baseEnv(env), stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  return { code, output: stdout + stderr };
+}
+
+describe("start-up errors name what to fix", () => {
+  test("production without JWT_SECRET", async () => {
+    const { code, output } = await runToExit("src/main.ts", { MODE: "production", JWT_SECRET: "" });
+    expect(code).toBe(1);
+    expect(output).toContain("JWT_SECRET is required in production");
+  });
+
+  test("an invalid PORT", async () => {
+    const { code, output } = await runToExit("src/main.ts", { PORT: "eighty" });
+    expect(code).toBe(1);
+    expect(output).toContain("PORT must be a whole number");
+  });
+
+  test("PostgreSQL unreachable, with the password hidden", async () => {
+    const { code, output } = await runToExit("src/main.ts", { DATABASE_URL: "postgres://joj:hunter2@127.0.0.1:1/joj" });
+    expect(code).toBe(1);
+    expect(output).toContain("cannot connect to PostgreSQL");
+    expect(output).toContain("DATABASE_URL");
+    expect(output).not.toContain("hunter2");
+  });
+
+  test("Redis unreachable", async () => {
+    const { code, output } = await runToExit("src/main.ts", { REDIS_URL: "redis://127.0.0.1:1" });
+    expect(code).toBe(1);
+    expect(output).toContain("cannot connect to Redis");
+    expect(output).toContain("REDIS_URL");
+  });
+
+  test("a worker without DATABASE_URL", async () => {
+    const { code, output } = await runToExit("workers/judge.ts", { DATABASE_URL: "" });
+    expect(code).toBe(1);
+    expect(output).toContain("DATABASE_URL is not set");
+  });
+});
+
+describe("graceful shutdown", () => {
+  test.each([["src/main.ts", "api listening"], ["workers/judge.ts", "worker ready"], ["workers/configs.ts", "worker ready"]])(
+    "%s stops cleanly on SIGTERM",
+    async (entry, readyLine) => {
+      const port = String(35000 + Math.floor(Math.random() * 5000));
+      const child = Bun.spawn([process.execPath, entry], { cwd: ROOT, env: baseEnv({ PORT: port, HOST: "127.0.0.1" }), stdout: "pipe", stderr: "pipe" });
+      const reader = child.stdout.getReader();
+      let output = "";
+      const deadline = Date.now() + 15_000;
+      while (!output.includes(readyLine) && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        output += new TextDecoder().decode(value);
+      }
+      expect(output).toContain(readyLine);
+      if (entry === "src/main.ts") expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        output += new TextDecoder().decode(value);
+      }
+      const code = await child.exited;
+      clearTimeout(timer);
+      expect(code).toBe(0);
+      expect(output).toContain('"msg":"shutting down"');
+      expect(output).toContain('"msg":"stopped"');
+    },
+  );
+});
