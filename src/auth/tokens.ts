@@ -78,15 +78,12 @@ export async function issueUserTokens(
 ): Promise<IssuedTokens> {
   const now = Math.floor(Date.now() / 1000);
   const oauthName = options.oauthName ?? "";
+  // The registered claims both tokens share; each token gets its own id, lifetime and CSRF value.
+  const registered = (ttlSeconds: number) => ({ sub: user.id, iat: now, nbf: now, jti: randomUUID(), exp: now + ttlSeconds, csrf: randomUUID() });
   const access: AccessClaims = {
-    sub: user.id,
-    iat: now,
-    nbf: now,
-    jti: randomUUID(),
-    exp: now + lifetimes.accessTokenTtlSeconds,
+    ...registered(lifetimes.accessTokenTtlSeconds),
     type: "access",
     fresh: options.fresh,
-    csrf: randomUUID(),
     category: "user",
     username: user.username,
     email: user.email,
@@ -99,13 +96,8 @@ export async function issueUserTokens(
     isActive: user.isActive,
   };
   const refresh: RefreshClaims = {
-    sub: user.id,
-    iat: now,
-    nbf: now,
-    jti: randomUUID(),
-    exp: now + lifetimes.refreshTokenTtlSeconds,
+    ...registered(lifetimes.refreshTokenTtlSeconds),
     type: "refresh",
-    csrf: randomUUID(),
     category: "user",
     oauth_name: oauthName,
   };
