@@ -13,6 +13,10 @@ import { authRoutes } from "./modules/auth/auth.routes";
 import { usersRoutes } from "./modules/users/users.routes";
 import { adminRoutes } from "./modules/admin/admin.routes";
 import { miscRoutes } from "./modules/misc/misc.routes";
+import { domainsRoutes } from "./modules/domains/domains.routes";
+import { membersRoutes } from "./modules/domains/members.routes";
+import { rolesRoutes } from "./modules/domains/roles.routes";
+import { invitationsRoutes } from "./modules/domains/invitations.routes";
 
 export interface AppDeps {
   config: Config;
@@ -35,7 +39,15 @@ export function createApp(deps: AppDeps) {
     .get("/", ({ redirect }) => redirect(DOCS_PATH, 307))
     .get("/api", ({ redirect }) => redirect(DOCS_PATH, 307))
     .group("/api/v1", (api) =>
-      api.use(authRoutes(deps)).use(usersRoutes(deps)).use(adminRoutes(deps)).use(miscRoutes(deps)),
+      api
+        .use(authRoutes(deps))
+        .use(usersRoutes(deps))
+        .use(adminRoutes(deps))
+        .use(miscRoutes(deps))
+        .use(domainsRoutes(deps))
+        .use(membersRoutes(deps))
+        .use(rolesRoutes(deps))
+        .use(invitationsRoutes(deps)),
     );
 }
 

@@ -1,5 +1,9 @@
 import { User } from "../modules/users/user.entity";
 import { AccessKey } from "../modules/auth/access-key.entity";
+import { Domain } from "../modules/domains/domain.entity";
+import { DomainUser } from "../modules/domains/domain-user.entity";
+import { DomainRole } from "../modules/domains/domain-role.entity";
+import { DomainInvitation } from "../modules/domains/domain-invitation.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
-export const entities = [User, AccessKey];
+export const entities = [User, AccessKey, Domain, DomainUser, DomainRole, DomainInvitation];

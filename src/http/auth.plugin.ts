@@ -6,6 +6,7 @@ import { isJudger, isSiteRoot, siteRoleGrants, type SitePermission } from "../au
 import type { TokenCodec } from "../auth/tokens";
 import { contextPlugin } from "./context.plugin";
 import { authenticate, type Actor, type AuthInput } from "./authenticate";
+import { assertDomainVisible, assertPermitted, loadDomainAccess, type PermissionRule } from "../auth/access";
 
 /** The token codec, built on @elysiajs/jwt so that the HTTP layer and the services share one signer. */
 export function createTokenCodec(secret: string): TokenCodec {
@@ -24,7 +25,10 @@ export function createTokenCodec(secret: string): TokenCodec {
  * Declared per route, checked here and nowhere else:
  * - `auth: true`: a logged-in user (401 otherwise);
  * - `sitePermission: "domain.create"`: a site permission of the caller's current site role (403);
- * - `siteRoot: true`: the site root only (the admin API).
+ * - `siteRoot: true`: the site root only (the admin API);
+ * - `domainPermission: rule`: the `{domain}` of the path exists (`DomainNotFoundError`), is visible to
+ *   the caller (a hidden domain does not exist for non-members), and the caller holds the rule there;
+ * - `domainAccess: true`: the domain and the caller's standing in it, with no check (the service decides).
  */
 export function authPlugin(deps: AppDeps) {
   const { config, presence } = deps;
@@ -62,6 +66,21 @@ export function authPlugin(deps: AppDeps) {
           return { actor };
         },
       }),
+      domainPermission: (rule: PermissionRule) => ({
+        async resolve({ request, em, cookie, params }) {
+          const actor = await actorOf({ request, em, cookie });
+          const access = await loadDomainAccess(em, actor.user, (params as Record<string, string>).domain);
+          assertDomainVisible(access);
+          assertPermitted(access, rule);
+          return { actor, access };
+        },
+      }),
+      domainAccess: {
+        async resolve({ request, em, cookie, params }) {
+          const actor = await actorOf({ request, em, cookie });
+          return { actor, access: await loadDomainAccess(em, actor.user, (params as Record<string, string>).domain) };
+        },
+      },
       siteRoot: {
         async resolve({ request, em, cookie }) {
           const actor = await actorOf({ request, em, cookie });

@@ -7,7 +7,11 @@ import { UserIdOrMe } from "../../http/schemas";
 import * as users from "../users/users.service";
 import { UserDetailResp, UserListResp } from "../users/users.schemas";
 import * as admin from "./admin.service";
-import { AdminListQuery, AuthTokensWithLakefsResp, JudgerCreate, JudgerDetailListResp } from "./admin.schemas";
+import * as domains from "../domains/domains.service";
+import * as roles from "../domains/roles.service";
+import { DomainListResp } from "../domains/domains.schemas";
+import { DomainRoleListResp } from "../domains/roles.schemas";
+import { AdminListQuery, AdminUserDomainsQuery, AuthTokensWithLakefsResp, JudgerCreate, JudgerDetailListResp } from "./admin.schemas";
 
 /** The site administration API: site root only (Horse's router-level rule). */
 export function adminRoutes(deps: AppDeps) {
@@ -35,6 +39,26 @@ export function adminRoutes(deps: AppDeps) {
       query: AdminListQuery,
       response: JudgerDetailListResp,
       detail: { operationId: "v1_admin_list_judgers", summary: "Judger accounts, with whether each was seen recently" },
+    })
+    .get("/domain_roles", async ({ em, query }) => {
+      const page = await roles.listAllRoles(em, query);
+      return okList({ count: page.count, results: page.results.map(roles.toRoleView) });
+    }, {
+      siteRoot: true,
+      query: AdminListQuery,
+      response: DomainRoleListResp,
+      detail: { operationId: "v1_admin_list_domain_roles", summary: "The roles of every domain" },
+    })
+    .get("/:uid/domains", async ({ em, actor, params, query }) => {
+      const user = await users.getUser(em, actor.user, params.uid);
+      const page = await domains.listDomainsOf(em, user, { ...query, roles: query.role });
+      return okList({ count: page.count, results: page.results.map(domains.toDomainView) });
+    }, {
+      siteRoot: true,
+      params: t.Object({ uid: UserIdOrMe }),
+      query: AdminUserDomainsQuery,
+      response: DomainListResp,
+      detail: { operationId: "v1_admin_list_user_domains", summary: "The domains a user belongs to (filters: role, groups)" },
     })
     .get("/:uid", async ({ em, actor, params }) => ok(users.toUserDetail(await users.getUser(em, actor.user, params.uid))), {
       siteRoot: true,

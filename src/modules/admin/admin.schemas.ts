@@ -49,3 +49,10 @@ export type JudgerDetailView = typeof JudgerDetail.static;
 export const JudgerDetailListResp = Envelope(ListOf(JudgerDetail, "JudgerDetailList"), "JudgerDetailListResp");
 
 export const AdminListQuery = t.Object(PaginationQuery);
+
+/** Horse spells the role filter `role` here (and `roles` on `GET /domains`). */
+export const AdminUserDomainsQuery = t.Object({
+  role: t.Optional(t.Array(t.String())),
+  groups: t.Optional(t.Array(t.String())),
+  ...PaginationQuery,
+});

@@ -23,6 +23,11 @@ export async function getUser(em: EntityManager, actor: User, uid: string): Prom
   return user;
 }
 
+/** A user named in a request body (`me` or a UUID); anything else is `UserNotFoundError`. */
+export async function resolveUserRef(em: EntityManager, actor: User, ref: string): Promise<User> {
+  return getUser(em, actor, ref.trim());
+}
+
 export async function updateCurrentUser(em: EntityManager, actor: User, input: UserEditInput): Promise<User> {
   if (input.gravatar !== undefined) actor.gravatar = input.gravatar;
   await em.flush();

@@ -1,0 +1,110 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { BizError, HttpError, permissionDenied } from "../errors";
+import { byUrlOrId } from "../db/addressing";
+import type { User } from "../modules/users/user.entity";
+import { Domain } from "../modules/domains/domain.entity";
+import { DomainUser } from "../modules/domains/domain-user.entity";
+import { DomainRole } from "../modules/domains/domain-role.entity";
+import {
+  DEFAULT_DOMAIN_ROLES, DOMAIN_GUEST_ROLE, DOMAIN_ROOT_ROLE, effectiveDomainPermissions, hasDomainPermission,
+  isSiteRoot, normalizePermissionSet, permissionWords, siteRoleGrants, uniformPermissions,
+  type DomainPermission, type DomainPermissionSet, type SitePermission,
+} from "./permissions";
+
+/** What a route may require: a domain permission, or a site permission written `site:<scope>.<flag>`. */
+export type RoutePermission = DomainPermission | `site:${SitePermission}`;
+export type PermissionRule = RoutePermission | { anyOf: RoutePermission[] };
+
+/** The caller's standing in one domain, read from the database for this request. */
+export interface DomainAccess {
+  user: User;
+  domain: Domain;
+  membership: DomainUser | null;
+  /** The member's role, or `guest` for a non-member. */
+  role: string;
+  /** Effective permissions: site grants and the domain role combined (Horse's check order). */
+  permissions: DomainPermissionSet;
+  isOwner: boolean;
+}
+
+/** The permission set of a role name in a domain: its row, else the built-in default, else guest's. */
+export async function rolePermissions(em: EntityManager, domain: Domain, role: string): Promise<DomainPermissionSet> {
+  if (role === DOMAIN_ROOT_ROLE) return uniformPermissions(true);
+  const row = await em.findOne(DomainRole, { domain, role });
+  if (row) return normalizePermissionSet(row.permission, uniformPermissions(false));
+  const builtIn = DEFAULT_DOMAIN_ROLES[role as keyof typeof DEFAULT_DOMAIN_ROLES];
+  return builtIn ? builtIn() : uniformPermissions(false);
+}
+
+/** Finds the domain (url or id, hidden or not) and the caller's standing in it. */
+export async function loadDomainAccess(em: EntityManager, user: User, domainRef: string): Promise<DomainAccess> {
+  const domain = await em.findOne(Domain, byUrlOrId(domainRef));
+  if (!domain) throw new BizError("DomainNotFoundError", "domain not found");
+  return accessFor(em, user, domain);
+}
+
+export async function accessFor(em: EntityManager, user: User, domain: Domain): Promise<DomainAccess> {
+  const membership = await em.findOne(DomainUser, { domain, user });
+  const role = membership?.role ?? DOMAIN_GUEST_ROLE;
+  const isOwner = domain.owner?.id === user.id;
+  const permissions = effectiveDomainPermissions({
+    siteRole: user.role,
+    isOwner,
+    domainRole: role,
+    rolePermissions: await rolePermissions(em, domain, role),
+  });
+  return { user, domain, membership, role, permissions, isOwner };
+}
+
+/** Horse's "domain root": the site root, a member with role `root`, or the owner. */
+export function isDomainRoot(access: DomainAccess): boolean {
+  return isSiteRoot(access.user.role) || access.isOwner || access.role === DOMAIN_ROOT_ROLE;
+}
+
+/** A hidden domain exists only for its members and for holders of site `domain.view_hidden`. */
+export function canSeeDomain(access: DomainAccess): boolean {
+  return !access.domain.hidden || access.membership !== null || siteRoleGrants(access.user.role, "domain.view_hidden");
+}
+
+export function assertDomainVisible(access: DomainAccess): void {
+  if (!canSeeDomain(access)) throw new BizError("DomainNotFoundError", "domain not found");
+}
+
+function grants(access: DomainAccess, permission: RoutePermission): boolean {
+  if (permission.startsWith("site:")) return siteRoleGrants(access.user.role, permission.slice(5) as SitePermission);
+  return hasDomainPermission(access.permissions, permission as DomainPermission);
+}
+
+/** Checks a route's declared rule; a refusal is Horse's 403 naming the (first) missing permission. */
+export function assertPermitted(access: DomainAccess, rule: PermissionRule): void {
+  const options = typeof rule === "string" ? [rule] : rule.anyOf;
+  if (options.some((permission) => grants(access, permission))) return;
+  const first = options[0].replace(/^site:/, "") as DomainPermission | SitePermission;
+  const [scope, flag] = permissionWords(first);
+  throw permissionDenied(scope, flag);
+}
+
+/** Deleting a domain is the owner's or the site root's decision alone. */
+export function assertCanDeleteDomain(access: DomainAccess): void {
+  if (!access.isOwner && !isSiteRoot(access.user.role)) throw new HttpError(403, "domain delete Permission Denied.");
+}
+
+/** Transferring ownership: the owner or the site root (Horse's rule and error). */
+export function assertCanTransferDomain(access: DomainAccess): void {
+  if (!access.isOwner && !isSiteRoot(access.user.role)) {
+    throw new BizError("DomainNotOwnerError", "only the owner or a site root can transfer the domain");
+  }
+}
+
+/** Granting, changing or removing the `root` role needs domain root. */
+export function assertDomainRoot(access: DomainAccess, message: string): void {
+  if (!isDomainRoot(access)) throw new BizError("DomainNotRootError", message);
+}
+
+/** Only the owner or a site root may demote or remove the owner's own membership. */
+export function assertMayChangeOwnerMembership(access: DomainAccess, targetUserId: string): void {
+  const targetIsOwner = access.domain.owner?.id === targetUserId;
+  if (targetIsOwner && !access.isOwner && !isSiteRoot(access.user.role)) {
+    throw new BizError("DomainNotOwnerError", "only the owner or a site root can change the owner's membership");
+  }
+}

@@ -1,0 +1,124 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { randomUUID } from "node:crypto";
+import { BizError, HttpError, InputError } from "../../errors";
+import { byUrlOrId } from "../../db/addressing";
+import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { isoTime, parseTimestampInput } from "../../http/schemas";
+import type { DomainAccess } from "../../auth/access";
+import type { Domain } from "./domain.entity";
+import { DomainInvitation } from "./domain-invitation.entity";
+import { DomainRole } from "./domain-role.entity";
+import { DomainUser } from "./domain-user.entity";
+import type { JoinLimiter } from "./join-limiter";
+import type { DomainInvitationView, InvitationCreateInput, InvitationEditInput } from "./invitations.schemas";
+
+function expiryOf(value: string | number | null | undefined): Date | null {
+  if (value === null || value === undefined) return null;
+  const date = parseTimestampInput(value);
+  if (!date) throw new InputError(["body", "expireAt"], "invalid datetime format", "value_error.datetime");
+  return date;
+}
+
+async function assertRoleExists(em: EntityManager, domain: Domain, role: string): Promise<void> {
+  if (!(await em.count(DomainRole, { domain, role }))) throw new BizError("DomainRoleNotFoundError", `role "${role}" does not exist in this domain`);
+}
+
+async function assertFree(em: EntityManager, domain: Domain, field: "code" | "url", value: string, exceptId?: string): Promise<void> {
+  const taken = await em.findOne(DomainInvitation, { domain, [field]: value }, { fields: ["id"] });
+  if (!taken || taken.id === exceptId) return;
+  if (field === "code") throw new BizError("DomainInvitationBadRequestError", "code is already used");
+  throw new BizError("IntegrityError", "url is already used by another invitation of this domain");
+}
+
+async function findInvitation(em: EntityManager, access: DomainAccess, ref: string): Promise<DomainInvitation> {
+  const invitation = await em.findOne(DomainInvitation, { domain: access.domain, ...byUrlOrId(ref) });
+  if (!invitation) throw new BizError("DomainInvitationBadRequestError", "invitation not found");
+  return invitation;
+}
+
+export async function listInvitations(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<DomainInvitation>> {
+  const { offset, limit } = pageWindow(query);
+  const [results, count] = await em.findAndCount(DomainInvitation, { domain: access.domain }, { orderBy: parseOrdering(query.ordering), offset, limit });
+  return { count, results };
+}
+
+export function getInvitation(em: EntityManager, access: DomainAccess, ref: string): Promise<DomainInvitation> {
+  return findInvitation(em, access, ref);
+}
+
+export async function createInvitation(em: EntityManager, access: DomainAccess, input: InvitationCreateInput): Promise<DomainInvitation> {
+  const { domain } = access;
+  const role = input.role ?? "user";
+  const id = randomUUID();
+  const url = input.url || id;
+  const expireAt = expiryOf(input.expireAt);
+  await assertRoleExists(em, domain, role);
+  await assertFree(em, domain, "code", input.code);
+  await assertFree(em, domain, "url", url);
+  const invitation = em.create(DomainInvitation, { id, domain, url, code: input.code, role, expireAt });
+  await em.flush();
+  return invitation;
+}
+
+export async function updateInvitation(em: EntityManager, access: DomainAccess, ref: string, input: InvitationEditInput): Promise<DomainInvitation> {
+  const invitation = await findInvitation(em, access, ref);
+  const { domain } = access;
+  if (input.role !== undefined) await assertRoleExists(em, domain, input.role);
+  if (input.code !== undefined) await assertFree(em, domain, "code", input.code, invitation.id);
+  if (input.url !== undefined) {
+    const url = input.url || invitation.id;
+    await assertFree(em, domain, "url", url, invitation.id);
+    invitation.url = url;
+  }
+  if (input.code !== undefined) invitation.code = input.code;
+  if (input.role !== undefined) invitation.role = input.role;
+  if (input.expireAt !== undefined) invitation.expireAt = expiryOf(input.expireAt);
+  await em.flush();
+  return invitation;
+}
+
+export async function deleteInvitation(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
+  const invitation = await findInvitation(em, access, ref);
+  await em.nativeDelete(DomainInvitation, { id: invitation.id });
+}
+
+/**
+ * Joins the domain with an invitation code (any logged-in user, hidden domains too: the code is the
+ * proof). Wrong codes count against the user; a repeated join is refused with Horse's error and never
+ * creates a second membership, even when two requests race.
+ */
+export async function joinDomain(em: EntityManager, access: DomainAccess, code: string, limiter: JoinLimiter): Promise<DomainUser> {
+  const { domain, user } = access;
+  const wait = await limiter.blockedFor(user.id);
+  if (wait > 0) throw new HttpError(429, `too many wrong invitation codes; try again in ${wait} s`);
+  const invitation = await em.findOne(DomainInvitation, { domain, code });
+  if (!invitation) {
+    await limiter.recordFailure(user.id);
+    throw new BizError("DomainInvitationBadRequestError", "invitation code is not valid for this domain");
+  }
+  if (invitation.expireAt && invitation.expireAt.getTime() < Date.now()) throw new BizError("DomainInvitationExpiredError", "the invitation has expired");
+  if (access.membership) throw new BizError("UserAlreadyInDomainBadRequestError", "you are already a member of this domain");
+  await assertRoleExists(em, domain, invitation.role);
+  try {
+    const membership = em.create(DomainUser, { domain, user, role: invitation.role });
+    await em.flush();
+    return membership;
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) throw new BizError("UserAlreadyInDomainBadRequestError", "you are already a member of this domain");
+    throw error;
+  }
+}
+
+export function toInvitationView(invitation: DomainInvitation): DomainInvitationView {
+  return {
+    id: invitation.id,
+    domainId: (invitation.domain as unknown as Domain).id,
+    url: invitation.url,
+    code: invitation.code,
+    expireAt: isoTime(invitation.expireAt ?? null),
+    role: invitation.role,
+    createdAt: isoTime(invitation.createdAt),
+    updatedAt: isoTime(invitation.updatedAt),
+  };
+}

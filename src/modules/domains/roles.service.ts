@@ -1,0 +1,88 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { BizError, permissionDenied } from "../../errors";
+import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { isoTime } from "../../http/schemas";
+import { isDomainRoot, type DomainAccess } from "../../auth/access";
+import {
+  DOMAIN_ROOT_ROLE, defaultUserPermissions, isReadOnlyDomainRole, normalizePermissionSet, permissionWords,
+  permissionsBeyond, type DomainPermissionSet,
+} from "../../auth/permissions";
+import type { Domain } from "./domain.entity";
+import { DomainRole } from "./domain-role.entity";
+import { DomainUser } from "./domain-user.entity";
+import { DomainInvitation } from "./domain-invitation.entity";
+import type { DomainRoleDetailView, PermissionInput } from "./roles.schemas";
+
+async function findRole(em: EntityManager, access: DomainAccess, role: string): Promise<DomainRole> {
+  const row = await em.findOne(DomainRole, { domain: access.domain, role });
+  if (!row) throw new BizError("DomainRoleNotFoundError", `role "${role}" does not exist in this domain`);
+  return row;
+}
+
+/** An editor who is not domain root cannot hand out a permission it does not hold itself. */
+function assertNoEscalation(access: DomainAccess, wanted: DomainPermissionSet): void {
+  if (isDomainRoot(access)) return;
+  const [first] = permissionsBeyond(wanted, access.permissions);
+  if (first) throw permissionDenied(...permissionWords(first));
+}
+
+export async function listRoles(em: EntityManager, access: DomainAccess, ordering?: string): Promise<ListPage<DomainRole>> {
+  const results = await em.find(DomainRole, { domain: access.domain }, { orderBy: parseOrdering(ordering ?? "created_at") });
+  return { count: results.length, results };
+}
+
+export async function listAllRoles(em: EntityManager, query: ListQuery): Promise<ListPage<DomainRole>> {
+  const { offset, limit } = pageWindow(query);
+  const [results, count] = await em.findAndCount(DomainRole, {}, { orderBy: parseOrdering(query.ordering), offset, limit });
+  return { count, results };
+}
+
+export function getRole(em: EntityManager, access: DomainAccess, role: string): Promise<DomainRole> {
+  return findRole(em, access, role);
+}
+
+export async function createRole(em: EntityManager, access: DomainAccess, input: { role: string; permission: PermissionInput }): Promise<DomainRole> {
+  if (isReadOnlyDomainRole(input.role)) throw new BizError("DomainRoleReadOnlyError", `role "${input.role}" is built in and read-only`);
+  if (await em.count(DomainRole, { domain: access.domain, role: input.role })) {
+    throw new BizError("DomainRoleNotUniqueError", `role "${input.role}" already exists in this domain`);
+  }
+  const permission = normalizePermissionSet(input.permission, defaultUserPermissions());
+  assertNoEscalation(access, permission);
+  const row = em.create(DomainRole, { domain: access.domain, role: input.role, permission });
+  await em.flush();
+  return row;
+}
+
+/** Merges the given flags into the stored set (Horse replaced it wholesale, unvalidated). `root` is always all-true. */
+export async function updateRole(em: EntityManager, access: DomainAccess, role: string, input: { permission?: PermissionInput }): Promise<DomainRole> {
+  const row = await findRole(em, access, role);
+  if (role === DOMAIN_ROOT_ROLE) throw new BizError("DomainRoleReadOnlyError", "the root role always holds every permission");
+  if (input.permission === undefined) return row;
+  const permission = normalizePermissionSet(input.permission, normalizePermissionSet(row.permission));
+  assertNoEscalation(access, permission);
+  row.permission = permission;
+  await em.flush();
+  return row;
+}
+
+/** A role still held by a member or granted by an invitation cannot go. */
+export async function deleteRole(em: EntityManager, access: DomainAccess, role: string): Promise<void> {
+  if (isReadOnlyDomainRole(role)) throw new BizError("DomainRoleReadOnlyError", `role "${role}" is built in and read-only`);
+  const row = await findRole(em, access, role);
+  const [members, invitations] = await Promise.all([
+    em.count(DomainUser, { domain: access.domain, role }),
+    em.count(DomainInvitation, { domain: access.domain, role }),
+  ]);
+  if (members > 0) throw new BizError("DomainRoleUsedError", `role "${role}" is held by ${members} member(s)`);
+  if (invitations > 0) throw new BizError("DomainRoleUsedError", `role "${role}" is granted by ${invitations} invitation(s)`);
+  await em.nativeDelete(DomainRole, { id: row.id });
+}
+
+export function toRoleView(row: DomainRole) {
+  const domainId = (row.domain as unknown as Domain).id;
+  return { id: row.id, domainId, role: row.role, permission: normalizePermissionSet(row.permission) };
+}
+
+export function toRoleDetail(row: DomainRole): DomainRoleDetailView {
+  return { ...toRoleView(row), createdAt: isoTime(row.createdAt), updatedAt: isoTime(row.updatedAt) };
+}
