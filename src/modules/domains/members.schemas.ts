@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Envelope, ListOf, Uuid } from "../../http/schemas";
+import { Envelope, ListOf, UserIdOrMe, Uuid } from "../../http/schemas";
 import { userDetailFields } from "../users/users.schemas";
 import { DomainPermissionSchema } from "./roles.schemas";
 
@@ -42,7 +42,7 @@ export const DomainUserPermission = t.Object(
 
 export const MemberParams = t.Object({
   domain: t.String({ minLength: 1, maxLength: 256 }),
-  user: t.String({ minLength: 1, maxLength: 64, description: "'me' or id of the user" }),
+  user: UserIdOrMe,
 });
 
 export const CandidateQuery = t.Object({
