@@ -6,3 +6,8 @@ export function ok<T>(data: T): { errorCode: "Success"; errorMsg: null; data: T 
 export function okList<T>(page: { count: number; results: T[] }): { errorCode: "Success"; errorMsg: null; data: { count: number; results: T[] } } {
   return ok({ count: page.count, results: page.results });
 }
+
+/** A page of rows as a `{count, results}` envelope, each row through its view mapper. */
+export function okPage<Row, View>(page: { count: number; results: Row[] }, toView: (row: Row) => View) {
+  return okList({ count: page.count, results: page.results.map((row) => toView(row)) });
+}

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
 import { clientIp } from "../../http/client-ip";
-import { ok, okList } from "../../http/respond";
+import { ok, okList, okPage } from "../../http/respond";
 import { UserIdOrMe } from "../../http/schemas";
 import * as users from "../users/users.service";
 import { UserDetailResp, UserListResp } from "../users/users.schemas";
@@ -18,10 +18,7 @@ export function adminRoutes(deps: AppDeps) {
   const { config, presence } = deps;
   return new Elysia({ name: "admin-routes", prefix: "/admin", detail: { tags: ["admin"] } })
     .use(authPlugin(deps))
-    .get("/users", async ({ em, query }) => {
-      const page = await users.listUsers(em, query);
-      return okList({ count: page.count, results: page.results.map(users.toUserView) });
-    }, {
+    .get("/users", async ({ em, query }) => okPage(await users.listUsers(em, query), users.toUserView), {
       siteRoot: true,
       query: AdminListQuery,
       response: UserListResp,
@@ -40,10 +37,7 @@ export function adminRoutes(deps: AppDeps) {
       response: JudgerDetailListResp,
       detail: { operationId: "v1_admin_list_judgers", summary: "Judger accounts, with whether each was seen recently" },
     })
-    .get("/domain_roles", async ({ em, query }) => {
-      const page = await roles.listAllRoles(em, query);
-      return okList({ count: page.count, results: page.results.map(roles.toRoleView) });
-    }, {
+    .get("/domain_roles", async ({ em, query }) => okPage(await roles.listAllRoles(em, query), roles.toRoleView), {
       siteRoot: true,
       query: AdminListQuery,
       response: DomainRoleListResp,
@@ -51,8 +45,7 @@ export function adminRoutes(deps: AppDeps) {
     })
     .get("/:uid/domains", async ({ em, actor, params, query }) => {
       const user = await users.getUser(em, actor.user, params.uid);
-      const page = await domains.listDomainsOf(em, user, { ...query, roles: query.role });
-      return okList({ count: page.count, results: page.results.map(domains.toDomainView) });
+      return okPage(await domains.listDomainsOf(em, user, { ...query, roles: query.role }), domains.toDomainView);
     }, {
       siteRoot: true,
       params: t.Object({ uid: UserIdOrMe }),

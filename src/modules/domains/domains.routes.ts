@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
-import { ok, okList } from "../../http/respond";
+import { ok, okList, okPage } from "../../http/respond";
 import { EmptyResp } from "../../http/schemas";
 import * as domains from "./domains.service";
 import {
@@ -18,10 +18,7 @@ export function domainsRoutes(deps: AppDeps) {
       response: DomainResp,
       detail: { operationId: "v1_create_domain", summary: "Create a domain; the creator becomes its owner and a root member" },
     })
-    .get("", async ({ em, actor, query }) => {
-      const page = await domains.listDomainsOf(em, actor.user, query);
-      return okList({ count: page.count, results: page.results.map(domains.toDomainView) });
-    }, {
+    .get("", async ({ em, actor, query }) => okPage(await domains.listDomainsOf(em, actor.user, query), domains.toDomainView), {
       auth: true,
       query: DomainListQuery,
       response: DomainListResp,

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
-import { ok, okList } from "../../http/respond";
+import { ok, okPage } from "../../http/respond";
 import { EmptyResp, PaginationQuery } from "../../http/schemas";
 import * as invitations from "./invitations.service";
 import { JoinLimiter } from "./join-limiter";
@@ -16,10 +16,7 @@ export function invitationsRoutes(deps: AppDeps) {
   const limiter = new JoinLimiter(deps.redis);
   return new Elysia({ name: "invitations-routes", prefix: "/domains/:domain", detail: { tags: ["domain"] } })
     .use(authPlugin(deps))
-    .get("/invitations", async ({ em, access, query }) => {
-      const page = await invitations.listInvitations(em, access, query);
-      return okList({ count: page.count, results: page.results.map(invitations.toInvitationView) });
-    }, {
+    .get("/invitations", async ({ em, access, query }) => okPage(await invitations.listInvitations(em, access, query), invitations.toInvitationView), {
       domainPermission: "general.edit",
       params: DomainParams,
       query: t.Object(PaginationQuery),

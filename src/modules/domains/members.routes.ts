@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
-import { ok, okList } from "../../http/respond";
+import { ok, okList, okPage } from "../../http/respond";
 import { EmptyResp, PaginationQuery } from "../../http/schemas";
 import { assertDomainVisible, assertPermitted } from "../../auth/access";
 import * as members from "./members.service";
@@ -15,10 +15,8 @@ import {
 export function membersRoutes(deps: AppDeps) {
   return new Elysia({ name: "members-routes", prefix: "/domains/:domain", detail: { tags: ["domain"] } })
     .use(authPlugin(deps))
-    .get("/users", async ({ em, access, query }) => {
-      const page = await members.listMembers(em, access, query);
-      return okList({ count: page.count, results: page.results.map((m) => members.toUserWithDomainRole(m.user, m.membership, access.domain.id)) });
-    }, {
+    .get("/users", async ({ em, access, query }) =>
+      okPage(await members.listMembers(em, access, query), (m) => members.toUserWithDomainRole(m.user, m.membership, access.domain.id)), {
       domainPermission: "general.view",
       params: DomainParams,
       query: t.Object(PaginationQuery),

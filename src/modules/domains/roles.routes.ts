@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
-import { ok, okList } from "../../http/respond";
+import { ok, okPage } from "../../http/respond";
 import { EmptyResp } from "../../http/schemas";
 import * as roles from "./roles.service";
 import { DomainParams } from "./domains.schemas";
@@ -10,10 +10,7 @@ import { DomainRoleCreate, DomainRoleDetailResp, DomainRoleEdit, DomainRoleListR
 export function rolesRoutes(deps: AppDeps) {
   return new Elysia({ name: "roles-routes", prefix: "/domains/:domain/roles", detail: { tags: ["domain"] } })
     .use(authPlugin(deps))
-    .get("", async ({ em, access, query }) => {
-      const page = await roles.listRoles(em, access, query.ordering);
-      return okList({ count: page.count, results: page.results.map(roles.toRoleView) });
-    }, {
+    .get("", async ({ em, access, query }) => okPage(await roles.listRoles(em, access, query.ordering), roles.toRoleView), {
       domainPermission: "general.view",
       params: DomainParams,
       query: t.Object({ ordering: t.Optional(t.String()) }),
