@@ -17,6 +17,7 @@ import { domainsRoutes } from "./modules/domains/domains.routes";
 import { membersRoutes } from "./modules/domains/members.routes";
 import { rolesRoutes } from "./modules/domains/roles.routes";
 import { invitationsRoutes } from "./modules/domains/invitations.routes";
+import { problemGroupsRoutes, problemsRoutes } from "./modules/problems/problems.routes";
 
 export interface AppDeps {
   config: Config;
@@ -47,7 +48,9 @@ export function createApp(deps: AppDeps) {
         .use(domainsRoutes(deps))
         .use(membersRoutes(deps))
         .use(rolesRoutes(deps))
-        .use(invitationsRoutes(deps)),
+        .use(invitationsRoutes(deps))
+        .use(problemsRoutes(deps))
+        .use(problemGroupsRoutes(deps)),
     );
 }
 

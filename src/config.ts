@@ -27,8 +27,25 @@ export interface Config {
   logLevel: LogLevel;
   queuePrefix: string;
   judgerAliveSeconds: number;
-  storage: { driver: "fs" | "s3"; dir: string };
+  storage: {
+    driver: "fs" | "s3";
+    /** Root of the filesystem blob store; unused by the s3 driver. */
+    dir: string;
+    /** Set only for the s3 driver. */
+    s3: S3StorageSettings | null;
+  };
   shutdownTimeoutMs: number;
+}
+
+/** An S3-compatible bucket (AWS S3, MinIO, R2); unset credentials fall back to Bun's own AWS_* lookup. */
+export interface S3StorageSettings {
+  endpoint?: string;
+  region: string;
+  bucket: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** Key prefix, always ending in "/": blobs live under `<prefix>ab/cd/<digest>`. */
+  prefix: string;
 }
 
 export class ConfigError extends Error {
@@ -58,6 +75,7 @@ export function loadConfig(env: Env = process.env): Config {
   const redisUrl = read.optionalUrl("REDIS_URL", ["redis:", "rediss:"]) ?? "redis://127.0.0.1:6379";
   const jwtSecret = readJwtSecret(env, mode, dataDir, problems);
   const csrfProtection = read.boolean("CSRF_PROTECTION", mode === "production");
+  const storageDriver = read.oneOf("STORAGE_DRIVER", ["fs", "s3"] as const, "fs");
 
   const config: Config = {
     mode,
@@ -78,8 +96,9 @@ export function loadConfig(env: Env = process.env): Config {
     queuePrefix: read.string("QUEUE_PREFIX", "joj"),
     judgerAliveSeconds: read.integer("JUDGER_ALIVE_SECONDS", 60, 5, 86400),
     storage: {
-      driver: read.oneOf("STORAGE_DRIVER", ["fs", "s3"] as const, "fs"),
+      driver: storageDriver,
       dir: resolve(read.string("STORAGE_DIR", join(dataDir, "storage"))),
+      s3: storageDriver === "s3" ? readS3Settings(read, problems) : null,
     },
     shutdownTimeoutMs: read.integer("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
   };
@@ -114,12 +133,36 @@ function readJwtSecret(env: Env, mode: Mode, dataDir: string, problems: string[]
   return secret;
 }
 
+function readS3Settings(read: EnvReader, problems: string[]): S3StorageSettings {
+  const bucket = read.optional("S3_BUCKET");
+  if (bucket === undefined) problems.push("S3_BUCKET is required when STORAGE_DRIVER=s3");
+  const accessKeyId = read.optional("S3_ACCESS_KEY_ID");
+  const secretAccessKey = read.optional("S3_SECRET_ACCESS_KEY");
+  // Half a key pair would silently mix with credentials Bun finds elsewhere (AWS_*), so refuse it.
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    problems.push("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be given together");
+  }
+  const prefix = read.string("S3_PREFIX", "blobs/").replace(/^\/+/, "");
+  return {
+    endpoint: read.optionalUrl("S3_ENDPOINT", ["http:", "https:"]),
+    region: read.string("S3_REGION", "us-east-1"),
+    bucket: bucket ?? "",
+    accessKeyId,
+    secretAccessKey,
+    prefix: prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`,
+  };
+}
+
 class EnvReader {
   constructor(private readonly env: Env, private readonly problems: string[]) {}
 
   private raw(name: string): string | undefined {
     const value = this.env[name];
     return value === undefined || value.trim() === "" ? undefined : value.trim();
+  }
+
+  optional(name: string): string | undefined {
+    return this.raw(name);
   }
 
   string(name: string, fallback: string): string {

@@ -13,7 +13,8 @@ import {
 
 /** What a route may require: a domain permission, or a site permission written `site:<scope>.<flag>`. */
 export type RoutePermission = DomainPermission | `site:${SitePermission}`;
-export type PermissionRule = RoutePermission | { anyOf: RoutePermission[] };
+/** One permission, all of a list, or any of a set. */
+export type PermissionRule = RoutePermission | RoutePermission[] | { anyOf: RoutePermission[] };
 
 /** The caller's standing in one domain, read from the database for this request. */
 export interface DomainAccess {
@@ -77,11 +78,20 @@ function grants(access: DomainAccess, permission: RoutePermission): boolean {
 
 /** Checks a route's declared rule; a refusal is Horse's 403 naming the (first) missing permission. */
 export function assertPermitted(access: DomainAccess, rule: PermissionRule): void {
+  if (Array.isArray(rule)) {
+    for (const permission of rule) assertPermitted(access, permission);
+    return;
+  }
   const options = typeof rule === "string" ? [rule] : rule.anyOf;
   if (options.some((permission) => grants(access, permission))) return;
   const first = options[0].replace(/^site:/, "") as DomainPermission | SitePermission;
   const [scope, flag] = permissionWords(first);
   throw permissionDenied(scope, flag);
+}
+
+/** Whether the caller holds a domain permission (for what a route shows, not whether it runs). */
+export function holds(access: DomainAccess, permission: DomainPermission): boolean {
+  return hasDomainPermission(access.permissions, permission);
 }
 
 /** Deleting a domain is the owner's or the site root's decision alone. */

@@ -4,6 +4,14 @@ import { Domain } from "../modules/domains/domain.entity";
 import { DomainUser } from "../modules/domains/domain-user.entity";
 import { DomainRole } from "../modules/domains/domain-role.entity";
 import { DomainInvitation } from "../modules/domains/domain-invitation.entity";
+import { ProblemGroup } from "../modules/problems/problem-group.entity";
+import { Problem } from "../modules/problems/problem.entity";
+import { ProblemConfig } from "../modules/problem-configs/problem-config.entity";
+import { ProblemConfigFile } from "../modules/problem-configs/problem-config-file.entity";
+import { Blob } from "../modules/problem-configs/blob.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
-export const entities = [User, AccessKey, Domain, DomainUser, DomainRole, DomainInvitation];
+export const entities = [
+  User, AccessKey, Domain, DomainUser, DomainRole, DomainInvitation,
+  ProblemGroup, Problem, ProblemConfig, ProblemConfigFile, Blob,
+];

@@ -1,0 +1,78 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../app";
+import { authPlugin } from "../../http/auth.plugin";
+import { ok, okPage } from "../../http/respond";
+import { EmptyResp } from "../../http/schemas";
+import { DomainParams } from "../domains/domains.schemas";
+import * as problems from "./problems.service";
+import {
+  ProblemClone, ProblemCreate, ProblemDetailResp, ProblemDetailWithLatestRecordResp, ProblemEdit, ProblemGroupListResp,
+  ProblemListQuery, ProblemListResp, ProblemParams, ProblemResp, ProblemWithLatestRecordListResp,
+} from "./problems.schemas";
+
+// Records arrive with the judging issue; until then no caller has a latest record for any problem.
+const withLatestRecord = <T extends object>(view: T) => ({ ...view, latestRecord: null });
+
+export function problemsRoutes(deps: AppDeps) {
+  return new Elysia({ name: "problems-routes", prefix: "/domains/:domain/problems", detail: { tags: ["problem"] } })
+    .use(authPlugin(deps))
+    .get("", async ({ em, access, query }) =>
+      okPage(await problems.listProblems(em, access, query), (p) => withLatestRecord(problems.toProblemView(p))), {
+      domainPermission: "problem.view",
+      params: DomainParams,
+      query: ProblemListQuery,
+      response: ProblemWithLatestRecordListResp,
+      detail: { operationId: "v1_list_problems", summary: "The domain's problems (hidden ones only with problem.viewHidden)" },
+    })
+    .post("", async ({ em, access, body }) => ok(problems.toProblemDetail(await problems.createProblem(em, access, body))), {
+      domainPermission: "problem.create",
+      params: DomainParams,
+      body: ProblemCreate,
+      response: ProblemDetailResp,
+      detail: { operationId: "v1_create_problem", summary: "Create a problem (in a problem group of its own)" },
+    })
+    .post("/clone", async ({ em, access, body }) => {
+      const clones = await problems.cloneProblems(em, access, body);
+      return ok({ count: clones.length, results: clones.map(problems.toProblemView) });
+    }, {
+      domainPermission: "problem.create",
+      params: DomainParams,
+      body: ProblemClone,
+      response: ProblemListResp,
+      detail: { operationId: "v1_clone_problem", summary: "Copy problems, with their latest config, from a domain where the caller may see them" },
+    })
+    .get("/:problem", async ({ em, access, params }) =>
+      ok(withLatestRecord(problems.toProblemDetail(await problems.findProblem(em, access, params.problem)))), {
+      domainPermission: "problem.view",
+      params: ProblemParams,
+      response: ProblemDetailWithLatestRecordResp,
+      detail: { operationId: "v1_get_problem", summary: "One problem by url or id" },
+    })
+    .patch("/:problem", async ({ em, access, params, body }) => ok(problems.toProblemView(await problems.updateProblem(em, access, params.problem, body))), {
+      domainPermission: "problem.edit",
+      params: ProblemParams,
+      body: ProblemEdit,
+      response: ProblemResp,
+      detail: { operationId: "v1_update_problem", summary: "Change a problem" },
+    })
+    .delete("/:problem", async ({ em, access, params }) => {
+      await problems.deleteProblem(em, access, params.problem);
+      return ok({});
+    }, {
+      domainPermission: "problem.edit",
+      params: ProblemParams,
+      response: EmptyResp,
+      detail: { operationId: "v1_delete_problem", summary: "Delete a problem (its config versions stay for the records judged with them)" },
+    });
+}
+
+export function problemGroupsRoutes(deps: AppDeps) {
+  return new Elysia({ name: "problem-groups-routes", detail: { tags: ["problem group"] } })
+    .use(authPlugin(deps))
+    .get("/problem_groups", async ({ em, query }) => okPage(await problems.listGroups(em, query), (g) => g), {
+      auth: true,
+      query: ProblemListQuery,
+      response: ProblemGroupListResp,
+      detail: { operationId: "v1_list_problem_groups", summary: "Every problem group" },
+    });
+}

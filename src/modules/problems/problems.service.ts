@@ -1,0 +1,134 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { randomUUID } from "node:crypto";
+import { BizError } from "../../errors";
+import { byUrlOrId, isUuid } from "../../db/addressing";
+import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { isoTime } from "../../http/schemas";
+import { assertDomainVisible, assertPermitted, holds, loadDomainAccess, type DomainAccess } from "../../auth/access";
+import type { User } from "../users/user.entity";
+import type { Domain } from "../domains/domain.entity";
+import { copyLatestConfig } from "../problem-configs/versions.service";
+import { Problem } from "./problem.entity";
+import { ProblemGroup } from "./problem-group.entity";
+import type { ProblemCreateInput, ProblemDetailView, ProblemEditInput, ProblemView } from "./problems.schemas";
+
+/**
+ * A problem of the domain in the path, by url or id. A hidden problem does not exist for callers
+ * without `problem.viewHidden` (the same error as a missing one, so hidden problems cannot be probed).
+ */
+export async function findProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
+  const problem = await em.findOne(Problem, { domain: access.domain, ...byUrlOrId(ref) });
+  if (!problem || (problem.hidden && !holds(access, "problem.viewHidden"))) throw new BizError("ProblemNotFoundError", "problem not found");
+  return problem;
+}
+
+async function assertUrlFree(em: EntityManager, domain: Domain, url: string, exceptId?: string): Promise<void> {
+  const taken = await em.findOne(Problem, { domain, url }, { fields: ["id"] });
+  if (taken && taken.id !== exceptId) throw new BizError("IntegrityError", `url "${url}" is already used by another problem of this domain`);
+}
+
+export async function listProblems(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<Problem>> {
+  const where = holds(access, "problem.viewHidden") ? { domain: access.domain } : { domain: access.domain, hidden: false };
+  const { offset, limit } = pageWindow(query);
+  const [results, count] = await em.findAndCount(Problem, where, { orderBy: parseOrdering(query.ordering), offset, limit });
+  return { count, results };
+}
+
+export async function createProblem(em: EntityManager, access: DomainAccess, input: ProblemCreateInput): Promise<Problem> {
+  return em.transactional(async (tx) => {
+    const id = randomUUID();
+    const url = input.url || id;
+    await assertUrlFree(tx, access.domain, url);
+    const problem = tx.create(Problem, {
+      id, url, domain: access.domain, title: input.title, content: input.content ?? "", hidden: input.hidden ?? false,
+      owner: access.user, problemGroup: tx.create(ProblemGroup, {}), languages: [],
+    });
+    await tx.flush();
+    return problem;
+  });
+}
+
+export async function updateProblem(em: EntityManager, access: DomainAccess, ref: string, input: ProblemEditInput): Promise<Problem> {
+  const problem = await findProblem(em, access, ref);
+  if (input.url !== undefined) {
+    const url = input.url || problem.id;
+    await assertUrlFree(em, access.domain, url, problem.id);
+    problem.url = url;
+  }
+  if (input.title !== undefined) problem.title = input.title;
+  if (input.content !== undefined) problem.content = input.content;
+  if (input.hidden !== undefined) problem.hidden = input.hidden;
+  await em.flush();
+  return problem;
+}
+
+/**
+ * Deletes the problem. Its config versions stay (with no problem) for the records judged with them;
+ * versions nothing refers to, and then blobs nothing refers to, are collected by `blob.collect`.
+ */
+export async function deleteProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
+  const problem = await findProblem(em, access, ref);
+  await em.nativeDelete(Problem, { id: problem.id });
+}
+
+/**
+ * Clones problems from another (or the same) domain. The caller must be able to see them where they
+ * live: the source domain must be visible to them and grant `problem.view` and `problem.viewConfig`
+ * (Horse checked only the target domain — a cross-tenant leak). Each clone gets title, content,
+ * hidden flag, languages and the source's latest config version; all or nothing.
+ */
+export async function cloneProblems(
+  em: EntityManager,
+  access: DomainAccess,
+  input: { fromDomain: string; problems: string[]; newGroup?: boolean },
+): Promise<Problem[]> {
+  const source = await loadDomainAccess(em, access.user, input.fromDomain);
+  assertDomainVisible(source);
+  assertPermitted(source, ["problem.view", "problem.viewConfig"]);
+  const sameDomain = source.domain.id === access.domain.id;
+  return em.transactional(async (tx) => {
+    const clones: Problem[] = [];
+    for (const ref of input.problems) {
+      const original = await findProblem(tx, source, ref);
+      const id = randomUUID();
+      // Keep the source's slug across domains, unless it was only the source's id.
+      const url = sameDomain || isUuid(original.url) ? id : original.url;
+      await assertUrlFree(tx, access.domain, url);
+      const clone = tx.create(Problem, {
+        id, url, domain: access.domain, title: original.title, content: original.content, hidden: original.hidden,
+        languages: [...original.languages], owner: access.user,
+        problemGroup: input.newGroup || !original.problemGroup ? tx.create(ProblemGroup, {}) : original.problemGroup,
+      });
+      await copyLatestConfig(tx, original, clone, access.user as User);
+      clones.push(clone);
+    }
+    await tx.flush();
+    return clones;
+  });
+}
+
+/** Every problem group id (Horse's `GET /problem_groups`). */
+export async function listGroups(em: EntityManager, query: ListQuery): Promise<ListPage<{ id: string }>> {
+  const { offset, limit } = pageWindow(query);
+  const [rows, count] = await em.findAndCount(ProblemGroup, {}, { orderBy: parseOrdering(query.ordering), offset, limit, fields: ["id"] });
+  return { count, results: rows.map((row) => ({ id: row.id })) };
+}
+
+export function toProblemView(problem: Problem): ProblemView {
+  return {
+    id: problem.id,
+    domainId: (problem.domain as unknown as Domain).id,
+    url: problem.url,
+    title: problem.title,
+    hidden: problem.hidden,
+    numSubmit: problem.numSubmit,
+    numAccept: problem.numAccept,
+    ownerId: problem.owner?.id ?? null,
+    problemGroupId: problem.problemGroup?.id ?? null,
+  };
+}
+
+export function toProblemDetail(problem: Problem): ProblemDetailView {
+  return { ...toProblemView(problem), content: problem.content, createdAt: isoTime(problem.createdAt), updatedAt: isoTime(problem.updatedAt), languages: problem.languages ?? [] };
+}
+
