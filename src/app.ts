@@ -5,6 +5,8 @@ import type { Logger } from "./logger";
 import type { Orm } from "./db/orm";
 import type { VersionInfo } from "./version";
 import type { JudgerPresence } from "./modules/admin/judger-presence";
+import type { BlobStore } from "./storage/blob-store";
+import type { JobClient } from "./jobs/job-client";
 import { errorsPlugin } from "./http/errors.plugin";
 import { contextPlugin } from "./http/context.plugin";
 import { docsPlugin, DOCS_PATH } from "./http/docs.plugin";
@@ -18,6 +20,7 @@ import { membersRoutes } from "./modules/domains/members.routes";
 import { rolesRoutes } from "./modules/domains/roles.routes";
 import { invitationsRoutes } from "./modules/domains/invitations.routes";
 import { problemGroupsRoutes, problemsRoutes } from "./modules/problems/problems.routes";
+import { configsRoutes } from "./modules/problem-configs/configs.routes";
 
 export interface AppDeps {
   config: Config;
@@ -26,6 +29,8 @@ export interface AppDeps {
   logger: Logger;
   presence: JudgerPresence;
   version: VersionInfo;
+  store: BlobStore;
+  jobs: JobClient;
   /** True once SIGTERM arrived: /readyz turns 503 so load balancers stop sending traffic. */
   shuttingDown: () => boolean;
 }
@@ -50,7 +55,8 @@ export function createApp(deps: AppDeps) {
         .use(rolesRoutes(deps))
         .use(invitationsRoutes(deps))
         .use(problemsRoutes(deps))
-        .use(problemGroupsRoutes(deps)),
+        .use(problemGroupsRoutes(deps))
+        .use(configsRoutes(deps)),
     );
 }
 

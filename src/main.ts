@@ -3,6 +3,8 @@ import { createLogger, type Logger } from "./logger";
 import { createApp } from "./app";
 import { readVersion } from "./version";
 import { JudgerPresence } from "./modules/admin/judger-presence";
+import { createBlobStore } from "./storage/blob-store";
+import { JobClient } from "./jobs/job-client";
 import { connectPostgres, connectRedis, exitOnStartupError } from "./runtime/connect";
 import { onShutdown } from "./runtime/shutdown";
 
@@ -17,6 +19,7 @@ export async function runApi(config: Config, logger: Logger, extraShutdownSteps:
   const orm = await connectPostgres(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl);
   let shuttingDown = false;
+  const jobs = new JobClient(config);
   const app = createApp({
     config,
     orm,
@@ -24,6 +27,8 @@ export async function runApi(config: Config, logger: Logger, extraShutdownSteps:
     logger,
     presence: new JudgerPresence(redis, (error) => logger.warn("judger presence write failed", { error })),
     version: readVersion(),
+    store: createBlobStore(config.storage),
+    jobs,
     shuttingDown: () => shuttingDown,
   });
   // Handlers before listening: a SIGTERM that arrives right after start-up must still stop cleanly.
@@ -31,6 +36,7 @@ export async function runApi(config: Config, logger: Logger, extraShutdownSteps:
     // Stop accepting; in-flight requests finish before the pools close.
     { name: "http", run: () => app.stop(false) },
     ...extraShutdownSteps,
+    { name: "queues", run: () => jobs.close() },
     { name: "postgres", run: () => orm.close() },
     { name: "redis", run: () => redis.quit() },
     ...finalShutdownSteps,

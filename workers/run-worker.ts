@@ -1,14 +1,17 @@
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { loadConfig } from "../src/config";
+import { cpus } from "node:os";
+import { loadConfig, type Config } from "../src/config";
 import { createLogger, type Logger } from "../src/logger";
+import type { Orm } from "../src/db/orm";
 import { queueConnection, type JobsOn, type PayloadOf, type QueueName } from "../src/jobs/catalogue";
+import { createBlobStore, type BlobStore } from "../src/storage/blob-store";
 import { connectPostgres, connectRedis, exitOnStartupError } from "../src/runtime/connect";
 import { onShutdown } from "../src/runtime/shutdown";
-import { cpus } from "node:os";
 
 export interface JobContext {
   em: EntityManager;
+  store: BlobStore;
   logger: Logger;
   job: Job;
 }
@@ -16,9 +19,34 @@ export interface JobContext {
 /** One handler per job of the queue: the table is typed so that a job without a handler does not compile. */
 export type HandlerTable<Q extends QueueName> = { [N in JobsOn<Q>]: (payload: PayloadOf<N>, ctx: JobContext) => Promise<unknown> };
 
+export interface WorkerDeps {
+  config: Config;
+  orm: Orm;
+  logger: Logger;
+  store: BlobStore;
+}
+
+/** A BullMQ worker on one queue, each job with its own forked EntityManager. Used by the entrypoints and the tests. */
+export function createQueueWorker<Q extends QueueName>(queue: Q, handlers: HandlerTable<Q>, deps: WorkerDeps, concurrency: number): Worker {
+  const { config, orm, logger, store } = deps;
+  const table = handlers as Record<string, (payload: unknown, ctx: JobContext) => Promise<unknown>>;
+  const worker = new Worker(
+    queue,
+    async (job) => {
+      const handler = table[job.name];
+      if (!handler) throw new UnrecoverableError(`no handler for job "${job.name}" on queue "${queue}" in this worker version`);
+      return handler(job.data, { em: orm.em.fork(), store, logger: logger.child({ job: job.name, jobId: job.id }), job });
+    },
+    { connection: queueConnection(config), prefix: config.queuePrefix, concurrency },
+  );
+  worker.on("failed", (job, error) => logger.warn("job failed", { job: job?.name, jobId: job?.id, reason: error.message }));
+  worker.on("error", (error) => logger.error("worker error", { error }));
+  return worker;
+}
+
 /**
- * A worker entrypoint: config → PostgreSQL → Redis → BullMQ worker on one queue, each job with its own
- * forked EntityManager; SIGTERM lets running jobs finish (bounded) before the pools close.
+ * A worker entrypoint: config → PostgreSQL → Redis → BullMQ worker on one queue; SIGTERM lets running
+ * jobs finish (bounded) before the pools close.
  */
 export async function runWorker<Q extends QueueName>(queue: Q, handlers: HandlerTable<Q>): Promise<void> {
   const bootLogger = createLogger("info", { service: `worker:${queue}` });
@@ -29,25 +57,14 @@ export async function runWorker<Q extends QueueName>(queue: Q, handlers: Handler
     // Fails fast with a clear message when Redis is down, before BullMQ starts retrying silently.
     await (await connectRedis(config.redisUrl)).quit();
     const concurrency = Number(process.env.WORKER_CONCURRENCY ?? cpus().length) || 1;
-    const table = handlers as Record<string, (payload: unknown, ctx: JobContext) => Promise<unknown>>;
-    const worker = new Worker(
-      queue,
-      async (job) => {
-        const handler = table[job.name];
-        if (!handler) throw new UnrecoverableError(`no handler for job "${job.name}" on queue "${queue}" in this worker version`);
-        return handler(job.data, { em: orm.em.fork(), logger: logger.child({ job: job.name, jobId: job.id }), job });
-      },
-      { connection: queueConnection(config), prefix: config.queuePrefix, concurrency },
-    );
-    worker.on("failed", (job, error) => logger.warn("job failed", { job: job?.name, jobId: job?.id, error }));
-    worker.on("error", (error) => logger.error("worker error", { error }));
+    const worker = createQueueWorker(queue, handlers, { config, orm, logger, store: createBlobStore(config.storage) }, concurrency);
     // Handlers first: a SIGTERM that arrives right after "ready" must still stop cleanly.
     onShutdown(logger, config.shutdownTimeoutMs, [
       { name: "worker", run: () => worker.close() },
       { name: "postgres", run: () => orm.close() },
     ]);
     await worker.waitUntilReady();
-    logger.info("worker ready", { queue, concurrency, jobs: Object.keys(table) });
+    logger.info("worker ready", { queue, concurrency, jobs: Object.keys(handlers) });
   } catch (error) {
     exitOnStartupError(bootLogger, error);
   }

@@ -10,12 +10,24 @@ import type { Config } from "../config";
 export const QUEUE_NAMES = ["judge", "configs"] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];
 
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface JobCatalogue {}
+export type ConfigJsonOnMissing = "raise_error" | "use_old" | "use_default";
+
+/** Unpack an uploaded archive (a blob) into a new config version of a problem. */
+export interface ConfigUnpackPayload {
+  problemId: string;
+  uploadDigest: string;
+  committerId: string;
+  configJsonOnMissing: ConfigJsonOnMissing;
+}
+
+export interface JobCatalogue {
+  "config.unpack": { queue: "configs"; payload: ConfigUnpackPayload; result: { configId: string } };
+}
 
 export type JobName = keyof JobCatalogue & string;
 export type JobsOn<Q extends QueueName> = { [N in JobName]: JobCatalogue[N] extends { queue: Q } ? N : never }[JobName];
 export type PayloadOf<N extends JobName> = JobCatalogue[N] extends { payload: infer P } ? P : never;
+export type ResultOf<N extends JobName> = JobCatalogue[N] extends { result: infer R } ? R : never;
 
 /** BullMQ opens (and closes) its own connections from these options: a shared client would never be quit. */
 export function queueConnection(config: Pick<Config, "redisUrl">): ConnectionOptions {

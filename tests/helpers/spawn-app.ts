@@ -9,6 +9,11 @@ import { createTokenCodec } from "../../src/http/auth.plugin";
 import type { TokenCodec } from "../../src/auth/tokens";
 import { createTestDatabase } from "./database";
 import { HttpClient } from "./http-client";
+import { JobClient } from "../../src/jobs/job-client";
+import { createBlobStore, type BlobStore } from "../../src/storage/blob-store";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 export const TEST_JWT_SECRET = "test-secret-that-is-long-enough-for-production-0123456789";
@@ -20,6 +25,9 @@ export interface TestApp {
   orm: Orm;
   redis: Redis;
   codec: TokenCodec;
+  store: BlobStore;
+  jobs: JobClient;
+  logger: Logger;
   logs: Record<string, unknown>[];
   close: () => Promise<void>;
 }
@@ -30,13 +38,16 @@ export interface TestApp {
  */
 export async function spawnApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase();
+  const storageDir = mkdtempSync(join(tmpdir(), "joj-blobs-"));
   const config = loadConfig({
     MODE: "development",
     JWT_SECRET: TEST_JWT_SECRET,
     PUBLIC_URL: "http://localhost:34765",
     DATABASE_URL: database.url,
     REDIS_URL: TEST_REDIS_URL,
-    QUEUE_PREFIX: `joj-test-${process.pid}`,
+    // A prefix per app: each test file has its own queues, so its jobs reach only its own workers.
+    QUEUE_PREFIX: `joj-test-${randomUUID()}`,
+    STORAGE_DIR: storageDir,
     DATA_DIR: "/tmp/joj-test-data",
     ...env,
   });
@@ -45,6 +56,8 @@ export async function spawnApp(env: Record<string, string> = {}): Promise<TestAp
   redis.on("error", () => {}); // a test may point at a Redis that is down on purpose
   const logs: Record<string, unknown>[] = [];
   const logger: Logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
+  const store = createBlobStore(config.storage);
+  const jobs = new JobClient(config);
   const app = createApp({
     config,
     orm,
@@ -52,6 +65,8 @@ export async function spawnApp(env: Record<string, string> = {}): Promise<TestAp
     logger,
     presence: new JudgerPresence(redis),
     version: { version: "0.0.0-test", git: "test@2026-01-01T00:00:00Z" },
+    store,
+    jobs,
     shuttingDown: () => false,
   });
   return {
@@ -61,8 +76,13 @@ export async function spawnApp(env: Record<string, string> = {}): Promise<TestAp
     orm,
     redis,
     codec: createTokenCodec(config.jwtSecret),
+    store,
+    jobs,
+    logger,
     logs,
     close: async () => {
+      await jobs.close();
+      rmSync(storageDir, { recursive: true, force: true });
       await orm.close(true);
       redis.disconnect();
       await database.drop();

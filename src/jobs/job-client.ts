@@ -1,0 +1,53 @@
+import { QueueEvents, type JobsOptions } from "bullmq";
+import type { Config } from "../config";
+import { closeQueues, createQueues, queueConnection, type JobName, type PayloadOf, type QueueName, type Queues, type ResultOf } from "./catalogue";
+import { jobFailureToError } from "./job-failure";
+import { BizError } from "../errors";
+
+/**
+ * The API's only door to BullMQ: enqueue a job, or enqueue one and wait (bounded) for its result.
+ * A failed job's error comes back as the business error the handler raised.
+ */
+export class JobClient {
+  readonly queues: Queues;
+  private readonly events = new Map<QueueName, QueueEvents>();
+
+  constructor(private readonly config: Pick<Config, "redisUrl" | "queuePrefix">) {
+    this.queues = createQueues(config);
+  }
+
+  async enqueue<N extends JobName>(name: N, payload: PayloadOf<N>, options: JobsOptions & { queue: QueueName }): Promise<string> {
+    const { queue, ...jobOptions } = options;
+    const job = await this.queues[queue].add(name, payload, jobOptions);
+    return job.id ?? "";
+  }
+
+  async run<N extends JobName>(name: N, payload: PayloadOf<N>, options: { queue: QueueName; timeoutMs: number; jobId?: string }): Promise<ResultOf<N>> {
+    const events = await this.eventsOf(options.queue);
+    const job = await this.queues[options.queue].add(name, payload, { jobId: options.jobId, removeOnComplete: 1000, removeOnFail: 1000 });
+    try {
+      return (await job.waitUntilFinished(events, options.timeoutMs)) as ResultOf<N>;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (/timed out/i.test(message)) {
+        throw new BizError("Error", "the job is still running; look again in a moment");
+      }
+      throw jobFailureToError(message);
+    }
+  }
+
+  private async eventsOf(queue: QueueName): Promise<QueueEvents> {
+    let events = this.events.get(queue);
+    if (!events) {
+      events = new QueueEvents(queue, { connection: queueConnection(this.config), prefix: this.config.queuePrefix });
+      this.events.set(queue, events);
+      await events.waitUntilReady();
+    }
+    return events;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.events.values()].map((e) => e.close()));
+    await closeQueues(this.queues);
+  }
+}
