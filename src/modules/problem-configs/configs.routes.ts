@@ -4,6 +4,7 @@ import type { AppDeps } from "../../app";
 import { BizError } from "../../errors";
 import { authPlugin } from "../../http/auth.plugin";
 import { ok, okPage } from "../../http/respond";
+import { EmptyResp } from "../../http/schemas";
 import { findProblem } from "../problems/problems.service";
 import { ProblemParams } from "../problems/problems.schemas";
 import { DEFAULT_ARCHIVE_LIMITS } from "./archive-reader";
@@ -95,7 +96,21 @@ export function configsRoutes(deps: AppDeps) {
       domainPermission: ["problem.viewConfig", "problem.edit"],
       params: ConfigParams,
       query: DownloadQuery,
-      detail: { operationId: "v1_download_problem_config_archive", summary: "The files of a version (`latest` or an id) as a zip or tar.gz, streamed" },
+      detail: {
+        operationId: "v1_download_problem_config_archive",
+        summary: "The files of a version (`latest` or an id) as a zip or tar.gz, streamed",
+        responses: {
+          200: {
+            description: "the archive; a business error (ProblemConfigNotFoundError, FileDownloadError) comes as the JSON envelope",
+            content: {
+              "application/zip": { schema: { type: "string", format: "binary" } },
+              "application/gzip": { schema: { type: "string", format: "binary" } },
+              // A TypeBox schema is a JSON Schema object already.
+              "application/json": { schema: EmptyResp as unknown as { type: "object" } },
+            },
+          },
+        },
+      },
     })
     .get("/:config/json", async ({ em, access, params }) => {
       const version = await configs.findVersion(em, await findProblem(em, access, params.problem), params.config);
