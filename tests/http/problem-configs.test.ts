@@ -35,7 +35,7 @@ async function upload(problemId: string, archive: Buffer, query = "", token = ca
   const form = new FormData();
   form.append("file", new Blob([archive]), "config.zip");
   const response = await t.app.handle(new Request(`http://localhost/api/v1${base(problemId)}${query}`, { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } }));
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as any };
 }
 
 const versionsOf = (problemId: string) => t.orm.em.fork().count(ProblemConfig, { problem: problemId });
