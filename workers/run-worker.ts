@@ -1,4 +1,4 @@
-import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { cpus } from "node:os";
 import { loadConfig, type Config } from "../src/config";
@@ -48,7 +48,14 @@ export function createQueueWorker<Q extends QueueName>(queue: Q, handlers: Handl
  * A worker entrypoint: config → PostgreSQL → Redis → BullMQ worker on one queue; SIGTERM lets running
  * jobs finish (bounded) before the pools close.
  */
-export async function runWorker<Q extends QueueName>(queue: Q, handlers: HandlerTable<Q>): Promise<void> {
+export interface Schedule<Q extends QueueName> {
+  id: string;
+  everyMs: number;
+  name: JobsOn<Q>;
+  data: object;
+}
+
+export async function runWorker<Q extends QueueName>(queue: Q, handlers: HandlerTable<Q>, schedules: Schedule<Q>[] = []): Promise<void> {
   const bootLogger = createLogger("info", { service: `worker:${queue}` });
   try {
     const config = loadConfig();
@@ -64,8 +71,22 @@ export async function runWorker<Q extends QueueName>(queue: Q, handlers: Handler
       { name: "postgres", run: () => orm.close() },
     ]);
     await worker.waitUntilReady();
+    await upsertSchedules(queue, schedules, config);
     logger.info("worker ready", { queue, concurrency, jobs: Object.keys(handlers) });
   } catch (error) {
     exitOnStartupError(bootLogger, error);
+  }
+}
+
+/** Repeating jobs: upserted by id, so any number of worker replicas keep exactly one schedule each. */
+async function upsertSchedules<Q extends QueueName>(queue: Q, schedules: Schedule<Q>[], config: Config): Promise<void> {
+  if (schedules.length === 0) return;
+  const scheduler = new Queue(queue, { connection: queueConnection(config), prefix: config.queuePrefix });
+  try {
+    for (const schedule of schedules) {
+      await scheduler.upsertJobScheduler(schedule.id, { every: schedule.everyMs }, { name: schedule.name, data: schedule.data });
+    }
+  } finally {
+    await scheduler.close();
   }
 }

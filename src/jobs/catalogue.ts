@@ -22,6 +22,8 @@ export interface ConfigUnpackPayload {
 
 export interface JobCatalogue {
   "config.unpack": { queue: "configs"; payload: ConfigUnpackPayload; result: { configId: string } };
+  /** Deletes config versions and blobs nothing references any more (scheduled by the configs worker). */
+  "blob.collect": { queue: "configs"; payload: { graceSeconds?: number }; result: { versions: number; blobs: number } };
 }
 
 export type JobName = keyof JobCatalogue & string;

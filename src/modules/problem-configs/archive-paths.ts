@@ -1,0 +1,129 @@
+// What the zip and tar readers share: the error and limit types, path checks and size bookkeeping.
+
+export interface ArchiveLimits {
+  maxArchiveBytes: number;
+  maxTotalBytes: number;
+  maxFileBytes: number;
+  maxFiles: number;
+  maxPathLength: number;
+}
+
+export type ArchiveErrorReason =
+  | "unsupported-format" | "corrupt" | "absolute-path" | "path-traversal" | "link" | "special-file"
+  | "archive-too-large" | "too-large" | "too-many-files" | "path-too-long" | "invalid-path" | "duplicate-path";
+
+export class ArchiveError extends Error {
+  override readonly name = "ArchiveError";
+  constructor(readonly reason: ArchiveErrorReason, message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+export interface ArchiveEntry { path: string; data: Uint8Array }
+
+export const MiB = 1024 * 1024;
+
+export function formatBytes(bytes: number): string {
+  return bytes >= MiB ? `${Number((bytes / MiB).toFixed(1))} MiB` : `${bytes} bytes`;
+}
+
+/** Quoted and escaped, so a hostile name cannot forge or hide text in the message. */
+export function quote(name: string): string {
+  return JSON.stringify(name.length > 120 ? `${name.slice(0, 120)}…` : name);
+}
+
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** The relative POSIX path of an entry; "" for the archive root. */
+export function normaliseEntryPath(raw: string, limits: ArchiveLimits): string {
+  // U+FFFD is what an undecodable byte became; a mangled name could collide with another one.
+  if (raw.includes("\uFFFD")) throw new ArchiveError("invalid-path", `The name ${quote(raw)} is not valid UTF-8.`);
+  if (CONTROL_CHARACTERS.test(raw)) throw new ArchiveError("invalid-path", `The name ${quote(raw)} contains control characters.`);
+  // Windows tools write backslashes, and Windows extractors honour them: check what they would see.
+  const slashed = raw.replaceAll("\\", "/");
+  if (slashed.startsWith("/") || /^[A-Za-z]:/.test(slashed)) {
+    throw new ArchiveError("absolute-path", `${quote(raw)} is an absolute path; every file must be inside the archive.`);
+  }
+  const segments = slashed.split("/").filter((segment) => segment !== "" && segment !== ".");
+  if (segments.includes("..")) {
+    throw new ArchiveError("path-traversal", `${quote(raw)} points outside the archive with "..".`);
+  }
+  const path = segments.join("/");
+  if (path.length > limits.maxPathLength) {
+    throw new ArchiveError("path-too-long", `The path ${quote(path)} is longer than ${limits.maxPathLength} characters.`);
+  }
+  return path;
+}
+
+export function requireFilePath(raw: string, limits: ArchiveLimits): string {
+  const path = normaliseEntryPath(raw, limits);
+  if (path === "") throw new ArchiveError("invalid-path", `The file name ${quote(raw)} is empty.`);
+  return path;
+}
+
+export const linkRefused = (name: string) =>
+  new ArchiveError("link", `${quote(name)} is a link; problem archives may only contain regular files and folders.`);
+export const specialFileRefused = (name: string, kind: string) =>
+  new ArchiveError("special-file", `${quote(name)} is a ${kind}; problem archives may only contain regular files and folders.`);
+
+/** Counts what is actually produced, so limits hold whatever sizes the headers claim. */
+export class EntryCollector {
+  private readonly files = new Map<string, Uint8Array>();
+  private totalBytes = 0;
+  private entryCount = 0;
+
+  constructor(readonly limits: ArchiveLimits) {}
+
+  /** Every entry, folders included: each costs work even though only files are kept. */
+  countEntry(): void {
+    if (++this.entryCount > 2 * this.limits.maxFiles) {
+      throw new ArchiveError("too-many-files", `The archive has more than ${2 * this.limits.maxFiles} files and folders.`);
+    }
+  }
+
+  /** Before any of the file is inflated: a claimed size over a limit is refused at once. */
+  admitFile(path: string, claimedBytes: number): void {
+    if (this.files.has(path)) throw new ArchiveError("duplicate-path", `The archive contains ${quote(path)} more than once.`);
+    if (this.files.size >= this.limits.maxFiles) {
+      throw new ArchiveError("too-many-files", `The archive contains more than ${this.limits.maxFiles} files.`);
+    }
+    this.checkSize(path, claimedBytes, this.totalBytes + claimedBytes);
+  }
+
+  async collect(path: string, stream: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+    const chunks: Uint8Array[] = [];
+    let fileBytes = 0;
+    for await (const chunk of stream) {
+      fileBytes += chunk.byteLength;
+      this.totalBytes += chunk.byteLength;
+      // Throwing out of the loop destroys the stream, which stops the inflater mid-bomb.
+      this.checkSize(path, fileBytes, this.totalBytes);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  add(path: string, data: Uint8Array): void {
+    this.files.set(path, data);
+  }
+
+  private checkSize(path: string, fileBytes: number, totalBytes: number): void {
+    if (fileBytes > this.limits.maxFileBytes) {
+      throw new ArchiveError("too-large", `${quote(path)} is larger than the ${formatBytes(this.limits.maxFileBytes)} limit for one file.`);
+    }
+    if (totalBytes > this.limits.maxTotalBytes) {
+      throw new ArchiveError("too-large", `The files in the archive add up to more than ${formatBytes(this.limits.maxTotalBytes)}.`);
+    }
+  }
+
+  finish(): ArchiveEntry[] {
+    // "a" as a file and "a/b" as a file cannot both be written out anywhere later.
+    for (const path of this.files.keys()) {
+      for (let slash = path.indexOf("/"); slash !== -1; slash = path.indexOf("/", slash + 1)) {
+        const folder = path.slice(0, slash);
+        if (this.files.has(folder)) throw new ArchiveError("duplicate-path", `${quote(folder)} is both a file and a folder in the archive.`);
+      }
+    }
+    return [...this.files].map(([path, data]) => ({ path, data })).sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+}
