@@ -9,6 +9,7 @@ import { createTokenCodec } from "../../src/http/auth.plugin";
 import type { TokenCodec } from "../../src/auth/tokens";
 import { createTestDatabase } from "./database";
 import { HttpClient } from "./http-client";
+import { startConfigsWorker } from "./workers";
 import { JobClient } from "../../src/jobs/job-client";
 import { createBlobStore, type BlobStore } from "../../src/storage/blob-store";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,7 +37,7 @@ export interface TestApp {
  * The real app on its own database (cloned from the migrated template) and its own Redis key prefix,
  * driven over HTTP through `app.handle`. Log lines are captured so tests can check what was logged.
  */
-export async function spawnApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function spawnApp(env: Record<string, string> = {}, options: { configsWorker?: boolean } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const storageDir = mkdtempSync(join(tmpdir(), "joj-blobs-"));
   const config = loadConfig({
@@ -69,7 +70,7 @@ export async function spawnApp(env: Record<string, string> = {}): Promise<TestAp
     jobs,
     shuttingDown: () => false,
   });
-  return {
+  const testApp: TestApp = {
     app,
     api: new HttpClient(app),
     config,
@@ -81,6 +82,7 @@ export async function spawnApp(env: Record<string, string> = {}): Promise<TestAp
     logger,
     logs,
     close: async () => {
+      await worker?.close();
       await jobs.close();
       rmSync(storageDir, { recursive: true, force: true });
       await orm.close(true);
@@ -88,4 +90,7 @@ export async function spawnApp(env: Record<string, string> = {}): Promise<TestAp
       await database.drop();
     },
   };
+  // The real configs worker in this process, on this app's own queues: jobs travel through Redis.
+  const worker = options.configsWorker ? await startConfigsWorker(testApp) : undefined;
+  return testApp;
 }

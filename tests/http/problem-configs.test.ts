@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Worker } from "bullmq";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
-import { startConfigsWorker } from "../helpers/workers";
 import { archiveOf, deflatedZeros, rawZip, tarOf } from "../helpers/archive-builders";
 import { readArchive } from "../../src/modules/problem-configs/archive-reader";
 import { ProblemConfig } from "../../src/modules/problem-configs/problem-config.entity";
@@ -10,17 +8,12 @@ import { ProblemConfigFile } from "../../src/modules/problem-configs/problem-con
 import { Problem } from "../../src/modules/problems/problem.entity";
 
 let t: TestApp;
-let worker: Worker;
 let cast: Cast;
 beforeAll(async () => {
-  t = await spawnApp();
-  worker = await startConfigsWorker(t);
+  t = await spawnApp({}, { configsWorker: true });
   cast = await makeCast(t);
 });
-afterAll(async () => {
-  await worker.close();
-  await t.close();
-});
+afterAll(() => t.close());
 
 const CONFIG = JSON.stringify({ languages: [{ name: "c", compileFiles: ["a.c"], compileArgs: ["gcc", "a.c"], cases: [{ executeInputFile: "1.in", executeOutputFile: "1.out" }] }, { name: "python3", cases: [{}] }] });
 

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Worker } from "bullmq";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
-import { startConfigsWorker } from "../helpers/workers";
 import { storeBlob } from "../../src/modules/problem-configs/blobs.service";
 import { commitVersion } from "../../src/modules/problem-configs/versions.service";
 import { ProblemConfig } from "../../src/modules/problem-configs/problem-config.entity";
@@ -11,17 +9,12 @@ import { User } from "../../src/modules/users/user.entity";
 import { Blob } from "../../src/modules/problem-configs/blob.entity";
 
 let t: TestApp;
-let worker: Worker;
 let cast: Cast;
 beforeAll(async () => {
-  t = await spawnApp();
-  worker = await startConfigsWorker(t);
+  t = await spawnApp({}, { configsWorker: true });
   cast = await makeCast(t);
 });
-afterAll(async () => {
-  await worker.close();
-  await t.close();
-});
+afterAll(() => t.close());
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const collect = (graceSeconds: number) => t.jobs.run("blob.collect", { graceSeconds }, { queue: "configs", timeoutMs: 20_000 });
