@@ -21,6 +21,7 @@ import { rolesRoutes } from "./modules/domains/roles.routes";
 import { invitationsRoutes } from "./modules/domains/invitations.routes";
 import { problemGroupsRoutes, problemsRoutes } from "./modules/problems/problems.routes";
 import { configsRoutes } from "./modules/problem-configs/configs.routes";
+import { problemSetsRoutes } from "./modules/problem-sets/problem-sets.routes";
 
 export interface AppDeps {
   config: Config;
@@ -56,7 +57,8 @@ export function createApp(deps: AppDeps) {
         .use(invitationsRoutes(deps))
         .use(problemsRoutes(deps))
         .use(problemGroupsRoutes(deps))
-        .use(configsRoutes(deps)),
+        .use(configsRoutes(deps))
+        .use(problemSetsRoutes(deps)),
     );
 }
 

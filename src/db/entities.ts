@@ -9,9 +9,12 @@ import { Problem } from "../modules/problems/problem.entity";
 import { ProblemConfig } from "../modules/problem-configs/problem-config.entity";
 import { ProblemConfigFile } from "../modules/problem-configs/problem-config-file.entity";
 import { Blob } from "../modules/problem-configs/blob.entity";
+import { ProblemSet } from "../modules/problem-sets/problem-set.entity";
+import { ProblemSetProblem } from "../modules/problem-sets/problem-set-problem.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
   User, AccessKey, Domain, DomainUser, DomainRole, DomainInvitation,
   ProblemGroup, Problem, ProblemConfig, ProblemConfigFile, Blob,
+  ProblemSet, ProblemSetProblem,
 ];

@@ -7,7 +7,10 @@ import type { Domain } from "./domain.entity";
  * empty. Problems, problem sets and records register their tables here as they arrive (issues 4, 5);
  * their foreign keys to `domains` use ON DELETE RESTRICT as the database's own backstop.
  */
-export const DOMAIN_CONTENT: { table: string; label: string }[] = [{ table: "problems", label: "problem(s)" }];
+export const DOMAIN_CONTENT: { table: string; label: string }[] = [
+  { table: "problems", label: "problem(s)" },
+  { table: "problem_sets", label: "problem set(s)" },
+];
 
 export async function assertDomainEmpty(em: EntityManager, domain: Domain): Promise<void> {
   for (const { table, label } of DOMAIN_CONTENT) {

@@ -1,0 +1,139 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { randomUUID } from "node:crypto";
+import { BizError } from "../../errors";
+import { byUrlOrId } from "../../db/addressing";
+import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { isoTime } from "../../http/schemas";
+import { holds, type DomainAccess } from "../../auth/access";
+import type { Domain } from "../domains/domain.entity";
+import type { Problem } from "../problems/problem.entity";
+import { findProblem } from "../problems/problems.service";
+import { ProblemSet } from "./problem-set.entity";
+import { ProblemSetProblem } from "./problem-set-problem.entity";
+import { parseWindow, windowState } from "./problem-set-window";
+import type { ProblemSetCreateInput, ProblemSetEditInput, ProblemSetView } from "./problem-sets.schemas";
+
+/** Managers (`problemSet.viewHidden`) see hidden sets and sets outside their time window. */
+const manages = (access: DomainAccess) => holds(access, "problemSet.viewHidden");
+
+/** A set of the path's domain; a hidden set does not exist for those who may not see hidden sets, on every route. */
+export async function findProblemSet(em: EntityManager, access: DomainAccess, ref: string): Promise<ProblemSet> {
+  const set = await em.findOne(ProblemSet, { domain: access.domain, ...byUrlOrId(ref) });
+  if (!set || (set.hidden && !manages(access))) throw new BizError("ProblemSetNotFoundError", "problem set not found");
+  return set;
+}
+
+async function assertUrlFree(em: EntityManager, domain: Domain, url: string, exceptId?: string): Promise<void> {
+  const taken = await em.findOne(ProblemSet, { domain, url }, { fields: ["id"] });
+  if (taken && taken.id !== exceptId) throw new BizError("IntegrityError", `url "${url}" is already used by another problem set of this domain`);
+}
+
+export async function listProblemSets(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<ProblemSet>> {
+  const where = manages(access) ? { domain: access.domain } : { domain: access.domain, hidden: false };
+  const { offset, limit } = pageWindow(query);
+  const [results, count] = await em.findAndCount(ProblemSet, where, { orderBy: parseOrdering(query.ordering), offset, limit });
+  return { count, results };
+}
+
+export async function createProblemSet(em: EntityManager, access: DomainAccess, input: ProblemSetCreateInput): Promise<ProblemSet> {
+  const id = randomUUID();
+  const url = input.url || id;
+  await assertUrlFree(em, access.domain, url);
+  const set = em.create(ProblemSet, {
+    id, url, domain: access.domain, owner: access.user, title: input.title, content: input.content ?? "",
+    hidden: input.hidden ?? false, scoreboardHidden: input.scoreboardHidden ?? false, ...parseWindow(input),
+  });
+  await em.flush();
+  return set;
+}
+
+export async function updateProblemSet(em: EntityManager, access: DomainAccess, ref: string, input: ProblemSetEditInput): Promise<ProblemSet> {
+  const set = await findProblemSet(em, access, ref);
+  Object.assign(set, parseWindow(input, set));
+  if (input.url !== undefined) {
+    const url = input.url || set.id;
+    await assertUrlFree(em, access.domain, url, set.id);
+    set.url = url;
+  }
+  for (const key of ["title", "content", "hidden", "scoreboardHidden"] as const) {
+    if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
+  }
+  await em.flush();
+  return set;
+}
+
+export async function deleteProblemSet(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
+  const set = await findProblemSet(em, access, ref);
+  await em.nativeDelete(ProblemSet, { id: set.id });
+}
+
+/**
+ * The problems a caller sees in a set, in order: none before the set unlocks (for non-managers),
+ * and hidden problems only with `problem.viewHidden`.
+ */
+export async function visibleProblems(em: EntityManager, access: DomainAccess, set: ProblemSet): Promise<Problem[]> {
+  if (!manages(access) && windowState(set) === "before") return [];
+  const links = await em.find(ProblemSetProblem, { problemSet: set }, { populate: ["problem"], orderBy: { position: "asc" } });
+  const problems = links.map((link) => link.problem as unknown as Problem);
+  return holds(access, "problem.viewHidden") ? problems : problems.filter((p) => !p.hidden);
+}
+
+/** A problem through a set: it must be in the set, visible, and the set open to the caller. */
+export async function findProblemInSet(em: EntityManager, access: DomainAccess, set: ProblemSet, ref: string): Promise<Problem> {
+  const problem = await findProblem(em, access, ref);
+  if (!(await em.count(ProblemSetProblem, { problemSet: set, problem }))) throw new BizError("ProblemNotFoundError", "the problem is not in this problem set");
+  if (!manages(access) && windowState(set) === "before") {
+    throw new BizError("ProblemNotFoundError", `the problem set opens at ${isoTime(set.unlockAt!)}`);
+  }
+  return problem;
+}
+
+/** Horse's list insert: null appends; an index inserts before it; negative counts from the end. */
+function insertAt<T>(items: T[], item: T, position: number | null | undefined): T[] {
+  const at = position === null || position === undefined ? items.length : position < 0 ? Math.max(0, items.length + position) : Math.min(position, items.length);
+  return [...items.slice(0, at), item, ...items.slice(at)];
+}
+
+/** Rewrites the set's order under a lock on the set's row, so concurrent edits cannot interleave positions. */
+async function reorder(em: EntityManager, set: ProblemSet, change: (problemIds: string[]) => string[]): Promise<void> {
+  await em.transactional(async (tx) => {
+    await tx.execute("select id from problem_sets where id = ? for update", [set.id]);
+    const links = await tx.find(ProblemSetProblem, { problemSet: set.id }, { orderBy: { position: "asc" } });
+    const ids = change(links.map((l) => (l.problem as unknown as Problem).id));
+    await tx.nativeDelete(ProblemSetProblem, { problemSet: set.id });
+    ids.forEach((problemId, position) => tx.create(ProblemSetProblem, { problemSet: set.id, problem: problemId, position }));
+    await tx.flush();
+  });
+}
+
+export async function addProblemToSet(em: EntityManager, access: DomainAccess, set: ProblemSet, input: { problem: string; position?: number | null }): Promise<void> {
+  const problem = await findProblem(em, access, input.problem);
+  await reorder(em, set, (ids) => {
+    if (ids.includes(problem.id)) throw new BizError("IntegrityError", "problem already added");
+    return insertAt(ids, problem.id, input.position);
+  });
+}
+
+export async function moveProblemInSet(em: EntityManager, access: DomainAccess, set: ProblemSet, ref: string, position: number | null | undefined): Promise<void> {
+  const problem = await findProblem(em, access, ref);
+  await reorder(em, set, (ids) => {
+    if (!ids.includes(problem.id)) throw new BizError("IntegrityError", "problem not added");
+    return insertAt(ids.filter((id) => id !== problem.id), problem.id, position);
+  });
+}
+
+export async function removeProblemFromSet(em: EntityManager, access: DomainAccess, set: ProblemSet, ref: string): Promise<void> {
+  const problem = await findProblem(em, access, ref);
+  await reorder(em, set, (ids) => {
+    if (!ids.includes(problem.id)) throw new BizError("IntegrityError", "problem not added");
+    return ids.filter((id) => id !== problem.id);
+  });
+}
+
+export function toProblemSetView(set: ProblemSet): ProblemSetView {
+  return {
+    id: set.id, domainId: (set.domain as unknown as Domain).id, url: set.url, title: set.title, content: set.content,
+    hidden: set.hidden, scoreboardHidden: set.scoreboardHidden, dueAt: isoTime(set.dueAt ?? null), lockAt: isoTime(set.lockAt ?? null),
+    unlockAt: isoTime(set.unlockAt ?? null), numSubmit: set.numSubmit, numAccept: set.numAccept, ownerId: set.owner?.id ?? null,
+  };
+}
