@@ -1,3 +1,7 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { EntityName, FilterQuery } from "@mikro-orm/core";
+import { BizError } from "../errors";
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: string): boolean {
@@ -14,3 +18,18 @@ export function byUrlOrId(ref: string): { id: string } | { url: string } {
 
 /** `[A-Za-z0-9_-]+`: what a url slug may contain (empty means "use the id"). */
 export const URL_SLUG_PATTERN = "^[A-Za-z0-9_-]*$";
+
+/**
+ * A url slug must be free in its scope (site-wide for domains, per domain for the rest). Checked
+ * before writing so the caller gets a message naming the slug; the unique index stays the backstop.
+ */
+export async function assertSlugFree<T extends { id: string }>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  where: FilterQuery<T> & { url: string },
+  what: string,
+  exceptId?: string,
+): Promise<void> {
+  const taken = await em.findOne(entity, where);
+  if (taken && taken.id !== exceptId) throw new BizError("IntegrityError", `url "${where.url}" is already used by another ${what}`);
+}

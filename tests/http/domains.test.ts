@@ -43,7 +43,7 @@ describe("POST /domains", () => {
     await t.api.post("/domains", { url: "taken", name: "A" }, { token: creator.token });
     const before = await countDomains();
     const response = await t.api.post("/domains", { url: "taken", name: "B" }, { token: creator.token });
-    expect(response.body).toMatchObject({ errorCode: "IntegrityError", errorMsg: "url is already used by another domain" });
+    expect(response.body).toMatchObject({ errorCode: "IntegrityError", errorMsg: 'url "taken" is already used by another domain' });
     expect(await countDomains()).toBe(before);
   });
 

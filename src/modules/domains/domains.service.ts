@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
+import { assertSlugFree } from "../../db/addressing";
 import { BizError, permissionDenied } from "../../errors";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
@@ -15,10 +16,7 @@ import { DomainRole } from "./domain-role.entity";
 import { assertDomainEmpty } from "./domain-content";
 import type { DomainCreateInput, DomainDetailView, DomainEditInput, DomainView } from "./domains.schemas";
 
-async function assertUrlFree(em: EntityManager, url: string, exceptId?: string): Promise<void> {
-  const taken = await em.findOne(Domain, { url }, { fields: ["id"] });
-  if (taken && taken.id !== exceptId) throw new BizError("IntegrityError", "url is already used by another domain");
-}
+const assertUrlFree = (em: EntityManager, url: string, exceptId?: string) => assertSlugFree(em, Domain, { url }, "domain", exceptId);
 
 /** A domain, its four default roles and its creator as owner and `root` member: all or nothing. */
 export async function createDomain(em: EntityManager, creator: User, input: DomainCreateInput): Promise<Domain> {

@@ -28,7 +28,7 @@ async function assertFree(em: EntityManager, domain: Domain, field: "code" | "ur
   const taken = await em.findOne(DomainInvitation, { domain, [field]: value }, { fields: ["id"] });
   if (!taken || taken.id === exceptId) return;
   if (field === "code") throw new BizError("DomainInvitationBadRequestError", "code is already used");
-  throw new BizError("IntegrityError", "url is already used by another invitation of this domain");
+  throw new BizError("IntegrityError", `url "${value}" is already used by another invitation of this domain`);
 }
 
 async function findInvitation(em: EntityManager, access: DomainAccess, ref: string): Promise<DomainInvitation> {

@@ -4,7 +4,7 @@ import { authPlugin } from "../../http/auth.plugin";
 import { ok, okPage } from "../../http/respond";
 import { EmptyResp, isoTime } from "../../http/schemas";
 import { DomainParams } from "../domains/domains.schemas";
-import { toProblemDetail, toProblemView } from "../problems/problems.service";
+import { toProblemDetail, toProblemView, withLatestRecord } from "../problems/problems.service";
 import { ProblemDetailWithLatestRecordResp, ProblemWithLatestRecordListResp } from "../problems/problems.schemas";
 import * as sets from "./problem-sets.service";
 import {
@@ -12,8 +12,6 @@ import {
   ProblemSetResp, ProblemSetUpdateProblem, SetParams, SetProblemParams,
 } from "./problem-sets.schemas";
 
-// Records arrive with the judging part of this issue; until then nobody has a latest record.
-const withLatestRecord = <T extends object>(view: T) => ({ ...view, latestRecord: null });
 
 export function problemSetsRoutes(deps: AppDeps) {
   return new Elysia({ name: "problem-sets-routes", prefix: "/domains/:domain/problem_sets", detail: { tags: ["problem set"] } })

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../errors";
-import { byUrlOrId } from "../../db/addressing";
+import { assertSlugFree, byUrlOrId } from "../../db/addressing";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../../auth/access";
@@ -23,10 +23,8 @@ export async function findProblemSet(em: EntityManager, access: DomainAccess, re
   return set;
 }
 
-async function assertUrlFree(em: EntityManager, domain: Domain, url: string, exceptId?: string): Promise<void> {
-  const taken = await em.findOne(ProblemSet, { domain, url }, { fields: ["id"] });
-  if (taken && taken.id !== exceptId) throw new BizError("IntegrityError", `url "${url}" is already used by another problem set of this domain`);
-}
+const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>
+  assertSlugFree(em, ProblemSet, { domain, url }, "problem set of this domain", exceptId);
 
 export async function listProblemSets(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<ProblemSet>> {
   const where = manages(access) ? { domain: access.domain } : { domain: access.domain, hidden: false };

@@ -5,13 +5,12 @@ import { ok, okPage } from "../../http/respond";
 import { EmptyResp } from "../../http/schemas";
 import { DomainParams } from "../domains/domains.schemas";
 import * as problems from "./problems.service";
+import { withLatestRecord } from "./problems.service";
 import {
   ProblemClone, ProblemCreate, ProblemDetailResp, ProblemDetailWithLatestRecordResp, ProblemEdit, ProblemGroupListResp,
   ProblemListQuery, ProblemListResp, ProblemParams, ProblemResp, ProblemWithLatestRecordListResp,
 } from "./problems.schemas";
 
-// Records arrive with the judging issue; until then no caller has a latest record for any problem.
-const withLatestRecord = <T extends object>(view: T) => ({ ...view, latestRecord: null });
 
 export function problemsRoutes(deps: AppDeps) {
   return new Elysia({ name: "problems-routes", prefix: "/domains/:domain/problems", detail: { tags: ["problem"] } })

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../errors";
-import { byUrlOrId, isUuid } from "../../db/addressing";
+import { assertSlugFree, byUrlOrId, isUuid } from "../../db/addressing";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { assertDomainVisible, assertPermitted, holds, loadDomainAccess, type DomainAccess } from "../../auth/access";
@@ -22,10 +22,8 @@ export async function findProblem(em: EntityManager, access: DomainAccess, ref: 
   return problem;
 }
 
-async function assertUrlFree(em: EntityManager, domain: Domain, url: string, exceptId?: string): Promise<void> {
-  const taken = await em.findOne(Problem, { domain, url }, { fields: ["id"] });
-  if (taken && taken.id !== exceptId) throw new BizError("IntegrityError", `url "${url}" is already used by another problem of this domain`);
-}
+const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>
+  assertSlugFree(em, Problem, { domain, url }, "problem of this domain", exceptId);
 
 export async function listProblems(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<Problem>> {
   const where = holds(access, "problem.viewHidden") ? { domain: access.domain } : { domain: access.domain, hidden: false };
@@ -132,3 +130,8 @@ export function toProblemDetail(problem: Problem): ProblemDetailView {
   return { ...toProblemView(problem), content: problem.content, createdAt: isoTime(problem.createdAt), updatedAt: isoTime(problem.updatedAt), languages: problem.languages ?? [] };
 }
 
+
+/** Records arrive with the judging issue; until then no caller has a latest record for any problem. */
+export function withLatestRecord<T extends object>(view: T): T & { latestRecord: null } {
+  return { ...view, latestRecord: null };
+}
