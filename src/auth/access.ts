@@ -118,3 +118,13 @@ export function assertMayChangeOwnerMembership(access: DomainAccess, targetUserI
     throw new BizError("DomainNotOwnerError", "only the owner or a site root can change the owner's membership");
   }
 }
+
+/**
+ * Anyone logged in may read their own permissions in a domain (the invitation join page does, before
+ * joining); reading another member's needs what reading the domain needs.
+ */
+export function assertMayReadPermissionsOf(access: DomainAccess, userRef: string): void {
+  if (userRef === "me" || userRef.toLowerCase() === access.user.id) return;
+  assertDomainVisible(access);
+  assertPermitted(access, "general.view");
+}

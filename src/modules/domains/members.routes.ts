@@ -3,7 +3,7 @@ import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
 import { ok, okList, okPage } from "../../http/respond";
 import { EmptyResp, PaginationQuery } from "../../http/schemas";
-import { assertDomainVisible, assertPermitted } from "../../auth/access";
+import { assertMayReadPermissionsOf } from "../../auth/access";
 import * as members from "./members.service";
 import { searchCandidates } from "./candidates.service";
 import { DomainParams } from "./domains.schemas";
@@ -62,11 +62,7 @@ export function membersRoutes(deps: AppDeps) {
       detail: { operationId: "v1_remove_domain_user", summary: "Remove a member" },
     })
     .get("/users/:user/permission", async ({ em, access, params }) => {
-      // About oneself any logged-in user may ask (the invitation join page); about others, members who may view.
-      if (params.user !== "me" && params.user.toLowerCase() !== access.user.id) {
-        assertDomainVisible(access);
-        assertPermitted(access, "general.view");
-      }
+      assertMayReadPermissionsOf(access, params.user);
       const result = await members.memberPermission(em, access, params.user);
       return ok({ domainId: access.domain.id, ...result });
     }, {
