@@ -22,6 +22,9 @@ import { invitationsRoutes } from "./modules/domains/invitations.routes";
 import { problemGroupsRoutes, problemsRoutes } from "./modules/problems/problems.routes";
 import { configsRoutes } from "./modules/problem-configs/configs.routes";
 import { problemSetsRoutes } from "./modules/problem-sets/problem-sets.routes";
+import { submissionsRoutes } from "./modules/records/submissions.routes";
+import { recordsRoutes } from "./modules/records/records.routes";
+import { judgeRoutes } from "./modules/records/judge.routes";
 
 export interface AppDeps {
   config: Config;
@@ -58,7 +61,10 @@ export function createApp(deps: AppDeps) {
         .use(problemsRoutes(deps))
         .use(problemGroupsRoutes(deps))
         .use(configsRoutes(deps))
-        .use(problemSetsRoutes(deps)),
+        .use(problemSetsRoutes(deps))
+        .use(submissionsRoutes(deps))
+        .use(recordsRoutes(deps))
+        .use(judgeRoutes(deps)),
     );
 }
 

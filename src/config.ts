@@ -35,6 +35,23 @@ export interface Config {
     s3: S3StorageSettings | null;
   };
   shutdownTimeoutMs: number;
+  judging: JudgingSettings;
+  submissions: SubmissionLimits;
+}
+
+/** The judge protocol's clocks: how long a claim lasts without a report, and how often it may lapse. */
+export interface JudgingSettings {
+  leaseSeconds: number;
+  maxAttempts: number;
+  /** How often the reconciler looks for lapsed leases and records without a live job. */
+  reconcileEverySeconds: number;
+}
+
+/** What one submission may carry. */
+export interface SubmissionLimits {
+  maxFiles: number;
+  maxFileBytes: number;
+  maxTotalBytes: number;
 }
 
 /** An S3-compatible bucket (AWS S3, MinIO, R2); unset credentials fall back to Bun's own AWS_* lookup. */
@@ -101,6 +118,16 @@ export function loadConfig(env: Env = process.env): Config {
       s3: storageDriver === "s3" ? readS3Settings(read, problems) : null,
     },
     shutdownTimeoutMs: read.integer("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    judging: {
+      leaseSeconds: read.integer("JUDGE_LEASE_SECONDS", 60, 1, 3600),
+      maxAttempts: read.integer("JUDGE_MAX_ATTEMPTS", 3, 1, 20),
+      reconcileEverySeconds: read.integer("RECONCILE_EVERY_SECONDS", 10, 1, 3600),
+    },
+    submissions: {
+      maxFiles: read.integer("SUBMIT_MAX_FILES", 16, 1, 1000),
+      maxFileBytes: read.integer("SUBMIT_MAX_FILE_BYTES", 256 * 1024, 1, 64 * 1024 * 1024),
+      maxTotalBytes: read.integer("SUBMIT_MAX_TOTAL_BYTES", 1024 * 1024, 1, 256 * 1024 * 1024),
+    },
   };
   if (config.refreshTokenTtlSeconds < config.accessTokenTtlSeconds) {
     problems.push("JWT_REFRESH_TTL_SECONDS must not be shorter than JWT_ACCESS_TTL_SECONDS");

@@ -17,7 +17,8 @@ import { supervise } from "./runtime/children";
 
 type Step = { name: string; run: () => Promise<unknown> };
 
-const WORKERS = ["judge", "configs"] as const;
+// The judge worker joins when the sandboxed judge lands (issue 6); until then judgers work over HTTP.
+const WORKERS = ["configs"] as const;
 const bootLogger = createLogger("info", { service: "start" });
 
 let config: Config;

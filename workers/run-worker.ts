@@ -5,11 +5,14 @@ import { loadConfig, type Config } from "../src/config";
 import { createLogger, type Logger } from "../src/logger";
 import type { Orm } from "../src/db/orm";
 import { queueConnection, type JobsOn, type PayloadOf, type QueueName } from "../src/jobs/catalogue";
+import { JobClient } from "../src/jobs/job-client";
 import { createBlobStore, type BlobStore } from "../src/storage/blob-store";
 import { connectPostgres, connectRedis, exitOnStartupError } from "../src/runtime/connect";
 import { onShutdown } from "../src/runtime/shutdown";
 
 export interface JobContext {
+  config: Config;
+  jobs: JobClient;
   em: EntityManager;
   store: BlobStore;
   logger: Logger;
@@ -24,18 +27,20 @@ export interface WorkerDeps {
   orm: Orm;
   logger: Logger;
   store: BlobStore;
+  /** For handlers that enqueue (the reconciler). */
+  jobs: JobClient;
 }
 
 /** A BullMQ worker on one queue, each job with its own forked EntityManager. Used by the entrypoints and the tests. */
 export function createQueueWorker<Q extends QueueName>(queue: Q, handlers: HandlerTable<Q>, deps: WorkerDeps, concurrency: number): Worker {
-  const { config, orm, logger, store } = deps;
+  const { config, orm, logger, store, jobs } = deps;
   const table = handlers as Record<string, (payload: unknown, ctx: JobContext) => Promise<unknown>>;
   const worker = new Worker(
     queue,
     async (job) => {
       const handler = table[job.name];
       if (!handler) throw new UnrecoverableError(`no handler for job "${job.name}" on queue "${queue}" in this worker version`);
-      return handler(job.data, { em: orm.em.fork(), store, logger: logger.child({ job: job.name, jobId: job.id }), job });
+      return handler(job.data, { config, jobs, em: orm.em.fork(), store, logger: logger.child({ job: job.name, jobId: job.id }), job });
     },
     { connection: queueConnection(config), prefix: config.queuePrefix, concurrency },
   );
@@ -50,7 +55,8 @@ export function createQueueWorker<Q extends QueueName>(queue: Q, handlers: Handl
  */
 export interface Schedule<Q extends QueueName> {
   id: string;
-  everyMs: number;
+  /** A fixed period, or one read from the settings. */
+  everyMs: number | ((config: Config) => number);
   name: JobsOn<Q>;
   data: object;
 }
@@ -64,10 +70,12 @@ export async function runWorker<Q extends QueueName>(queue: Q, handlers: Handler
     // Fails fast with a clear message when Redis is down, before BullMQ starts retrying silently.
     await (await connectRedis(config.redisUrl)).quit();
     const concurrency = Number(process.env.WORKER_CONCURRENCY ?? cpus().length) || 1;
-    const worker = createQueueWorker(queue, handlers, { config, orm, logger, store: createBlobStore(config.storage) }, concurrency);
+    const jobs = new JobClient(config);
+    const worker = createQueueWorker(queue, handlers, { config, orm, logger, store: createBlobStore(config.storage), jobs }, concurrency);
     // Handlers first: a SIGTERM that arrives right after "ready" must still stop cleanly.
     onShutdown(logger, config.shutdownTimeoutMs, [
       { name: "worker", run: () => worker.close() },
+      { name: "queues", run: () => jobs.close() },
       { name: "postgres", run: () => orm.close() },
     ]);
     await worker.waitUntilReady();
@@ -84,7 +92,7 @@ async function upsertSchedules<Q extends QueueName>(queue: Q, schedules: Schedul
   const scheduler = new Queue(queue, { connection: queueConnection(config), prefix: config.queuePrefix });
   try {
     for (const schedule of schedules) {
-      await scheduler.upsertJobScheduler(schedule.id, { every: schedule.everyMs }, { name: schedule.name, data: schedule.data });
+      await scheduler.upsertJobScheduler(schedule.id, { every: typeof schedule.everyMs === "number" ? schedule.everyMs : schedule.everyMs(config) }, { name: schedule.name, data: schedule.data });
     }
   } finally {
     await scheduler.close();

@@ -7,7 +7,7 @@ import { DomainUser } from "../modules/domains/domain-user.entity";
 import { DomainRole } from "../modules/domains/domain-role.entity";
 import {
   DEFAULT_DOMAIN_ROLES, DOMAIN_GUEST_ROLE, DOMAIN_ROOT_ROLE, effectiveDomainPermissions, hasDomainPermission,
-  isSiteRoot, normalizePermissionSet, permissionWords, siteRoleGrants, uniformPermissions,
+  isJudger, isSiteRoot, normalizePermissionSet, permissionWords, siteRoleGrants, uniformPermissions,
   type DomainPermission, type DomainPermissionSet, type SitePermission,
 } from "./permissions";
 
@@ -62,9 +62,13 @@ export function isDomainRoot(access: DomainAccess): boolean {
   return isSiteRoot(access.user.role) || access.isOwner || access.role === DOMAIN_ROOT_ROLE;
 }
 
-/** A hidden domain exists only for its members and for holders of site `domain.view_hidden`. */
+/**
+ * A hidden domain exists only for its members, for holders of site `domain.view_hidden`, and for
+ * site judgers (who judge records in every domain and hold nothing else there).
+ */
 export function canSeeDomain(access: DomainAccess): boolean {
-  return !access.domain.hidden || access.membership !== null || siteRoleGrants(access.user.role, "domain.view_hidden");
+  return !access.domain.hidden || access.membership !== null || siteRoleGrants(access.user.role, "domain.view_hidden")
+    || isJudger(access.user.role);
 }
 
 export function assertDomainVisible(access: DomainAccess): void {

@@ -28,6 +28,8 @@ export function createTokenCodec(secret: string): TokenCodec {
  * - `siteRoot: true`: the site root only (the admin API);
  * - `domainPermission: rule`: the `{domain}` of the path exists (`DomainNotFoundError`), is visible to
  *   the caller (a hidden domain does not exist for non-members), and the caller holds the rule there;
+ * - `domainVisible: true`: the domain exists and is visible to the caller; what they may see in it
+ *   depends on the resource (records: one's own, or all with `record.view`), decided by the service;
  * - `domainAccess: true`: the domain and the caller's standing in it, with no check (the service decides).
  */
 export function authPlugin(deps: AppDeps) {
@@ -75,6 +77,14 @@ export function authPlugin(deps: AppDeps) {
           return { actor, access };
         },
       }),
+      domainVisible: {
+        async resolve({ request, em, cookie, params }) {
+          const actor = await actorOf({ request, em, cookie });
+          const access = await loadDomainAccess(em, actor.user, (params as Record<string, string>).domain);
+          assertDomainVisible(access);
+          return { actor, access };
+        },
+      },
       domainAccess: {
         async resolve({ request, em, cookie, params }) {
           const actor = await actorOf({ request, em, cookie });

@@ -20,7 +20,29 @@ export interface ConfigUnpackPayload {
   configJsonOnMissing: ConfigJsonOnMissing;
 }
 
+/**
+ * Judge one record. The job id is the record's task id, so a duplicate enqueue collapses; whoever takes
+ * the job claims the record with that task id through the judge protocol.
+ */
+export interface RecordJudgePayload {
+  recordId: string;
+  domainId: string;
+  taskId: string;
+}
+
+export interface ReconcileReport {
+  /** Lapsed leases put back in the queue under a new task id. */
+  requeued: number;
+  /** Records that used up their attempts and ended `failed`. */
+  failed: number;
+  /** Waiting records that had no live job and were enqueued again. */
+  reenqueued: number;
+}
+
 export interface JobCatalogue {
+  "record.judge": { queue: "judge"; payload: RecordJudgePayload; result: unknown };
+  /** Lease expiry and stranded-record recovery (scheduled by the configs worker, the housekeeper). */
+  "record.reconcile": { queue: "configs"; payload: Record<string, never>; result: ReconcileReport };
   "config.unpack": { queue: "configs"; payload: ConfigUnpackPayload; result: { configId: string } };
   /** Deletes config versions and blobs nothing references any more (scheduled by the configs worker). */
   "blob.collect": { queue: "configs"; payload: { graceSeconds?: number }; result: { versions: number; blobs: number } };
@@ -41,7 +63,13 @@ export type Queues = Record<QueueName, Queue>;
 export function createQueues(config: Pick<Config, "redisUrl" | "queuePrefix">): Queues {
   const connection = queueConnection(config);
   return Object.fromEntries(
-    QUEUE_NAMES.map((name) => [name, new Queue(name, { connection, prefix: config.queuePrefix })]),
+    QUEUE_NAMES.map((name) => {
+      const queue = new Queue(name, { connection, prefix: config.queuePrefix });
+      // Connection trouble surfaces where it matters, as a failed or timed-out call that the caller
+      // handles (a submission is kept and re-enqueued later); the event itself would only be noise.
+      queue.on("error", () => {});
+      return [name, queue];
+    }),
   ) as Queues;
 }
 

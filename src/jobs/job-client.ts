@@ -22,6 +22,15 @@ export class JobClient {
     return job.id ?? "";
   }
 
+  /**
+   * Whether a job is still on its way to a worker or being worked on. A finished, failed or vanished
+   * job (a Redis flush) is not live.
+   */
+  async isLive(queue: QueueName, jobId: string): Promise<boolean> {
+    const state = await this.queues[queue].getJobState(jobId);
+    return state === "waiting" || state === "active" || state === "delayed" || state === "prioritized" || state === "waiting-children";
+  }
+
   async run<N extends JobName>(name: N, payload: PayloadOf<N>, options: { queue: QueueName; timeoutMs: number; jobId?: string }): Promise<ResultOf<N>> {
     const events = await this.eventsOf(options.queue);
     const job = await this.queues[options.queue].add(name, payload, { jobId: options.jobId, removeOnComplete: 1000, removeOnFail: 1000 });

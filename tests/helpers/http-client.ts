@@ -9,6 +9,10 @@ export interface CallOptions {
   form?: boolean;
   /** Send this string as the raw body. */
   raw?: string;
+  /** Send this as a multipart/form-data body. */
+  multipart?: FormData;
+  /** Return the body as bytes. */
+  binary?: boolean;
 }
 
 export interface TestResponse<T = any> {
@@ -26,8 +30,10 @@ export class HttpClient {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.cookie) headers.cookie = options.cookie;
-    let payload: string | undefined;
-    if (options.raw !== undefined) {
+    let payload: string | FormData | undefined;
+    if (options.multipart) {
+      payload = options.multipart;
+    } else if (options.raw !== undefined) {
       payload = options.raw;
       headers["content-type"] ??= "application/json";
     } else if (body !== undefined) {
@@ -41,6 +47,7 @@ export class HttpClient {
     }
     const url = path.startsWith("http") ? path : `http://localhost${path.startsWith("/api") || path.startsWith("/healthz") || path.startsWith("/readyz") || path === "/" ? path : `/api/v1${path}`}`;
     const response = await this.app.handle(new Request(url, { method, headers, body: payload }));
+    if (options.binary) return { status: response.status, headers: response.headers, body: new Uint8Array(await response.arrayBuffer()) as T, text: "" };
     const text = await response.text();
     let parsed: unknown = text;
     try {

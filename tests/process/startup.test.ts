@@ -58,14 +58,14 @@ describe("start-up errors name what to fix", () => {
   });
 
   test("a worker without DATABASE_URL", async () => {
-    const { code, output } = await runToExit("workers/judge.ts", { DATABASE_URL: "" });
+    const { code, output } = await runToExit("workers/configs.ts", { DATABASE_URL: "" });
     expect(code).toBe(1);
     expect(output).toContain("DATABASE_URL is not set");
   });
 });
 
 describe("graceful shutdown", () => {
-  test.each([["src/main.ts", "api listening"], ["workers/judge.ts", "worker ready"], ["workers/configs.ts", "worker ready"]])(
+  test.each([["src/main.ts", "api listening"], ["workers/configs.ts", "worker ready"]])(
     "%s stops cleanly on SIGTERM",
     async (entry, readyLine) => {
       const port = String(35000 + Math.floor(Math.random() * 5000));

@@ -10,6 +10,7 @@ import type { Domain } from "./domain.entity";
 export const DOMAIN_CONTENT: { table: string; label: string }[] = [
   { table: "problems", label: "problem(s)" },
   { table: "problem_sets", label: "problem set(s)" },
+  { table: "records", label: "record(s)" },
 ];
 
 export async function assertDomainEmpty(em: EntityManager, domain: Domain): Promise<void> {

@@ -83,3 +83,25 @@ function toWebStream(output: Readable, alsoDestroy: { destroy(): void }[]): Read
     { highWaterMark: 0 },
   );
 }
+
+export type DownloadFormat = "zip" | "tar";
+
+/**
+ * A streamed download of stored files as zip or tar.gz, named `<baseName>.zip|.tar.gz` (the name is
+ * reduced to safe characters so it cannot break the header).
+ */
+export function archiveDownload(
+  files: { path: string; size: number; digest: string }[],
+  store: { get(digest: string): Promise<Uint8Array> },
+  baseName: string,
+  format: DownloadFormat,
+): Response {
+  const sources = files.map((f) => ({ path: f.path, size: f.size, read: () => store.get(f.digest) }));
+  const name = `${baseName}.${format === "zip" ? "zip" : "tar.gz"}`.replace(/[^A-Za-z0-9._-]/g, "_");
+  return new Response(format === "zip" ? zipArchive(sources) : tarGzArchive(sources), {
+    headers: {
+      "content-type": format === "zip" ? "application/zip" : "application/gzip",
+      "content-disposition": `attachment; filename="${name}"`,
+    },
+  });
+}

@@ -3,10 +3,14 @@ import type { BlobStore } from "../../storage/blob-store";
 import { sha256Hex } from "../../storage/blob-store";
 
 /**
- * Tables whose `config_id` pins a config version for as long as a row points at it (records, when
- * they land). Versions of deleted problems that nothing pins are collected.
+ * Tables whose `config_id` pins a config version for as long as a row points at it. Versions of
+ * deleted problems that nothing pins are collected. (Static on purpose: the collector must know every
+ * pin even in a process that never loads the module owning the table.)
  */
-export const CONFIG_PINS: { table: string }[] = [];
+export const CONFIG_PINS: readonly { table: string }[] = [{ table: "records" }];
+
+/** Tables whose `digest` column keeps a blob alive: config files and submitted files. */
+export const BLOB_REFS: readonly { table: string }[] = [{ table: "problem_config_files" }, { table: "record_files" }];
 
 /** How long an unreferenced blob is kept: longer than any upload takes to become a version. */
 export const DEFAULT_BLOB_GRACE_SECONDS = 3600;
@@ -39,17 +43,16 @@ export interface CollectionReport {
 export async function collectGarbage(em: EntityManager, store: BlobStore, graceSeconds = DEFAULT_BLOB_GRACE_SECONDS): Promise<CollectionReport> {
   const pinned = CONFIG_PINS.map(({ table }) => `and not exists (select 1 from "${table}" x where x.config_id = c.id)`).join(" ");
   const versions = await em.execute<{ id: string }[]>(`delete from problem_configs c where c.problem_id is null ${pinned} returning c.id`);
+  const unreferenced = BLOB_REFS.map(({ table }) => `and not exists (select 1 from "${table}" f where f.digest = b.digest)`).join(" ");
   const candidates = await em.execute<{ digest: string }[]>(
-    `select b.digest from blobs b where b.created_at < now() - make_interval(secs => ?)
-       and not exists (select 1 from problem_config_files f where f.digest = b.digest)`,
+    `select b.digest from blobs b where b.created_at < now() - make_interval(secs => ?) ${unreferenced}`,
     [graceSeconds],
   );
   let blobs = 0;
   for (const { digest } of candidates) {
     const deleted = await em.transactional(async (tx) => {
       const rows = await tx.execute<{ digest: string }[]>(
-        `delete from blobs b where b.digest = ? and b.created_at < now() - make_interval(secs => ?)
-           and not exists (select 1 from problem_config_files f where f.digest = b.digest) returning b.digest`,
+        `delete from blobs b where b.digest = ? and b.created_at < now() - make_interval(secs => ?) ${unreferenced} returning b.digest`,
         [digest, graceSeconds],
       );
       if (rows.length === 0) return false;

@@ -8,7 +8,7 @@ import { EmptyResp } from "../../http/schemas";
 import { findProblem } from "../problems/problems.service";
 import { ProblemParams } from "../problems/problems.schemas";
 import { DEFAULT_ARCHIVE_LIMITS } from "./archive-reader";
-import { tarGzArchive, zipArchive } from "./archive-writer";
+import { archiveDownload } from "./archive-writer";
 import { ProblemConfigJson } from "./config-json";
 import { storeBlob } from "./blobs.service";
 import { ProblemConfig } from "./problem-config.entity";
@@ -82,16 +82,12 @@ export function configsRoutes(deps: AppDeps) {
       response: DiffListResp,
       detail: { operationId: "v1_diff_problem_config_default_branch", summary: "What the latest version changed against the previous one (or `from`)" },
     })
-    .get("/:config", async ({ em, access, params, query, set }) => {
+    .get("/:config", async ({ em, access, params, query }) => {
       const problem = await findProblem(em, access, params.problem);
       const format = query.archiveFormat ?? "zip";
       if (format !== "zip" && format !== "tar") throw new BizError("FileDownloadError", "archive type not supported!");
       const version = await configs.findVersion(em, problem, params.config);
-      const files = (await treeOf(em, version)).map((f) => ({ path: f.path, size: f.size, read: () => store.get(f.digest) }));
-      const name = `problem-${problem.url}-config-v${version.version}.${format === "zip" ? "zip" : "tar.gz"}`;
-      set.headers["content-type"] = format === "zip" ? "application/zip" : "application/gzip";
-      set.headers["content-disposition"] = `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, "_")}"`;
-      return new Response(format === "zip" ? zipArchive(files) : tarGzArchive(files), { headers: set.headers as Record<string, string> });
+      return archiveDownload(await treeOf(em, version), store, `problem-${problem.url}-config-v${version.version}`, format);
     }, {
       domainPermission: ["problem.viewConfig", "problem.edit"],
       params: ConfigParams,

@@ -20,6 +20,8 @@ export const ProblemSet = defineEntity({
     content: p.text().default(""),
     hidden: p.boolean().default(false),
     scoreboardHidden: p.boolean().default(false),
+    /** Which of a user's scores for a problem the scoreboard counts: the best one or the last one. */
+    scoreboardRule: p.string().length(8).default("best"),
     unlockAt: p.datetime().nullable(),
     dueAt: p.datetime().nullable(),
     lockAt: p.datetime().nullable(),

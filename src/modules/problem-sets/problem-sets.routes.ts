@@ -4,7 +4,8 @@ import { authPlugin } from "../../http/auth.plugin";
 import { ok, okPage } from "../../http/respond";
 import { EmptyResp, isoTime } from "../../http/schemas";
 import { DomainParams } from "../domains/domains.schemas";
-import { toProblemDetail, toProblemView, withLatestRecord } from "../problems/problems.service";
+import { toProblemDetail, toProblemView } from "../problems/problems.service";
+import { withLatestRecords } from "../records/records.service";
 import { ProblemDetailWithLatestRecordResp, ProblemWithLatestRecordListResp } from "../problems/problems.schemas";
 import * as sets from "./problem-sets.service";
 import {
@@ -35,7 +36,7 @@ export function problemSetsRoutes(deps: AppDeps) {
       const problems = await sets.visibleProblems(em, access, set);
       return ok({
         ...sets.toProblemSetView(set), createdAt: isoTime(set.createdAt), updatedAt: isoTime(set.updatedAt),
-        problems: problems.map((p) => ({ id: p.id, url: p.url, title: p.title, hidden: p.hidden, ownerId: p.owner?.id ?? null, latestRecord: null })),
+        problems: await withLatestRecords(em, access.user, problems.map((p) => ({ id: p.id, url: p.url, title: p.title, hidden: p.hidden, ownerId: p.owner?.id ?? null })), set.id),
       });
     }, {
       domainPermission: "problemSet.view",
@@ -60,8 +61,9 @@ export function problemSetsRoutes(deps: AppDeps) {
       detail: { operationId: "v1_delete_problem_set", summary: "Delete a problem set (its problems stay in the domain)" },
     })
     .get("/:problemSet/problems", async ({ em, access, params }) => {
-      const problems = await sets.visibleProblems(em, access, await sets.findProblemSet(em, access, params.problemSet));
-      return ok({ count: problems.length, results: problems.map((p) => withLatestRecord(toProblemView(p))) });
+      const set = await sets.findProblemSet(em, access, params.problemSet);
+      const problems = await sets.visibleProblems(em, access, set);
+      return ok({ count: problems.length, results: await withLatestRecords(em, access.user, problems.map(toProblemView), set.id) });
     }, {
       domainPermission: "problemSet.view",
       params: SetParams,
@@ -81,7 +83,8 @@ export function problemSetsRoutes(deps: AppDeps) {
     })
     .get("/:problemSet/problems/:problem", async ({ em, access, params }) => {
       const set = await sets.findProblemSet(em, access, params.problemSet);
-      return ok(withLatestRecord(toProblemDetail(await sets.findProblemInSet(em, access, set, params.problem))));
+      const [problem] = await withLatestRecords(em, access.user, [toProblemDetail(await sets.findProblemInSet(em, access, set, params.problem))], set.id);
+      return ok(problem);
     }, {
       domainPermission: "problemSet.view",
       params: SetProblemParams,

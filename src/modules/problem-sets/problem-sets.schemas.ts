@@ -3,6 +3,8 @@ import { DateTime, Envelope, ListOf, PaginationQuery, TimestampInput, Uuid } fro
 import { UrlSlug } from "../domains/domains.schemas";
 import { RecordPreview } from "../problems/problems.schemas";
 
+const ScoreboardRule = t.UnionEnum(["best", "last"], { description: "which of a user's scores per problem the scoreboard counts (extension)" });
+
 const windowFields = {
   unlockAt: t.Optional(t.Nullable(TimestampInput)),
   dueAt: t.Optional(t.Nullable(TimestampInput)),
@@ -16,6 +18,7 @@ export const ProblemSetCreate = t.Object(
     content: t.Optional(t.String({ maxLength: 65536, default: "" })),
     hidden: t.Optional(t.Boolean({ default: false })),
     scoreboardHidden: t.Optional(t.Boolean({ default: false })),
+    scoreboardRule: t.Optional(ScoreboardRule),
     ...windowFields,
   },
   { title: "ProblemSetCreate" },
@@ -29,6 +32,7 @@ export const ProblemSetEdit = t.Object(
     content: t.Optional(t.String({ maxLength: 65536 })),
     hidden: t.Optional(t.Boolean()),
     scoreboardHidden: t.Optional(t.Boolean()),
+    scoreboardRule: t.Optional(ScoreboardRule),
     ...windowFields,
   },
   { title: "ProblemSetEdit" },
@@ -43,6 +47,7 @@ const setFields = {
   content: t.String({ default: "" }),
   hidden: t.Boolean({ default: false }),
   scoreboardHidden: t.Boolean({ default: false }),
+  scoreboardRule: ScoreboardRule,
   dueAt: t.Nullable(DateTime),
   lockAt: t.Nullable(DateTime),
   unlockAt: t.Nullable(DateTime),

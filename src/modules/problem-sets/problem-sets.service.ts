@@ -39,7 +39,8 @@ export async function createProblemSet(em: EntityManager, access: DomainAccess, 
   await assertUrlFree(em, access.domain, url);
   const set = em.create(ProblemSet, {
     id, url, domain: access.domain, owner: access.user, title: input.title, content: input.content ?? "",
-    hidden: input.hidden ?? false, scoreboardHidden: input.scoreboardHidden ?? false, ...parseWindow(input),
+    hidden: input.hidden ?? false, scoreboardHidden: input.scoreboardHidden ?? false, scoreboardRule: input.scoreboardRule ?? "best",
+    ...parseWindow(input),
   });
   await em.flush();
   return set;
@@ -53,7 +54,7 @@ export async function updateProblemSet(em: EntityManager, access: DomainAccess, 
     await assertUrlFree(em, access.domain, url, set.id);
     set.url = url;
   }
-  for (const key of ["title", "content", "hidden", "scoreboardHidden"] as const) {
+  for (const key of ["title", "content", "hidden", "scoreboardHidden", "scoreboardRule"] as const) {
     if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
   }
   await em.flush();
@@ -131,7 +132,7 @@ export async function removeProblemFromSet(em: EntityManager, access: DomainAcce
 export function toProblemSetView(set: ProblemSet): ProblemSetView {
   return {
     id: set.id, domainId: (set.domain as unknown as Domain).id, url: set.url, title: set.title, content: set.content,
-    hidden: set.hidden, scoreboardHidden: set.scoreboardHidden, dueAt: isoTime(set.dueAt ?? null), lockAt: isoTime(set.lockAt ?? null),
+    hidden: set.hidden, scoreboardHidden: set.scoreboardHidden, scoreboardRule: set.scoreboardRule as "best" | "last", dueAt: isoTime(set.dueAt ?? null), lockAt: isoTime(set.lockAt ?? null),
     unlockAt: isoTime(set.unlockAt ?? null), numSubmit: set.numSubmit, numAccept: set.numAccept, ownerId: set.owner?.id ?? null,
   };
 }

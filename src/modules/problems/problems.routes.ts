@@ -5,7 +5,7 @@ import { ok, okPage } from "../../http/respond";
 import { EmptyResp } from "../../http/schemas";
 import { DomainParams } from "../domains/domains.schemas";
 import * as problems from "./problems.service";
-import { withLatestRecord } from "./problems.service";
+import { withLatestRecords } from "../records/records.service";
 import {
   ProblemClone, ProblemCreate, ProblemDetailResp, ProblemDetailWithLatestRecordResp, ProblemEdit, ProblemGroupListResp,
   ProblemListQuery, ProblemListResp, ProblemParams, ProblemResp, ProblemWithLatestRecordListResp,
@@ -15,8 +15,10 @@ import {
 export function problemsRoutes(deps: AppDeps) {
   return new Elysia({ name: "problems-routes", prefix: "/domains/:domain/problems", detail: { tags: ["problem"] } })
     .use(authPlugin(deps))
-    .get("", async ({ em, access, query }) =>
-      okPage(await problems.listProblems(em, access, query), (p) => withLatestRecord(problems.toProblemView(p))), {
+    .get("", async ({ em, access, query }) => {
+      const page = await problems.listProblems(em, access, query);
+      return ok({ count: page.count, results: await withLatestRecords(em, access.user, page.results.map(problems.toProblemView)) });
+    }, {
       domainPermission: "problem.view",
       params: DomainParams,
       query: ProblemListQuery,
@@ -40,8 +42,10 @@ export function problemsRoutes(deps: AppDeps) {
       response: ProblemListResp,
       detail: { operationId: "v1_clone_problem", summary: "Copy problems, with their latest config, from a domain where the caller may see them" },
     })
-    .get("/:problem", async ({ em, access, params }) =>
-      ok(withLatestRecord(problems.toProblemDetail(await problems.findProblem(em, access, params.problem)))), {
+    .get("/:problem", async ({ em, access, params }) => {
+      const [problem] = await withLatestRecords(em, access.user, [problems.toProblemDetail(await problems.findProblem(em, access, params.problem))]);
+      return ok(problem);
+    }, {
       domainPermission: "problem.view",
       params: ProblemParams,
       response: ProblemDetailWithLatestRecordResp,

@@ -130,8 +130,3 @@ export function toProblemDetail(problem: Problem): ProblemDetailView {
   return { ...toProblemView(problem), content: problem.content, createdAt: isoTime(problem.createdAt), updatedAt: isoTime(problem.updatedAt), languages: problem.languages ?? [] };
 }
 
-
-/** Records arrive with the judging issue; until then no caller has a latest record for any problem. */
-export function withLatestRecord<T extends object>(view: T): T & { latestRecord: null } {
-  return { ...view, latestRecord: null };
-}

@@ -1,0 +1,36 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { BlobStore } from "../../storage/blob-store";
+import { ProblemConfig } from "../problem-configs/problem-config.entity";
+import { readConfigJson } from "../problem-configs/configs.service";
+import { resolveLanguages } from "../problem-configs/config-json";
+
+/** Case categories whose output every viewer of the record may read (the rest need `record.detail`). */
+export const PUBLIC_CASE_CATEGORIES = new Set(["sample", "pretest"]);
+
+export interface CaseLayout {
+  /** One category per case of the record's language, in order. */
+  categories: string[];
+}
+
+// Config versions are immutable, so a layout never goes stale; the bound keeps memory flat.
+const cache = new Map<string, CaseLayout>();
+const CACHE_LIMIT = 2000;
+
+/**
+ * The cases a record's pinned config version defines for its language, or null when the version is
+ * gone (deleted problem, collected version) or no longer lists the language.
+ */
+export async function caseLayout(em: EntityManager, store: BlobStore, configId: string | null, language: string): Promise<CaseLayout | null> {
+  if (!configId) return null;
+  const key = `${configId}\0${language}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const version = await em.findOne(ProblemConfig, { id: configId });
+  if (!version) return null;
+  const resolved = resolveLanguages(await readConfigJson(em, store, version)).find((l) => l.name === language);
+  if (!resolved) return null;
+  const layout = { categories: resolved.cases.map((c) => c.category) };
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(key, layout);
+  return layout;
+}

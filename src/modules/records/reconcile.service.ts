@@ -1,0 +1,86 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { randomUUID } from "node:crypto";
+import type { JudgingSettings } from "../../config";
+import type { JobClient } from "../../jobs/job-client";
+import type { ReconcileReport } from "../../jobs/catalogue";
+import type { Logger } from "../../logger";
+import { enqueueJudging } from "./judge-queue";
+import { pendingCase, type StoredCase } from "./record-states";
+
+/** A waiting record this young may still be on its way to Redis from the API that just saved it. */
+const ENQUEUE_GRACE_SECONDS = 5;
+const BATCH = 500;
+
+const WORKING = "('fetched', 'compiling', 'running', 'judging')";
+const WAITING = "('processing', 'queueing', 'retrying')";
+
+function abandonedCase(attempts: number, leaseSeconds: number): StoredCase {
+  return {
+    ...pendingCase(),
+    state: "system_error",
+    stderr: `Judging was abandoned ${attempts} time(s): each judger stopped reporting for ${leaseSeconds} s, so its lease lapsed. `
+      + "The record is marked failed; it was not judged.",
+  };
+}
+
+/**
+ * Keeps every submission moving, with PostgreSQL as the source of truth:
+ * 1. a working record whose lease lapsed goes back to the queue under a new task id (the old judger's
+ *    reports are refused from then on), or ends `failed` once it used up its attempts;
+ * 2. a waiting record without a live job (a crash between commit and enqueue, a Redis flush, a judger
+ *    that gave up) is enqueued again under a new task id.
+ * Each change is a conditional UPDATE, so concurrent reconcilers and judgers never double-act.
+ */
+export async function reconcileRecords(em: EntityManager, jobs: JobClient, logger: Logger, settings: JudgingSettings): Promise<ReconcileReport> {
+  const report: ReconcileReport = { requeued: 0, failed: 0, reenqueued: 0 };
+  const lapsed = await em.execute<{ id: string; attempts: number }[]>(
+    `select id, attempts from records where state in ${WORKING} and lease_expires_at <= now() order by lease_expires_at limit ${BATCH}`,
+  );
+  for (const { id, attempts } of lapsed) {
+    if (attempts >= settings.maxAttempts) {
+      const rows = await em.execute(
+        `update records set state = 'failed', judger_id = null, lease_expires_at = null, judged_at = now(), updated_at = now(),
+                score = 0, time_ms = 0, memory_kb = 0, cases = ?::jsonb
+          where id = ? and state in ${WORKING} and lease_expires_at <= now() returning id`,
+        [JSON.stringify([abandonedCase(attempts, settings.leaseSeconds)]), id],
+      );
+      if (rows.length) {
+        report.failed++;
+        logger.warn("record failed: judging abandoned too often", { recordId: id, attempts });
+      }
+      continue;
+    }
+    const taskId = randomUUID();
+    const rows = await em.execute<{ id: string; domain_id: string }[]>(
+      `update records set state = 'queueing', task_id = ?, judger_id = null, lease_expires_at = null, updated_at = now(),
+              score = 0, time_ms = 0, memory_kb = 0, cases = '[]'::jsonb
+        where id = ? and state in ${WORKING} and lease_expires_at <= now() returning id, domain_id`,
+      [taskId, id],
+    );
+    if (rows.length) {
+      report.requeued++;
+      logger.info("lease lapsed; record re-queued", { recordId: id, attempts, taskId });
+      await enqueueJudging(jobs, logger, { recordId: id, domainId: rows[0].domain_id, taskId });
+    }
+  }
+  const waiting = await em.execute<{ id: string; task_id: string | null }[]>(
+    `select id, task_id from records where state in ${WAITING} and updated_at < now() - make_interval(secs => ?)
+      order by updated_at limit ${BATCH}`,
+    [ENQUEUE_GRACE_SECONDS],
+  );
+  for (const { id, task_id: oldTask } of waiting) {
+    if (oldTask && (await jobs.isLive("judge", oldTask))) continue;
+    // A new task id: the old job id may still sit among finished jobs, where an add would be ignored.
+    const taskId = randomUUID();
+    const rows = await em.execute<{ id: string; domain_id: string }[]>(
+      `update records set state = 'queueing', task_id = ?, updated_at = now()
+        where id = ? and state in ${WAITING} and task_id is not distinct from ? returning id, domain_id`,
+      [taskId, id, oldTask],
+    );
+    if (rows.length && (await enqueueJudging(jobs, logger, { recordId: id, domainId: rows[0].domain_id, taskId }))) {
+      report.reenqueued++;
+      logger.info("record had no live job; enqueued again", { recordId: id, taskId });
+    }
+  }
+  return report;
+}

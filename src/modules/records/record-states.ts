@@ -1,0 +1,77 @@
+/**
+ * The record state machine. Waiting states hold a task in the queue; a claim moves the record to
+ * `fetched`; the judger then moves it forward only, and a final state is never left.
+ *
+ *   processing | queueing | retrying ──claim──► fetched → compiling → running → judging → accepted | rejected | failed
+ *          ▲                                      │ (lease lapses, attempts left: new task id)
+ *          └──────────────────────────────────────┘
+ */
+export const RECORD_STATES = [
+  "processing", "queueing", "retrying", "fetched", "compiling", "running", "judging", "accepted", "rejected", "failed",
+] as const;
+export type RecordState = (typeof RECORD_STATES)[number];
+
+export const WAITING_STATES: readonly RecordState[] = ["processing", "queueing", "retrying"];
+export const WORKING_STATES: readonly RecordState[] = ["fetched", "compiling", "running", "judging"];
+export const FINAL_STATES: readonly RecordState[] = ["accepted", "rejected", "failed"];
+
+export const CASE_RESULTS = [
+  "accepted", "wrong_answer", "time_limit_exceeded", "memory_limit_exceeded", "output_limit_exceeded",
+  "runtime_error", "compile_error", "system_error", "canceled", "etc",
+] as const;
+export type CaseResult = (typeof CASE_RESULTS)[number];
+
+export const isWaiting = (state: string) => WAITING_STATES.includes(state as RecordState);
+export const isWorking = (state: string) => WORKING_STATES.includes(state as RecordState);
+export const isFinal = (state: string) => FINAL_STATES.includes(state as RecordState);
+
+const RANK: Record<RecordState, number> = {
+  processing: 0, queueing: 0, retrying: 0, fetched: 1, compiling: 2, running: 3, judging: 4, accepted: 5, rejected: 5, failed: 5,
+};
+
+/**
+ * Whether a judger may move a record from `from` to `to`: forward only, a report of the current state
+ * is a harmless repeat, and a final state is final (repeating it is fine, changing it is not).
+ */
+export function judgerMayMove(from: RecordState, to: RecordState): boolean {
+  if (to === from) return true;
+  if (isWaiting(to) || isFinal(from)) return false;
+  return RANK[to] > RANK[from];
+}
+
+/** A case as stored (and shown): Horse's `RecordCase`. */
+export interface StoredCase {
+  state: CaseResult;
+  score: number;
+  timeMs: number;
+  memoryKb: number;
+  returnCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export const pendingCase = (): StoredCase => ({ state: "etc", score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr: "" });
+
+/** Kept per case output stream; a judger may send more, the rest is cut with a marker. */
+export const MAX_CASE_OUTPUT = 64 * 1024;
+
+export function capOutput(text: string): string {
+  if (text.length <= MAX_CASE_OUTPUT) return text;
+  return `${text.slice(0, MAX_CASE_OUTPUT)}\n… [${text.length - MAX_CASE_OUTPUT} more characters cut]`;
+}
+
+/**
+ * The record's totals from its cases, whatever order the reports came in: score and time add up,
+ * memory is the peak of any case.
+ */
+export function aggregate(cases: StoredCase[]): { score: number; timeMs: number; memoryKb: number } {
+  let score = 0;
+  let timeMs = 0;
+  let memoryKb = 0;
+  for (const c of cases) {
+    score += c.score;
+    timeMs += c.timeMs;
+    memoryKb = Math.max(memoryKb, c.memoryKb);
+  }
+  return { score, timeMs, memoryKb };
+}

@@ -1,0 +1,71 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { randomUUID } from "node:crypto";
+import { baseProperties } from "../../db/base-properties";
+import { User } from "../users/user.entity";
+import { Domain } from "../domains/domain.entity";
+import { Problem } from "../problems/problem.entity";
+import { ProblemSet } from "../problem-sets/problem-set.entity";
+import { ProblemConfig } from "../problem-configs/problem-config.entity";
+import type { StoredCase } from "./record-states";
+
+/**
+ * A submission and its judgement (Horse's `records`; named JudgeRecord so TypeScript's `Record`
+ * stays usable). PostgreSQL is the source of truth: `taskId` is the one job that may judge it now,
+ * `judger` + `leaseExpiresAt` who holds it, `attempts` how many claims it took. The record outlives its
+ * problem, set, config version and users (their columns become null); the domain cannot be deleted
+ * while it holds records.
+ */
+export const JudgeRecord = defineEntity({
+  name: "JudgeRecord",
+  tableName: "records",
+  indexes: [
+    { name: "records_domain_created_index", properties: ["domain", "createdAt"] },
+    // "My latest record for this problem (in this set)" and "my records" come from this index.
+    { name: "records_latest_index", properties: ["committer", "problem", "problemSet", "createdAt"] },
+    { name: "records_problem_set_index", properties: ["problemSet", "createdAt"] },
+    // The reconciler scans unfinished records.
+    { name: "records_state_index", properties: ["state", "leaseExpiresAt"] },
+  ],
+  properties: {
+    ...baseProperties,
+    domain: () => p.manyToOne(Domain).deleteRule("restrict"),
+    problemSet: () => p.manyToOne(ProblemSet).nullable().deleteRule("set null"),
+    problem: () => p.manyToOne(Problem).nullable().deleteRule("set null"),
+    config: () => p.manyToOne(ProblemConfig).nullable().deleteRule("set null").index("records_config_index"),
+    committer: () => p.manyToOne(User).nullable().deleteRule("set null"),
+    judger: () => p.manyToOne(User).nullable().deleteRule("set null").index("records_judger_index"),
+    state: p.string().length(16).default("processing"),
+    language: p.string().length(256),
+    score: p.integer().default(0),
+    timeMs: p.integer().default(0),
+    memoryKb: p.integer().default(0),
+    judgedAt: p.datetime().nullable(),
+    /** The identity of the submitted files: SHA-256 over their (path, digest) pairs. */
+    commitId: p.string().length(64).nullable(),
+    taskId: p.uuid().nullable(),
+    attempts: p.integer().default(0),
+    leaseExpiresAt: p.datetime().nullable(),
+    /** Submitted to a set after its due time (and before it locked). */
+    late: p.boolean().default(false),
+    cases: p.json<StoredCase[]>().defaultRaw("'[]'::jsonb"),
+  },
+});
+
+export type JudgeRecord = InferEntity<typeof JudgeRecord>;
+
+/** One submitted file: its path in the submission and the content-addressed blob holding it. */
+export const RecordFile = defineEntity({
+  name: "RecordFile",
+  tableName: "record_files",
+  uniques: [{ name: "record_files_record_path_unique", properties: ["record", "path"] }],
+  indexes: [{ name: "record_files_digest_index", properties: ["digest"] }],
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    record: () => p.manyToOne(JudgeRecord).deleteRule("cascade"),
+    path: p.string().length(1024),
+    digest: p.string().length(64),
+    size: p.bigint("number"),
+  },
+});
+
+export type RecordFile = InferEntity<typeof RecordFile>;

@@ -1,0 +1,60 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../app";
+import { permissionDenied } from "../../errors";
+import { authPlugin } from "../../http/auth.plugin";
+import { ok, okPage } from "../../http/respond";
+import { archiveDownload } from "../problem-configs/archive-writer";
+import { SetParams } from "../problem-sets/problem-sets.schemas";
+import { findProblemSet } from "../problem-sets/problem-sets.service";
+import * as records from "./records.service";
+import { recordUrl } from "./judger-credentials";
+import { scoreboard } from "./scoreboard.service";
+import { ScoreboardResp } from "./scoreboard.schemas";
+import { DomainParams } from "../domains/domains.schemas";
+import { ArchiveQuery, RecordDetailResp, RecordListDetailListResp, RecordListQuery, RecordParams } from "./records.schemas";
+
+const BINARY = { schema: { type: "string" as const, format: "binary" } };
+
+/** Reading records: one's own always, others' with `record.view`, code with ownership or `record.code`. */
+export function recordsRoutes(deps: AppDeps) {
+  const { store, config } = deps;
+  return new Elysia({ name: "records-routes", prefix: "/domains/:domain", detail: { tags: ["record"] } })
+    .use(authPlugin(deps))
+    .get("/records", async ({ em, access, query }) => okPage(await records.listRecords(em, access, query), records.toRecordListDetail), {
+      domainVisible: true,
+      params: DomainParams,
+      query: RecordListQuery,
+      response: RecordListDetailListResp,
+      detail: { operationId: "v1_list_records_in_domain", summary: "The domain's records, newest first (without record.view: one's own)" },
+    })
+    .get("/records/:record", async ({ em, access, params }) => {
+      const record = await records.findReadableRecord(em, access, params.record);
+      return ok(await records.toRecordDetail(em, store, access, record, `${recordUrl(config.publicUrl, record)}/code`));
+    }, {
+      domainVisible: true,
+      params: RecordParams,
+      response: RecordDetailResp,
+      detail: { operationId: "v1_get_record", summary: "One record with its cases (hidden cases' output needs record.detail)" },
+    })
+    .get("/records/:record/code", async ({ em, access, params, query }) => {
+      const record = await records.findRecord(em, access.domain, params.record);
+      if (!records.mayReadCode(access, record)) throw permissionDenied("record", "code");
+      return archiveDownload(await records.filesOf(em, record), store, `record-${record.id}-code`, query.archiveFormat ?? "zip");
+    }, {
+      domainVisible: true,
+      params: RecordParams,
+      query: ArchiveQuery,
+      detail: {
+        operationId: "v1_download_record_code",
+        summary: "The submitted files as an archive: for their author, record.code holders and the judging judger (extension)",
+        responses: { 200: { description: "zip or tar.gz", content: { "application/zip": BINARY, "application/gzip": BINARY } } },
+      },
+    })
+    .get("/problem_sets/:problemSet/scoreboard", async ({ em, access, params }) =>
+      ok(await scoreboard(em, access, await findProblemSet(em, access, params.problemSet))), {
+      domainPermission: "problemSet.view",
+      params: SetParams,
+      response: ScoreboardResp,
+      detail: { operationId: "v1_get_problem_set_scoreboard", tags: ["problem set"], summary: "Per user and problem the best (or last) score, and totals (extension)" },
+    });
+}

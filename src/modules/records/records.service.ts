@@ -1,0 +1,122 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { BizError, permissionDenied } from "../../errors";
+import { pageWindow, parseOrdering, type ListPage } from "../../db/listing";
+import { isoTime } from "../../http/schemas";
+import { holds, type DomainAccess } from "../../auth/access";
+import type { BlobStore } from "../../storage/blob-store";
+import type { Domain } from "../domains/domain.entity";
+import type { User } from "../users/user.entity";
+import { JudgeRecord, RecordFile } from "./record.entity";
+import { isFinal, type RecordState, type StoredCase } from "./record-states";
+import { caseLayout, PUBLIC_CASE_CATEGORIES } from "./case-layout";
+import type { RecordDetailView, RecordListDetailView, RecordListQueryInput, RecordView } from "./records.schemas";
+
+const RELATIONS = ["problem", "problemSet", "committer"] as const;
+
+/** A record of the path's domain, by id: a record of another domain does not exist here. */
+export async function findRecord(em: EntityManager, domain: Domain, id: string): Promise<JudgeRecord> {
+  const record = await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain }, { populate: RELATIONS });
+  if (!record) throw new BizError("RecordNotFoundError", "record not found");
+  return record;
+}
+
+const isCommitter = (access: DomainAccess, record: JudgeRecord) => record.committer?.id === access.user.id;
+
+/** One's own records are always readable; anyone else's need `record.view`. */
+export async function findReadableRecord(em: EntityManager, access: DomainAccess, id: string): Promise<JudgeRecord> {
+  const record = await findRecord(em, access.domain, id);
+  if (!isCommitter(access, record) && !holds(access, "record.view")) throw permissionDenied("record", "view");
+  return record;
+}
+
+/** The submitted files: for their author, `record.code` holders, and the judger working on the record. */
+export function mayReadCode(access: DomainAccess, record: JudgeRecord): boolean {
+  if (isCommitter(access, record) || holds(access, "record.code")) return true;
+  return record.judger?.id === access.user.id && !isFinal(record.state);
+}
+
+/** The domain's records, newest first; without `record.view` only the caller's own. */
+export async function listRecords(em: EntityManager, access: DomainAccess, query: RecordListQueryInput): Promise<ListPage<JudgeRecord>> {
+  const filters: object[] = [{ domain: access.domain }];
+  if (query.problemSet) filters.push({ problemSet: query.problemSet.toLowerCase() });
+  if (query.problem) filters.push({ problem: query.problem.toLowerCase() });
+  if (query.submitterId) filters.push({ committer: query.submitterId.toLowerCase() });
+  if (!holds(access, "record.view")) filters.push({ committer: access.user.id });
+  const { offset, limit } = pageWindow(query);
+  const [results, count] = await em.findAndCount(JudgeRecord, { $and: filters }, {
+    populate: RELATIONS, orderBy: parseOrdering(query.ordering), offset, limit,
+  });
+  return { count, results };
+}
+
+export async function filesOf(em: EntityManager, record: JudgeRecord) {
+  const files = await em.find(RecordFile, { record }, { orderBy: { path: "asc" } });
+  return files.map((f) => ({ path: f.path, digest: f.digest, size: Number(f.size) }));
+}
+
+export function toRecordView(record: JudgeRecord): RecordView {
+  return {
+    createdAt: isoTime(record.createdAt), updatedAt: isoTime(record.updatedAt), id: record.id,
+    domainId: (record.domain as unknown as Domain).id, state: record.state as RecordState, language: record.language,
+    score: record.score, timeMs: record.timeMs, memoryKb: record.memoryKb, judgedAt: isoTime(record.judgedAt ?? null), late: record.late,
+  };
+}
+
+export function toRecordListDetail(record: JudgeRecord): RecordListDetailView {
+  return {
+    ...toRecordView(record),
+    problemSetId: record.problemSet?.id ?? null, problemSetTitle: record.problemSet?.title ?? null,
+    problemId: record.problem?.id ?? null, problemTitle: record.problem?.title ?? null,
+    committerId: record.committer?.id ?? null, committerUsername: (record.committer as User | null)?.username ?? null,
+  };
+}
+
+/**
+ * The full record. Case output (stdout/stderr) is shown where the pinned config marks the case public
+ * (category `sample` or `pretest`) or to holders of `record.detail`; elsewhere it is blanked.
+ */
+export async function toRecordDetail(
+  em: EntityManager, store: BlobStore, access: DomainAccess, record: JudgeRecord, codeUrl: string,
+): Promise<RecordDetailView> {
+  let cases: StoredCase[] = record.cases;
+  if (!holds(access, "record.detail")) {
+    const layout = await caseLayout(em, store, record.config?.id ?? null, record.language).catch(() => null);
+    cases = cases.map((c, i) => (layout && PUBLIC_CASE_CATEGORIES.has(layout.categories[i] ?? "") ? c : { ...c, stdout: "", stderr: "" }));
+  }
+  return {
+    ...toRecordView(record),
+    commitId: record.commitId ?? null, taskId: record.taskId ?? null, cases,
+    problemSetId: record.problemSet?.id ?? null, problemId: record.problem?.id ?? null, problemConfigId: record.config?.id ?? null,
+    committerId: record.committer?.id ?? null, judgerId: record.judger?.id ?? null, attempts: record.attempts,
+    codeUrl: mayReadCode(access, record) ? codeUrl : null,
+  };
+}
+
+export interface RecordPreviewView {
+  id: string;
+  state: string;
+  createdAt: string;
+}
+
+/**
+ * The caller's newest record for each problem, through the problem's own route (`setId` null) or
+ * through one set. Read straight from the records (an index covers it), so it is never stale.
+ */
+export async function latestRecords(em: EntityManager, userId: string, problemIds: string[], setId: string | null): Promise<Map<string, RecordPreviewView>> {
+  if (problemIds.length === 0) return new Map();
+  const rows = await em.execute<{ problem_id: string; id: string; state: string; created_at: Date }[]>(
+    `select distinct on (problem_id) problem_id, id, state, created_at from records
+      where committer_id = ? and problem_id = any(?::uuid[]) and ${setId ? "problem_set_id = ?" : "problem_set_id is null"}
+      order by problem_id, created_at desc, id desc`,
+    setId ? [userId, `{${problemIds.join(",")}}`, setId] : [userId, `{${problemIds.join(",")}}`],
+  );
+  return new Map(rows.map((r) => [r.problem_id, { id: r.id, state: r.state, createdAt: isoTime(new Date(r.created_at)) }]));
+}
+
+/** Adds `latestRecord` (the caller's newest record, or null) to problem views. */
+export async function withLatestRecords<T extends { id: string }>(
+  em: EntityManager, user: User, views: T[], setId: string | null = null,
+): Promise<(T & { latestRecord: RecordPreviewView | null })[]> {
+  const latest = await latestRecords(em, user.id, views.map((v) => v.id), setId);
+  return views.map((view) => ({ ...view, latestRecord: latest.get(view.id) ?? null }));
+}

@@ -1,0 +1,63 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../app";
+import { BizError } from "../../errors";
+import { authPlugin } from "../../http/auth.plugin";
+import { ok } from "../../http/respond";
+import { holds, type DomainAccess } from "../../auth/access";
+import { isoTime } from "../../http/schemas";
+import type { User } from "../users/user.entity";
+import { ProblemParams } from "../problems/problems.schemas";
+import { findProblem } from "../problems/problems.service";
+import { SetProblemParams } from "../problem-sets/problem-sets.schemas";
+import { findProblemInSet, findProblemSet } from "../problem-sets/problem-sets.service";
+import { windowState } from "../problem-sets/problem-set-window";
+import { submitSolution, type SubmitTarget } from "./submissions.service";
+import { enqueueJudging } from "./judge-queue";
+import { toRecordView } from "./records.service";
+import { ProblemSolutionSubmit, RecordResp, type SubmissionInput } from "./records.schemas";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Logger } from "../../logger";
+
+/** Horse's two submit routes. The record is committed before its job is enqueued. */
+export function submissionsRoutes(deps: AppDeps) {
+  const { store, config, jobs } = deps;
+
+  async function submit(em: EntityManager, log: Logger, access: DomainAccess, target: SubmitTarget, body: SubmissionInput) {
+    const record = await submitSolution(em, store, config.submissions, access.user as User, target, body);
+    await enqueueJudging(jobs, log, { recordId: record.id, domainId: target.domain.id, taskId: record.taskId! });
+    return ok(toRecordView(record));
+  }
+
+  return new Elysia({ name: "submissions-routes", prefix: "/domains/:domain", detail: { tags: ["problem"] } })
+    .use(authPlugin(deps))
+    .post("/problems/:problem", async ({ em, log, access, params, body }) => {
+      const problem = await findProblem(em, access, params.problem);
+      return submit(em, log, access, { domain: access.domain, problem, set: null, late: false }, body);
+    }, {
+      domainPermission: "problem.submit",
+      params: ProblemParams,
+      body: ProblemSolutionSubmit,
+      type: "multipart/form-data",
+      response: RecordResp,
+      detail: { operationId: "v1_submit_solution_to_problem", summary: "Submit files in a language of the latest config; the answer is the queued record" },
+    })
+    .post("/problem_sets/:problemSet/problems/:problem/submit", async ({ em, log, access, params, body }) => {
+      const set = await findProblemSet(em, access, params.problemSet);
+      const problem = await findProblemInSet(em, access, set, params.problem);
+      // Managers may always submit (to test a set); everyone else within the window.
+      const state = holds(access, "problemSet.viewHidden") ? "open" : windowState(set);
+      if (state === "locked") throw new BizError("Error", `the problem set is locked since ${isoTime(set.lockAt!)}: no more submissions`);
+      return submit(em, log, access, { domain: access.domain, problem, set, late: state === "late" }, body);
+    }, {
+      domainPermission: "problem.submit",
+      params: SetProblemParams,
+      body: ProblemSolutionSubmit,
+      type: "multipart/form-data",
+      response: RecordResp,
+      detail: {
+        operationId: "v1_submit_solution_to_problem_set",
+        tags: ["problem set"],
+        summary: "Submit through a set: refused before it unlocks and after it locks, marked late after it is due",
+      },
+    });
+}
