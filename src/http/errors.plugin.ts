@@ -25,6 +25,14 @@ export function errorsPlugin(logger: Logger) {
       set.status = 422;
       return { detail: [{ loc: error.loc, msg: error.message, type: error.type }], body: null };
     }
+    if (code === "VALIDATION" && error instanceof ValidationError && error.type === "response") {
+      // Our answer broke our own schema: a server bug, not the client's input.
+      const requestId = requestIdOf(request);
+      const issue = error.valueError;
+      logger.error("response does not match its schema", { requestId, method: request.method, path, at: issue?.path, problem: issue?.message });
+      set.status = 500;
+      return { errorCode: "InternalServerError", errorMsg: `internal server error (request id ${requestId})`, data: null };
+    }
     if (code === "VALIDATION" && error instanceof ValidationError) {
       set.status = 422;
       return validationBody(error, request);

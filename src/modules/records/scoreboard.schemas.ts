@@ -25,7 +25,7 @@ export const Scoreboard = t.Object(
       username: t.String(),
       totalScore: t.Integer(),
       accepted: t.Integer(),
-      cells: t.Array(t.Nullable(ScoreboardCell), { description: "one per problem, in the set's order; null: nothing judged yet" }),
+      cells: t.Array(ScoreboardCell, { description: "the problems with a judged record, in the set's order (`problemId` says which)" }),
     })),
   },
   { title: "Scoreboard" },

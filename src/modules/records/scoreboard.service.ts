@@ -17,7 +17,7 @@ interface JudgedRow {
   created_at: Date;
 }
 
-type Cell = NonNullable<ScoreboardView["rows"][number]["cells"][number]>;
+type Cell = ScoreboardView["rows"][number]["cells"][number];
 
 /**
  * The set's scoreboard: per user and problem, the best score (or the last one, per the set's
@@ -56,11 +56,11 @@ export async function scoreboard(em: EntityManager, access: DomainAccess, set: P
       totalScore: counted.reduce((sum, c) => sum + c.score, 0),
       accepted: counted.filter((c) => c.state === "accepted").length,
       reachedAt: Math.max(0, ...counted.map((c) => c.at.getTime())),
-      cells: problems.map((p) => {
+      cells: problems.flatMap((p) => {
         const cell = cells.get(p.id);
-        if (!cell) return null;
+        if (!cell) return [];
         const { at: _at, ...shown } = cell;
-        return shown;
+        return [shown];
       }),
     };
   }).sort((a, b) => b.totalScore - a.totalScore || b.accepted - a.accepted || a.reachedAt - b.reachedAt || a.username.localeCompare(b.username));
