@@ -44,10 +44,11 @@ export async function claimRecord(em: EntityManager, access: DomainAccess, recor
   throw refused(isFinal(record.state) ? `the record is already judged (${record.state})` : "the record is already claimed by another judger");
 }
 
+/** The record for a claim (with what the credentials show) or, locked and bare, for a report. */
 async function loadForJudging(em: EntityManager, domain: Domain, id: string, lock = false): Promise<JudgeRecord> {
-  const record = await em.findOne(JudgeRecord, { id, domain }, {
-    populate: ["config", "problem", "judger"], refresh: true, ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}),
-  });
+  const record = lock
+    ? await em.findOne(JudgeRecord, { id, domain }, { refresh: true, lockMode: LockMode.PESSIMISTIC_WRITE })
+    : await em.findOne(JudgeRecord, { id, domain }, { populate: ["config", "problem"], refresh: true });
   if (!record) throw new BizError("RecordNotFoundError", "record not found");
   return record;
 }

@@ -74,11 +74,12 @@ export async function submitSolution(
   if (!latest.languages.includes(input.language)) {
     throw new BizError("UnsupportedLanguageError", `language ${quote(input.language)} is not one of the problem's: ${latest.languages.join(", ") || "(none)"}`);
   }
-  const tree: TreeEntry[] = [];
-  for (const [i, file] of input.files.entries()) {
-    tree.push({ path: paths[i], ...(await storeBlob(em, store, new Uint8Array(await file.arrayBuffer()))) });
-  }
+  const contents = await Promise.all(input.files.map(async (file) => new Uint8Array(await file.arrayBuffer())));
   return em.transactional(async (tx) => {
+    // The blobs' ledger rows are written in this transaction (one durable commit, not one per file);
+    // storeBlob takes each row before writing the bytes, so the collector cannot delete them meanwhile.
+    const tree: TreeEntry[] = [];
+    for (const [i, data] of contents.entries()) tree.push({ path: paths[i], ...(await storeBlob(tx, store, data)) });
     const record = tx.create(JudgeRecord, {
       domain: target.domain.id, problem: target.problem.id, problemSet: target.set?.id ?? null, config: latest.config_id,
       committer: committer.id, language: input.language, state: "queueing", taskId: randomUUID(), commitId: commitIdOf(tree),

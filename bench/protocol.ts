@@ -1,0 +1,73 @@
+import { Queue, Worker } from "bullmq";
+import { benchApp, fmt, report } from "./harness";
+import { createUser } from "../tests/helpers/factories";
+import { scriptedJudger, submit } from "../tests/helpers/records";
+import { queueConnection } from "../src/jobs/catalogue";
+import type { RecordJudgePayload } from "../src/jobs/catalogue";
+
+/**
+ * The judge protocol's overhead per record with a no-op judger: queue delivery → claim → CASES case
+ * reports → final report, all over HTTP against the real app, against the floor of BullMQ delivering
+ * and completing a no-op job, both with the same worker concurrency and the jobs queued up front.
+ *   bun bench/protocol.ts               (RECORDS=300 CASES=10 CONCURRENCY=8)
+ */
+const RECORDS = Number(process.env.RECORDS ?? 300);
+const CASES = Number(process.env.CASES ?? 10);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
+
+const { t, cast, problem } = await benchApp({ CASES: String(CASES) });
+try {
+  // Floor: a bare queue, no-op jobs.
+  const connection = queueConnection(t.config);
+  const floorQueue = new Queue("floor", { connection, prefix: t.config.queuePrefix });
+  await floorQueue.addBulk(Array.from({ length: RECORDS }, (_, i) => ({ name: "noop", data: { i } })));
+  let floorDone = 0;
+  let floorResolve!: () => void;
+  const floorFinished = new Promise<void>((resolve) => (floorResolve = resolve));
+  const floorStart = performance.now();
+  const floorWorker = new Worker("floor", async () => {
+    if (++floorDone === RECORDS) floorResolve();
+  }, { connection, prefix: t.config.queuePrefix, concurrency: CONCURRENCY });
+  await floorFinished;
+  const floorMs = performance.now() - floorStart;
+  await floorWorker.close();
+  await floorQueue.close();
+
+  // The protocol: records queued first (submissions are not timed here), then a no-op judger drains them.
+  const judger = await createUser(t, { role: "judger" });
+  const path = `/domains/${cast.domain.id}/problems/${problem}`;
+  for (let i = 0; i < RECORDS; i += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, RECORDS - i) }, () => submit(t, cast.member.token, path)));
+  }
+  let done = 0;
+  let refused = 0;
+  let resolveAll!: () => void;
+  const allDone = new Promise<void>((resolve) => (resolveAll = resolve));
+  const call = async (method: "post" | "put", url: string, body: object) => {
+    const response = await t.api[method](url, body, { token: judger.token });
+    if (response.body.errorCode !== "Success") refused++;
+  };
+  const started = performance.now();
+  const worker = await scriptedJudger(t, async (job: RecordJudgePayload) => {
+    const base = `/domains/${job.domainId}/records/${job.recordId}`;
+    await call("post", `${base}/judge/claim`, { taskId: job.taskId });
+    for (let i = 0; i < CASES; i++) await call("put", `${base}/cases/${i}/judge`, { state: "accepted", score: 10, timeMs: 1, memoryKb: 1024 });
+    await call("put", `${base}/judge`, { state: "accepted" });
+    if (++done === RECORDS) resolveAll();
+  }, CONCURRENCY);
+  await allDone;
+  const protocolMs = performance.now() - started;
+  await worker.close();
+  const [{ n: accepted }] = await t.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from records where state = 'accepted'");
+  const floorPer = floorMs / RECORDS;
+  const protocolPer = protocolMs / RECORDS;
+  report(`Judge protocol: ${RECORDS} records × ${CASES} cases, ${CONCURRENCY} judging at once`, [
+    ["floor: BullMQ add→complete, no-op job", `${fmt(floorPer)} ms/record (${fmt(RECORDS / floorMs * 1000)} /s)`],
+    ["protocol: claim + cases + final over HTTP", `${fmt(protocolPer)} ms/record (${fmt(RECORDS / protocolMs * 1000)} /s)`],
+    ["protocol cost vs floor", `${fmt(protocolPer / floorPer)}x (${fmt(protocolPer / (CASES + 2))} ms per judge call)`],
+    ["check: accepted / refused calls", `${accepted} / ${refused}`],
+  ]);
+  if (accepted !== RECORDS || refused > 0) process.exitCode = 1;
+} finally {
+  await t.close();
+}
