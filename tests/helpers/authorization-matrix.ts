@@ -20,6 +20,8 @@ export interface Operation {
   /** May create what the call acts on (a fresh member, role, problem…), so each cell stands alone. */
   path: (c: Cast) => string | Promise<string>;
   body?: () => Promise<unknown> | unknown;
+  /** A multipart body instead of JSON (submissions). */
+  multipart?: () => FormData;
   /** In the order of the matrix's callers. */
   expect: Outcome[];
   /** The operation makes the outsider a member: use a fresh outsider so other rows are unaffected. */
@@ -35,7 +37,7 @@ export function authorizationMatrix(getApp: () => TestApp, getCast: () => Cast, 
       const cast = getCast();
       const body = op.body ? await op.body() : undefined;
       const token = caller === "anonymous" ? undefined : caller === "outsider" && op.freshOutsider ? (await createUser(t)).token : cast[caller].token;
-      const response = await t.api.call(op.method, await op.path(cast), body, { token });
+      const response = await t.api.call(op.method, await op.path(cast), body, { token, multipart: op.multipart?.() });
       if (expected === 401 || expected === 403) {
         expect(response.status).toBe(expected);
         expect(typeof response.body.detail).toBe("string");
