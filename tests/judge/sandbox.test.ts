@@ -1,0 +1,126 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { chmod, chown, readdir, symlink, writeFile } from "node:fs/promises";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureRunner, freshWorkDir, readOutput, runSandboxed, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
+import { classifyRun, outputMatches } from "../../src/judge/verdict";
+
+// Real programs in the real sandbox (bubblewrap, installed by .ci/run): nothing here is simulated.
+const UID = SLOT_UID_BASE + 7;
+const LIMITS: Limits = { cpuMs: 1000, wallMs: 3000, memoryKb: 64 * 1024, fileBytes: 1 << 20, processes: 32 };
+const root = mkdtempSync(join(tmpdir(), "joj-sandbox-"));
+let runner: string;
+beforeAll(async () => {
+  // mkdtemp makes it private; the slot uid must be able to pass through to its own work directory.
+  await chmod(root, 0o711);
+  runner = await ensureRunner(join(root, "bin"));
+});
+
+/** Compiles C source on the host (the sandboxed compile is the judge's business) and runs it sandboxed. */
+async function runC(name: string, source: string, options: { stdin?: string; limits?: Partial<Limits> } = {}) {
+  const dir = await freshWorkDir(join(root, "work"), name, UID);
+  await writeFile(join(dir, "main.c"), source);
+  const gcc = Bun.spawn(["gcc", "-O1", "-o", join(dir, "a.out"), join(dir, "main.c")], { stderr: "pipe" });
+  expect(await gcc.exited).toBe(0);
+  if (options.stdin !== undefined) await writeFile(join(dir, "input"), options.stdin);
+  for (const file of await readdir(dir)) await chown(join(dir, file), UID, UID);
+  const limits = { ...LIMITS, ...options.limits };
+  const run = await runSandboxed({ runner, workDir: dir, argv: ["./a.out"], stdin: options.stdin === undefined ? null : "input", stdout: "stdout", stderr: "stderr", limits, uid: UID });
+  const out = await readOutput(dir, "stdout", 1 << 16);
+  const text = out ? new TextDecoder().decode(out.data) : "";
+  return { run, text, dir, verdict: classifyRun(run, limits, false) };
+}
+
+describe("the sandbox runs programs and measures them", () => {
+  test("a correct program: exit 0, its output, kernel-measured time and memory", async () => {
+    const { run, text, verdict } = await runC("ok", `#include <stdio.h>
+int main(){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}`, { stdin: "2 3\n" });
+    expect(verdict).toBe("ran");
+    expect(text).toBe("5\n");
+    expect(run.memoryKb).toBeGreaterThan(0);
+    expect(outputMatches(new TextEncoder().encode(text), new TextEncoder().encode("5"), false)).toBe(true);
+    expect(outputMatches(new TextEncoder().encode(" 5 \n\n"), new TextEncoder().encode("5"), true)).toBe(true);
+    expect(outputMatches(new TextEncoder().encode("6\n"), new TextEncoder().encode("5\n"), true)).toBe(false);
+  });
+
+  test("an infinite loop: time limit exceeded (CPU)", async () => {
+    const { run, verdict } = await runC("loop", "int main(){volatile unsigned long i=0;for(;;)i++;}");
+    expect(verdict).toBe("time_limit_exceeded");
+    expect(run.cpuMs).toBeGreaterThanOrEqual(LIMITS.cpuMs);
+  });
+
+  test("sleeping forever: time limit exceeded (wall clock)", async () => {
+    const { run, verdict } = await runC("sleep", "#include <unistd.h>\nint main(){sleep(100);return 0;}", { limits: { wallMs: 500 } });
+    expect(verdict).toBe("time_limit_exceeded");
+    expect(run.wallExceeded).toBe(true);
+  });
+
+  test("a memory hog: memory limit exceeded, by its measured peak", async () => {
+    const { run, verdict } = await runC("hog", `#include <stdlib.h>
+#include <string.h>
+int main(){for(int i=0;i<40;i++){char*p=malloc(4<<20);if(!p)return 3;memset(p,1,4<<20);}return 0;}`);
+    expect(["memory_limit_exceeded", "runtime_error"]).toContain(verdict);
+    expect(run.memoryKb > LIMITS.memoryKb || run.exitCode === 3).toBe(true);
+  });
+
+  test("printing gigabytes: output limit exceeded, the file capped by the kernel", async () => {
+    const { run, dir } = await runC("flood", "#include <stdio.h>\nint main(){for(;;)fputs(\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\",stdout);}", { limits: { fileBytes: 100_000 } });
+    expect(classifyRun(run, { ...LIMITS, fileBytes: 100_000 }, false)).toBe("output_limit_exceeded");
+    const out = await readOutput(dir, "stdout", 1 << 20);
+    expect(out!.data.byteLength).toBeLessThanOrEqual(100_000);
+  });
+
+  test("a segfault and a non-zero exit: runtime errors with their return codes", async () => {
+    const segv = await runC("segv", "int main(){volatile int*p=0;*p=1;return 0;}");
+    expect(segv.verdict).toBe("runtime_error");
+    expect(segv.run.signal).toBe(11);
+    const exit = await runC("exit", "int main(){return 7;}");
+    expect(exit.verdict).toBe("runtime_error");
+    expect(exit.run.exitCode).toBe(7);
+  });
+});
+
+describe("hostile programs are contained", () => {
+  test("a fork bomb hits the process limit and dies with everything it started", async () => {
+    const { run } = await runC("forkbomb", "#include <unistd.h>\nint main(){for(;;)fork();}", { limits: { wallMs: 1500 } });
+    expect(run.lost).toBe(false);
+    // The PID namespace goes with the run: its processes are gone moments after (bounded wait).
+    let leftovers = "x";
+    for (let i = 0; i < 100 && leftovers !== ""; i++) {
+      leftovers = Bun.spawnSync(["pgrep", "-u", String(UID)]).stdout.toString().trim();
+      if (leftovers !== "") await Bun.sleep(20);
+    }
+    expect(leftovers).toBe("");
+  });
+
+  test("no network: a socket cannot reach anything", async () => {
+    const { text } = await runC("net", `#include <stdio.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+int main(){int s=socket(AF_INET,SOCK_STREAM,0);struct sockaddr_in a={0};a.sin_family=AF_INET;a.sin_port=htons(5432);a.sin_addr.s_addr=inet_addr("127.0.0.1");
+printf("%s\\n",connect(s,(struct sockaddr*)&a,sizeof a)==0?"connected":"refused");return 0;}`);
+    expect(text).toBe("refused\n");
+  });
+
+  test("secrets and other runs are out of sight; nothing outside the work directory is writable", async () => {
+    await writeFile(join(root, "other-run-secret"), "expected output of someone else");
+    const { text } = await runC("snoop", `#include <stdio.h>
+int probe(const char*p,const char*m){FILE*f=fopen(p,m);if(f){fclose(f);return 1;}return 0;}
+int main(){printf("%d%d%d%d%d\\n",probe("/etc/shadow","r"),probe("/etc/passwd","r"),probe("${root}/other-run-secret","r"),probe("/usr/evil","w"),probe("/tmp/x","w"));return 0;}`);
+    // shadow, passwd, the other run's file, /usr: unreachable; only the private /tmp is writable.
+    expect(text).toBe("00001\n");
+    expect(existsSync("/usr/evil")).toBe(false);
+  });
+
+  test("an output file planted as a symlink or a FIFO is never followed by the judge", async () => {
+    const { dir } = await runC("plant", `#include <unistd.h>
+#include <sys/stat.h>
+int main(){symlink("/etc/shadow","answer");mkfifo("pipe",0600);return 0;}`);
+    expect(await readOutput(dir, "answer", 1024)).toBeNull();
+    expect(await readOutput(dir, "pipe", 1024)).toBeNull();
+    await symlink("/etc/hostname", join(dir, "host-made"));
+    expect(await readOutput(dir, "host-made", 1024)).toBeNull();
+  });
+});
