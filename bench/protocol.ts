@@ -3,12 +3,13 @@ import { benchApp, fmt, report } from "./harness";
 import { createUser } from "../tests/helpers/factories";
 import { scriptedJudger, submit } from "../tests/helpers/records";
 import { queueConnection } from "../src/jobs/catalogue";
+import { enqueueJudging } from "../src/modules/records/judge-queue";
 import type { RecordJudgePayload } from "../src/jobs/catalogue";
 
 /**
- * The judge protocol's overhead per record with a no-op judger: queue delivery → claim → CASES case
- * reports → final report, all over HTTP against the real app, against the floor of BullMQ delivering
- * and completing a no-op job, both with the same worker concurrency and the jobs queued up front.
+ * The judge protocol's overhead per record with a no-op judger: enqueue → claim → CASES case reports →
+ * final report, all over HTTP against the real app, against the floor of BullMQ adding and completing
+ * a no-op job; both clocks run from the first add to the last completion, with the same concurrency.
  *   bun bench/protocol.ts               (RECORDS=300 CASES=10 CONCURRENCY=8)
  */
 const RECORDS = Number(process.env.RECORDS ?? 300);
@@ -20,25 +21,29 @@ try {
   // Floor: a bare queue, no-op jobs.
   const connection = queueConnection(t.config);
   const floorQueue = new Queue("floor", { connection, prefix: t.config.queuePrefix });
-  await floorQueue.addBulk(Array.from({ length: RECORDS }, (_, i) => ({ name: "noop", data: { i } })));
   let floorDone = 0;
   let floorResolve!: () => void;
   const floorFinished = new Promise<void>((resolve) => (floorResolve = resolve));
-  const floorStart = performance.now();
   const floorWorker = new Worker("floor", async () => {
     if (++floorDone === RECORDS) floorResolve();
   }, { connection, prefix: t.config.queuePrefix, concurrency: CONCURRENCY });
+  await floorWorker.waitUntilReady();
+  const floorStart = performance.now();
+  await Promise.all(Array.from({ length: RECORDS }, (_, i) => floorQueue.add("noop", { i })));
   await floorFinished;
   const floorMs = performance.now() - floorStart;
   await floorWorker.close();
   await floorQueue.close();
 
-  // The protocol: records queued first (submissions are not timed here), then a no-op judger drains them.
+  // The protocol: records submitted first (timed by bench:submissions, not here) and their jobs
+  // dropped; the clock starts when the jobs are enqueued, as the floor's does.
   const judger = await createUser(t, { role: "judger" });
   const path = `/domains/${cast.domain.id}/problems/${problem}`;
   for (let i = 0; i < RECORDS; i += 50) {
     await Promise.all(Array.from({ length: Math.min(50, RECORDS - i) }, () => submit(t, cast.member.token, path)));
   }
+  await t.jobs.queues.judge.obliterate({ force: true });
+  const tasks = await t.orm.em.fork().execute<{ id: string; task_id: string }[]>("select id, task_id from records");
   let done = 0;
   let refused = 0;
   let resolveAll!: () => void;
@@ -47,7 +52,6 @@ try {
     const response = await t.api[method](url, body, { token: judger.token });
     if (response.body.errorCode !== "Success") refused++;
   };
-  const started = performance.now();
   const worker = await scriptedJudger(t, async (job: RecordJudgePayload) => {
     const base = `/domains/${job.domainId}/records/${job.recordId}`;
     await call("post", `${base}/judge/claim`, { taskId: job.taskId });
@@ -55,6 +59,8 @@ try {
     await call("put", `${base}/judge`, { state: "accepted" });
     if (++done === RECORDS) resolveAll();
   }, CONCURRENCY);
+  const started = performance.now();
+  await Promise.all(tasks.map((task) => enqueueJudging(t.jobs, t.logger, { recordId: task.id, domainId: cast.domain.id, taskId: task.task_id })));
   await allDone;
   const protocolMs = performance.now() - started;
   await worker.close();
@@ -63,7 +69,7 @@ try {
   const protocolPer = protocolMs / RECORDS;
   report(`Judge protocol: ${RECORDS} records × ${CASES} cases, ${CONCURRENCY} judging at once`, [
     ["floor: BullMQ add→complete, no-op job", `${fmt(floorPer)} ms/record (${fmt(RECORDS / floorMs * 1000)} /s)`],
-    ["protocol: claim + cases + final over HTTP", `${fmt(protocolPer)} ms/record (${fmt(RECORDS / protocolMs * 1000)} /s)`],
+    ["protocol: enqueue → claim + cases + final, HTTP", `${fmt(protocolPer)} ms/record (${fmt(RECORDS / protocolMs * 1000)} /s)`],
     ["protocol cost vs floor", `${fmt(protocolPer / floorPer)}x (${fmt(protocolPer / (CASES + 2))} ms per judge call)`],
     ["check: accepted / refused calls", `${accepted} / ${refused}`],
   ]);

@@ -8,6 +8,12 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
+/** A PostgreSQL `uuid[]` literal for `= any(?::uuid[])` (the ids must be UUIDs, as from our rows). */
+export function uuidArray(ids: string[]): string {
+  if (!ids.every(isUuid)) throw new Error("uuidArray: not a list of UUIDs");
+  return `{${ids.join(",")}}`;
+}
+
 /**
  * Horse's url-or-id addressing: a path segment that parses as a UUID is an id, anything else a url
  * slug. Slugs can never be UUIDs (URL_SLUG_PATTERN), so the two never collide.

@@ -26,6 +26,12 @@ export const Uuid = t.String({ format: "uuid", description: "a UUID" });
 /** Path ids that also accept the literal `me` (users, admin). */
 export const UserIdOrMe = t.Union([t.Literal("me"), Uuid], { description: "`me` or a user UUID" });
 
+/** The OpenAPI answer of a download route: raw bytes in one of these media types. */
+export function binaryResponse(description: string, ...mediaTypes: string[]) {
+  const schema = { type: "string" as const, format: "binary" };
+  return { 200: { description, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema }])) } };
+}
+
 export const DateTime = t.String({ format: "date-time", description: "ISO 8601 with an offset" });
 
 export const PaginationQuery = {

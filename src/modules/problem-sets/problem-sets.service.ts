@@ -14,7 +14,8 @@ import { parseWindow, windowState } from "./problem-set-window";
 import type { ProblemSetCreateInput, ProblemSetEditInput, ProblemSetView } from "./problem-sets.schemas";
 
 /** Managers (`problemSet.viewHidden`) see hidden sets and sets outside their time window. */
-const manages = (access: DomainAccess) => holds(access, "problemSet.viewHidden");
+export const managesProblemSets = (access: DomainAccess) => holds(access, "problemSet.viewHidden");
+const manages = managesProblemSets;
 
 /** A set of the path's domain; a hidden set does not exist for those who may not see hidden sets, on every route. */
 export async function findProblemSet(em: EntityManager, access: DomainAccess, ref: string): Promise<ProblemSet> {
@@ -85,6 +86,18 @@ export async function findProblemInSet(em: EntityManager, access: DomainAccess, 
     throw new BizError("ProblemNotFoundError", `the problem set opens at ${isoTime(set.unlockAt!)}`);
   }
   return problem;
+}
+
+/**
+ * Whether a submission through the set is accepted now, and whether it is late: refused from
+ * `lockAt` on, late from `dueAt` on. (Before `unlockAt`, findProblemInSet already refused.) Managers
+ * may always submit, to test the set.
+ */
+export function submissionWindow(access: DomainAccess, set: ProblemSet): { late: boolean } {
+  if (manages(access)) return { late: false };
+  const state = windowState(set);
+  if (state === "locked") throw new BizError("Error", `the problem set is locked since ${isoTime(set.lockAt!)}: no more submissions`);
+  return { late: state === "late" };
 }
 
 /** Horse's list insert: null appends; an index inserts before it; negative counts from the end. */

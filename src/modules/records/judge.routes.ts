@@ -3,32 +3,13 @@ import type { AppDeps } from "../../app";
 import { BizError } from "../../errors";
 import { authPlugin } from "../../http/auth.plugin";
 import { ok } from "../../http/respond";
-import { EmptyResp } from "../../http/schemas";
-import type { DomainAccess } from "../../auth/access";
+import { binaryResponse, EmptyResp } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
-import { ProblemConfig } from "../problem-configs/problem-config.entity";
-import { treeOf } from "../problem-configs/versions.service";
-import type { EntityManager } from "@mikro-orm/postgresql";
 import * as judge from "./judge.service";
 import { judgerCredentials } from "./judger-credentials";
-import { filesOf, findRecord } from "./records.service";
-import { isWorking } from "./record-states";
-import type { JudgeRecord } from "./record.entity";
 import {
   ArchiveQuery, BlobParams, CaseParams, JudgerClaim, JudgerCredentialsResp, RecordCaseSubmit, RecordParams, RecordSubmit,
 } from "./records.schemas";
-
-const BINARY = { schema: { type: "string" as const, format: "binary" } };
-
-/** The judger working on a record now (its lease holder) may fetch what it needs to judge it. */
-async function recordOfHolder(em: EntityManager, access: DomainAccess, id: string): Promise<JudgeRecord> {
-  const record = await findRecord(em, access.domain, id);
-  if (record.judger?.id !== access.user.id || !isWorking(record.state)) {
-    throw new BizError("Error", "only the judger holding this record's lease may fetch its files");
-  }
-  if (!record.config) throw new BizError("ProblemConfigNotFoundError", "the record's config version no longer exists");
-  return record;
-}
 
 /** Horse's three judge routes, fenced (claim, lease, forward-only states), plus the judger's downloads. */
 export function judgeRoutes(deps: AppDeps) {
@@ -66,9 +47,8 @@ export function judgeRoutes(deps: AppDeps) {
       detail: { operationId: "v1_submit_case_by_judger", summary: "The lease holder reports one case; totals follow from all cases" },
     })
     .get("/judge/config", async ({ em, access, params, query }) => {
-      const record = await recordOfHolder(em, access, params.record);
-      const version = await em.findOneOrFail(ProblemConfig, { id: record.config!.id });
-      return archiveDownload(await treeOf(em, version), store, `record-${record.id}-config`, query.archiveFormat ?? "zip");
+      const { record, configFiles } = await judge.filesForHolder(em, access, params.record);
+      return archiveDownload(configFiles, store, `record-${record.id}-config`, query.archiveFormat ?? "zip");
     }, {
       domainPermission: "record.judge",
       params: RecordParams,
@@ -76,14 +56,14 @@ export function judgeRoutes(deps: AppDeps) {
       detail: {
         operationId: "v1_download_record_config_by_judger",
         summary: "The record's pinned config version as an archive, for the lease holder (extension)",
-        responses: { 200: { description: "zip or tar.gz", content: { "application/zip": BINARY, "application/gzip": BINARY } } },
+        responses: binaryResponse("zip or tar.gz", "application/zip", "application/gzip"),
       },
     })
     .get("/judge/files/:digest", async ({ em, access, params }) => {
-      const record = await recordOfHolder(em, access, params.record);
-      const version = await em.findOneOrFail(ProblemConfig, { id: record.config!.id });
-      const known = [...(await treeOf(em, version)), ...(await filesOf(em, record))].some((f) => f.digest === params.digest);
-      if (!known) throw new BizError("FileDownloadError", "no file of this record's config or submission has this digest");
+      const { configFiles, codeFiles } = await judge.filesForHolder(em, access, params.record);
+      if (![...configFiles, ...codeFiles].some((f) => f.digest === params.digest)) {
+        throw new BizError("FileDownloadError", "no file of this record's config or submission has this digest");
+      }
       return new Response(await store.get(params.digest), {
         headers: { "content-type": "application/octet-stream", "cache-control": "private, max-age=31536000, immutable" },
       });
@@ -93,7 +73,7 @@ export function judgeRoutes(deps: AppDeps) {
       detail: {
         operationId: "v1_download_record_file_by_judger",
         summary: "One config or submitted file by its SHA-256, for the lease holder; cache it by digest (extension)",
-        responses: { 200: { description: "the file's bytes", content: { "application/octet-stream": BINARY } } },
+        responses: binaryResponse("the file's bytes", "application/octet-stream"),
       },
     });
 }

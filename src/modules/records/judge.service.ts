@@ -10,6 +10,9 @@ import type { Domain } from "../domains/domain.entity";
 import { JudgeRecord } from "./record.entity";
 import { aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, type RecordState } from "./record-states";
 import { caseLayout } from "./case-layout";
+import { filesOf, findRecord, isWorkingJudger } from "./records.service";
+import { ProblemConfig } from "../problem-configs/problem-config.entity";
+import { treeOf } from "../problem-configs/versions.service";
 import type { RecordCaseSubmitInput, RecordSubmitInput } from "./records.schemas";
 
 const refused = (message: string) => new BizError("Error", message);
@@ -51,6 +54,18 @@ async function loadForJudging(em: EntityManager, domain: Domain, id: string, loc
     : await em.findOne(JudgeRecord, { id, domain }, { populate: ["config", "problem"], refresh: true });
   if (!record) throw new BizError("RecordNotFoundError", "record not found");
   return record;
+}
+
+/**
+ * What the judger holding a record may fetch while it judges: the pinned config version's files and
+ * the submitted files (each with its digest).
+ */
+export async function filesForHolder(em: EntityManager, access: DomainAccess, recordId: string) {
+  const record = await findRecord(em, access.domain, recordId);
+  if (!isWorkingJudger(access, record)) throw refused("only the judger holding this record's lease may fetch its files");
+  const version = record.config ? await em.findOne(ProblemConfig, { id: record.config.id }) : null;
+  if (!version) throw new BizError("ProblemConfigNotFoundError", "the record's config version no longer exists");
+  return { record, configFiles: await treeOf(em, version), codeFiles: await filesOf(em, record) };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../app";
-import { permissionDenied } from "../../errors";
 import { authPlugin } from "../../http/auth.plugin";
 import { ok, okPage } from "../../http/respond";
+import { binaryResponse } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
 import { SetParams } from "../problem-sets/problem-sets.schemas";
 import { findProblemSet } from "../problem-sets/problem-sets.service";
@@ -12,8 +12,6 @@ import { scoreboard } from "./scoreboard.service";
 import { ScoreboardResp } from "./scoreboard.schemas";
 import { DomainParams } from "../domains/domains.schemas";
 import { ArchiveQuery, RecordDetailResp, RecordListDetailListResp, RecordListQuery, RecordParams } from "./records.schemas";
-
-const BINARY = { schema: { type: "string" as const, format: "binary" } };
 
 /** Reading records: one's own always, others' with `record.view`, code with ownership or `record.code`. */
 export function recordsRoutes(deps: AppDeps) {
@@ -37,8 +35,7 @@ export function recordsRoutes(deps: AppDeps) {
       detail: { operationId: "v1_get_record", summary: "One record with its cases (hidden cases' output needs record.detail)" },
     })
     .get("/records/:record/code", async ({ em, access, params, query }) => {
-      const record = await records.findRecord(em, access.domain, params.record);
-      if (!records.mayReadCode(access, record)) throw permissionDenied("record", "code");
+      const record = await records.findCodeReadableRecord(em, access, params.record);
       return archiveDownload(await records.filesOf(em, record), store, `record-${record.id}-code`, query.archiveFormat ?? "zip");
     }, {
       domainVisible: true,
@@ -47,7 +44,7 @@ export function recordsRoutes(deps: AppDeps) {
       detail: {
         operationId: "v1_download_record_code",
         summary: "The submitted files as an archive: for their author, record.code holders and the judging judger (extension)",
-        responses: { 200: { description: "zip or tar.gz", content: { "application/zip": BINARY, "application/gzip": BINARY } } },
+        responses: binaryResponse("zip or tar.gz", "application/zip", "application/gzip"),
       },
     })
     .get("/problem_sets/:problemSet/scoreboard", async ({ em, access, params }) =>

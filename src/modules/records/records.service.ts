@@ -1,13 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, permissionDenied } from "../../errors";
 import { pageWindow, parseOrdering, type ListPage } from "../../db/listing";
+import { uuidArray } from "../../db/addressing";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Domain } from "../domains/domain.entity";
 import type { User } from "../users/user.entity";
 import { JudgeRecord, RecordFile } from "./record.entity";
-import { isFinal, type RecordState, type StoredCase } from "./record-states";
+import { isWorking, type RecordState, type StoredCase } from "./record-states";
 import { caseLayout, PUBLIC_CASE_CATEGORIES } from "./case-layout";
 import type { RecordDetailView, RecordListDetailView, RecordListQueryInput, RecordView } from "./records.schemas";
 
@@ -29,10 +30,18 @@ export async function findReadableRecord(em: EntityManager, access: DomainAccess
   return record;
 }
 
+/** The caller holds the record now: it claimed it and is judging it. */
+export const isWorkingJudger = (access: DomainAccess, record: JudgeRecord) => record.judger?.id === access.user.id && isWorking(record.state);
+
 /** The submitted files: for their author, `record.code` holders, and the judger working on the record. */
 export function mayReadCode(access: DomainAccess, record: JudgeRecord): boolean {
-  if (isCommitter(access, record) || holds(access, "record.code")) return true;
-  return record.judger?.id === access.user.id && !isFinal(record.state);
+  return isCommitter(access, record) || holds(access, "record.code") || isWorkingJudger(access, record);
+}
+
+export async function findCodeReadableRecord(em: EntityManager, access: DomainAccess, id: string): Promise<JudgeRecord> {
+  const record = await findRecord(em, access.domain, id);
+  if (!mayReadCode(access, record)) throw permissionDenied("record", "code");
+  return record;
 }
 
 /** The domain's records, newest first; without `record.view` only the caller's own. */
@@ -108,7 +117,7 @@ export async function latestRecords(em: EntityManager, userId: string, problemId
     `select distinct on (problem_id) problem_id, id, state, created_at from records
       where committer_id = ? and problem_id = any(?::uuid[]) and ${setId ? "problem_set_id = ?" : "problem_set_id is null"}
       order by problem_id, created_at desc, id desc`,
-    setId ? [userId, `{${problemIds.join(",")}}`, setId] : [userId, `{${problemIds.join(",")}}`],
+    setId ? [userId, uuidArray(problemIds), setId] : [userId, uuidArray(problemIds)],
   );
   return new Map(rows.map((r) => [r.problem_id, { id: r.id, state: r.state, createdAt: isoTime(new Date(r.created_at)) }]));
 }

@@ -1,9 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../errors";
-import { holds, type DomainAccess } from "../../auth/access";
+import type { DomainAccess } from "../../auth/access";
+import { uuidArray } from "../../db/addressing";
 import { isoTime } from "../../http/schemas";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
-import { visibleProblems } from "../problem-sets/problem-sets.service";
+import { managesProblemSets, visibleProblems } from "../problem-sets/problem-sets.service";
 import type { ScoreboardView } from "./scoreboard.schemas";
 
 interface JudgedRow {
@@ -26,7 +27,7 @@ type Cell = ScoreboardView["rows"][number]["cells"][number];
  * the set says so.
  */
 export async function scoreboard(em: EntityManager, access: DomainAccess, set: ProblemSet): Promise<ScoreboardView> {
-  if (set.scoreboardHidden && !holds(access, "problemSet.viewHidden")) {
+  if (set.scoreboardHidden && !managesProblemSets(access)) {
     throw new BizError("ScoreboardHiddenBadRequestError", "the scoreboard of this problem set is hidden");
   }
   const problems = await visibleProblems(em, access, set);
@@ -35,7 +36,7 @@ export async function scoreboard(em: EntityManager, access: DomainAccess, set: P
        from records r join users u on u.id = r.committer_id
       where r.problem_set_id = ? and r.problem_id = any(?::uuid[]) and r.state in ('accepted', 'rejected')
       order by r.created_at, r.id`,
-    [set.id, `{${problems.map((p) => p.id).join(",")}}`],
+    [set.id, uuidArray(problems.map((p) => p.id))],
   );
   const byUser = new Map<string, { username: string; cells: Map<string, Cell & { at: Date }> }>();
   for (const row of rows) {

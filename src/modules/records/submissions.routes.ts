@@ -1,16 +1,13 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../app";
-import { BizError } from "../../errors";
 import { authPlugin } from "../../http/auth.plugin";
 import { ok } from "../../http/respond";
-import { holds, type DomainAccess } from "../../auth/access";
-import { isoTime } from "../../http/schemas";
+import type { DomainAccess } from "../../auth/access";
 import type { User } from "../users/user.entity";
 import { ProblemParams } from "../problems/problems.schemas";
 import { findProblem } from "../problems/problems.service";
 import { SetProblemParams } from "../problem-sets/problem-sets.schemas";
-import { findProblemInSet, findProblemSet } from "../problem-sets/problem-sets.service";
-import { windowState } from "../problem-sets/problem-set-window";
+import { findProblemInSet, findProblemSet, submissionWindow } from "../problem-sets/problem-sets.service";
 import { submitSolution, type SubmitTarget } from "./submissions.service";
 import { enqueueJudging } from "./judge-queue";
 import { toRecordView } from "./records.service";
@@ -44,10 +41,8 @@ export function submissionsRoutes(deps: AppDeps) {
     .post("/problem_sets/:problemSet/problems/:problem/submit", async ({ em, log, access, params, body }) => {
       const set = await findProblemSet(em, access, params.problemSet);
       const problem = await findProblemInSet(em, access, set, params.problem);
-      // Managers may always submit (to test a set); everyone else within the window.
-      const state = holds(access, "problemSet.viewHidden") ? "open" : windowState(set);
-      if (state === "locked") throw new BizError("Error", `the problem set is locked since ${isoTime(set.lockAt!)}: no more submissions`);
-      return submit(em, log, access, { domain: access.domain, problem, set, late: state === "late" }, body);
+      const { late } = submissionWindow(access, set);
+      return submit(em, log, access, { domain: access.domain, problem, set, late }, body);
     }, {
       domainPermission: "problem.submit",
       params: SetProblemParams,
