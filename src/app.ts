@@ -25,6 +25,7 @@ import { problemSetsRoutes } from "./modules/problem-sets/problem-sets.routes";
 import { submissionsRoutes } from "./modules/records/submissions.routes";
 import { recordsRoutes } from "./modules/records/records.routes";
 import { judgeRoutes } from "./modules/records/judge.routes";
+import { judgeTasksRoutes } from "./modules/records/judge-tasks.routes";
 
 export interface AppDeps {
   config: Config;
@@ -64,7 +65,8 @@ export function createApp(deps: AppDeps) {
         .use(problemSetsRoutes(deps))
         .use(submissionsRoutes(deps))
         .use(recordsRoutes(deps))
-        .use(judgeRoutes(deps)),
+        .use(judgeRoutes(deps))
+        .use(judgeTasksRoutes(deps)),
     );
 }
 

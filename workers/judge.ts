@@ -1,10 +1,62 @@
 /**
- * `bun run worker:judge`. The sandboxed judge that takes `record.judge` jobs is built in issue 6.
- * Until then this entrypoint refuses to start rather than take jobs it cannot judge: records wait in
- * the queue (safe in PostgreSQL) and any judger speaking the judge protocol over HTTP can judge them.
+ * `bun run worker:judge [--server URL] [--mode queue|http]`: the sandboxed judge. Queue mode (default)
+ * takes `record.judge` jobs from Redis; HTTP mode long-polls the API and needs nothing else. Both
+ * speak the judge protocol over HTTP with a judger access key, like any judger (see README).
  */
-console.error(JSON.stringify({
-  level: "error", service: "worker:judge", time: new Date().toISOString(),
-  msg: "the sandboxed judge worker is not part of this build yet; judge records over HTTP with the judge protocol (see README)",
-}));
-process.exit(78);
+import { join } from "node:path";
+import { createLogger } from "../src/logger";
+import { connectRedis, exitOnStartupError, StartupError } from "../src/runtime/connect";
+import { onShutdown } from "../src/runtime/shutdown";
+import { FileCache } from "../src/judge/file-cache";
+import { JudgeApi } from "../src/judge/judge-api";
+import { loadJudgeSettings } from "../src/judge/judge-settings";
+import { startHttpSource, startQueueSource, type TaskSource } from "../src/judge/judge-worker";
+import { ensureRunner, freshWorkDir, runSandboxed } from "../src/judge/sandbox";
+import { SlotPool } from "../src/judge/slots";
+
+const bootLogger = createLogger("info", { service: "worker:judge" });
+try {
+  const settings = loadJudgeSettings();
+  const logger = createLogger(settings.logLevel, { service: "worker:judge", mode: settings.mode });
+  if (process.getuid?.() !== 0) {
+    throw new StartupError("the judge must start as root: it runs every program as an unprivileged slot uid, which only root can switch to (no program ever runs as root)");
+  }
+  if (!Bun.which("bwrap")) throw new StartupError("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`");
+  const runner = await ensureRunner(join(settings.workDir, "bin"));
+  const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency);
+  await selfTest(runner, pool);
+  const api = new JudgeApi(settings);
+  const me = await api.whoami().catch((error) => {
+    throw new StartupError(`cannot use the API at ${settings.serverUrl} with this judger key: ${error instanceof Error ? error.message : error}`);
+  });
+  const deps = { api, cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger };
+  let source: TaskSource;
+  if (settings.mode === "queue") {
+    await (await connectRedis(settings.redisUrl)).quit();
+    const queue = startQueueSource(settings, pool, deps);
+    source = queue;
+    await queue.ready;
+  } else {
+    source = startHttpSource(api, settings.concurrency, pool, deps, logger);
+  }
+  onShutdown(logger, settings.stopGraceMs + 15_000, [
+    { name: "judging", run: () => source.stop(settings.stopGraceMs) },
+    { name: "slots", run: () => pool.close() },
+  ]);
+  logger.info("judge ready", { server: settings.serverUrl, judger: me.username, concurrency: settings.concurrency, slots: pool.slots.map((s) => s.uid) });
+} catch (error) {
+  exitOnStartupError(bootLogger, error);
+}
+
+/** One trivial run in the sandbox: a machine that cannot sandbox must not take (and fail) records. */
+async function selfTest(runner: string, pool: SlotPool): Promise<void> {
+  const slot = await pool.acquire();
+  try {
+    const dir = await freshWorkDir(slot.root, "self-test", slot.uid);
+    const limits = { cpuMs: 1000, wallMs: 5000, memoryKb: 64 * 1024, fileBytes: 1024, processes: 4 };
+    const run = await runSandboxed({ runner, workDir: dir, argv: ["/usr/bin/true"], stdin: null, stdout: "out", stderr: "err", limits, uid: slot.uid });
+    if (run.lost || run.exitCode !== 0) throw new StartupError(`the sandbox does not work on this machine: ${run.diagnostics || `exit ${run.exitCode}`}`);
+  } finally {
+    pool.release(slot);
+  }
+}

@@ -10,6 +10,8 @@ export type SiteRole = (typeof SITE_ROLES)[number];
 export const SITE_PERMISSIONS = {
   user: ["view", "view_hidden", "view_list"],
   domain: ["create", "edit", "delete", "view_hidden"],
+  /** `record.judge` site-wide: take tasks from every domain's queue (`POST /judge/next_task`). */
+  record: ["judge"],
 } as const;
 
 export type SiteScope = keyof typeof SITE_PERMISSIONS;
@@ -139,7 +141,7 @@ const SITE_GRANTS: Record<SiteRole, readonly SitePermission[]> = {
   root: ["user.view", "user.view_hidden", "user.view_list", "domain.create", "domain.edit", "domain.delete", "domain.view_hidden"],
   admin: ["user.view", "user.view_hidden", "user.view_list", "domain.create", "domain.edit", "domain.delete", "domain.view_hidden"],
   user: ["user.view"],
-  judger: [],
+  judger: ["record.judge"],
 };
 
 /** Horse's check order for site permissions: site root first, then the role's fixed grants. */

@@ -96,14 +96,17 @@ export function bwrapArgv(run: SandboxRun): string[] {
 }
 
 /** Runs the program and returns the kernel's account of it. */
-export async function runSandboxed(run: SandboxRun): Promise<RunResult> {
+export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promise<RunResult> {
   // fd 3 of the runner is a pipe to us: the only channel it reports on, closed to the program.
   const child = Bun.spawn(bwrapArgv(run), { stdio: ["ignore", "ignore", "pipe", "pipe"] });
+  // Killing bubblewrap ends its PID namespace, and with it every process the program started.
+  const kill = () => child.kill("SIGKILL");
+  signal?.addEventListener("abort", kill);
   const [report, diagnostics] = await Promise.all([
     Bun.file(child.stdio[3] as unknown as number).text(),
     new Response(child.stderr as ReadableStream<Uint8Array>).text(),
     child.exited,
-  ]);
+  ]).finally(() => signal?.removeEventListener("abort", kill));
   try {
     return { ...(JSON.parse(report) as Omit<RunResult, "lost" | "diagnostics">), lost: false, diagnostics: "" };
   } catch {
@@ -115,7 +118,7 @@ export async function runSandboxed(run: SandboxRun): Promise<RunResult> {
  * Reads a file the program wrote, at most `max` bytes, never through a link and only if it is a
  * regular file: the program controls the work directory and may have planted anything there.
  */
-export async function readOutput(workDir: string, name: string, max: number): Promise<{ data: Uint8Array; truncated: boolean } | null> {
+export async function readOutput(workDir: string, name: string, max: number): Promise<{ data: Uint8Array; truncated: boolean; size: number } | null> {
   let handle;
   try {
     handle = await open(join(workDir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -128,7 +131,7 @@ export async function readOutput(workDir: string, name: string, max: number): Pr
     const size = Math.min(info.size, max);
     const buffer = new Uint8Array(size);
     const { bytesRead } = await handle.read(buffer, 0, size, 0);
-    return { data: buffer.subarray(0, bytesRead), truncated: info.size > max };
+    return { data: buffer.subarray(0, bytesRead), truncated: info.size > max, size: info.size };
   } finally {
     await handle.close();
   }

@@ -1,5 +1,6 @@
 import type { JobClient } from "../../jobs/job-client";
 import type { Logger } from "../../logger";
+import { announceTask } from "./judge-tasks.service";
 
 /** How many finished judge jobs BullMQ keeps for inspection; the record is the lasting history. */
 const KEEP_FINISHED = { count: 10_000 };
@@ -17,6 +18,8 @@ export async function enqueueJudging(
   logger: Logger,
   task: { recordId: string; domainId: string; taskId: string },
 ): Promise<boolean> {
+  // Judgers long-polling this process (HTTP mode) need no Redis to hear of it.
+  announceTask();
   try {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {

@@ -7,13 +7,15 @@ import { binaryResponse, EmptyResp } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
 import * as judge from "./judge.service";
 import { judgerCredentials } from "./judger-credentials";
+import { releaseRecord } from "./judge-tasks.service";
+import { enqueueJudging } from "./judge-queue";
 import {
   ArchiveQuery, BlobParams, CaseParams, JudgerClaim, JudgerCredentialsResp, RecordCaseSubmit, RecordParams, RecordSubmit,
 } from "./records.schemas";
 
 /** Horse's three judge routes, fenced (claim, lease, forward-only states), plus the judger's downloads. */
 export function judgeRoutes(deps: AppDeps) {
-  const { store, config } = deps;
+  const { store, config, jobs, logger } = deps;
   return new Elysia({ name: "judge-routes", prefix: "/domains/:domain/records/:record", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))
     .post("/judge/claim", async ({ em, access, params, body }) => {
@@ -25,6 +27,16 @@ export function judgeRoutes(deps: AppDeps) {
       body: JudgerClaim,
       response: JudgerCredentialsResp,
       detail: { operationId: "v1_claim_record_by_judger", summary: "Claim a waiting record with its current task id; the answer leases it and links its files" },
+    })
+    .post("/judge/release", async ({ em, access, params, body }) => {
+      await enqueueJudging(jobs, logger, await releaseRecord(em, access, params.record, body.taskId));
+      return ok({});
+    }, {
+      domainPermission: "record.judge",
+      params: RecordParams,
+      body: JudgerClaim,
+      response: EmptyResp,
+      detail: { operationId: "v1_release_record_by_judger", summary: "The lease holder gives the record back: it waits again under a new task id (extension)" },
     })
     .put("/judge", async ({ em, access, params, body }) => {
       await judge.reportRecord(em, access, params.record, body, config.judging);

@@ -105,6 +105,17 @@ export const RecordCaseSubmit = t.Object(
 );
 export type RecordCaseSubmitInput = typeof RecordCaseSubmit.static;
 
+/** The next task for a judger over HTTP (extension): long-poll, then claim it with Horse's claim route. */
+export const NextTaskBody = t.Object(
+  { waitSeconds: t.Optional(t.Integer({ minimum: 0, maximum: 30, default: 25, description: "how long to wait for a task (long poll)" })) },
+  { title: "JudgeNextTask" },
+);
+export const JudgeTaskSchema = t.Object(
+  { recordId: Uuid, domainId: Uuid, taskId: Uuid, language: t.String() },
+  { title: "JudgeTask", description: "claim it with POST /domains/{domainId}/records/{recordId}/judge/claim {taskId}" },
+);
+export const JudgeTaskResp = Envelope(JudgeTaskSchema, "JudgeTaskResp");
+
 export const JudgerClaim = t.Object({ taskId: t.String({ minLength: 1, maxLength: 64 }) }, { title: "JudgerClaim" });
 
 const FileLink = t.Object({ path: t.String(), digest: t.String(), size: t.Integer(), url: t.String() }, { title: "JudgerFile" });

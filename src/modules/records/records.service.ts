@@ -90,7 +90,8 @@ export async function toRecordDetail(
   let cases: StoredCase[] = record.cases;
   if (!holds(access, "record.detail")) {
     const layout = await caseLayout(em, store, record.config?.id ?? null, record.language).catch(() => null);
-    cases = cases.map((c, i) => (layout && PUBLIC_CASE_CATEGORIES.has(layout.categories[i] ?? "") ? c : { ...c, stdout: "", stderr: "" }));
+    // A compile error's output is about the submitted code, not the test data: its author always sees it.
+    cases = cases.map((c, i) => (c.state === "compile_error" || (layout && PUBLIC_CASE_CATEGORIES.has(layout.categories[i] ?? "")) ? c : { ...c, stdout: "", stderr: "" }));
   }
   return {
     ...toRecordView(record),

@@ -1,0 +1,137 @@
+import type { JudgeSettings } from "./judge-settings";
+
+/** A task to claim (from the queue or the API's long poll). */
+export interface JudgeTask {
+  recordId: string;
+  domainId: string;
+  taskId: string;
+}
+
+export interface RemoteFile {
+  path: string;
+  digest: string;
+  size: number;
+  url: string;
+}
+
+/** The part of the claim answer (Horse's JudgerCredentials plus our links) the judge uses. */
+export interface Claim {
+  taskId: string;
+  language: string;
+  leaseExpiresAt: string;
+  problemConfigId: string;
+  configFiles: RemoteFile[];
+  codeFiles: RemoteFile[];
+}
+
+export interface CaseReport {
+  state: string;
+  score: number;
+  timeMs: number;
+  memoryKb: number;
+  returnCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The API said no (the task was re-queued, the lease lapsed, another judger has it): not worth a retry. */
+export class Refused extends Error {
+  constructor(readonly errorCode: string, message: string) {
+    super(`${errorCode}: ${message}`);
+    this.name = "Refused";
+  }
+}
+
+const RETRIES = 3;
+const BACKOFF_MS = 500;
+const CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * The judge protocol over HTTP, as any judger speaks it: the access key on every call, the envelope's
+ * `errorCode` decides, and transient failures (network, 5xx) are retried with back-off.
+ */
+export class JudgeApi {
+  private readonly authorization: string;
+
+  constructor(private readonly settings: Pick<JudgeSettings, "serverUrl" | "accessKeyId" | "secretAccessKey">) {
+    this.authorization = `Basic ${Buffer.from(`${settings.accessKeyId}:${settings.secretAccessKey}`).toString("base64")}`;
+  }
+
+  private recordPath(task: JudgeTask) {
+    return `/api/v1/domains/${task.domainId}/records/${task.recordId}`;
+  }
+
+  /** Who the key belongs to: checks at start-up that the API answers and the key works. */
+  async whoami(): Promise<{ username: string; role: string }> {
+    const response = await fetch(`${this.settings.serverUrl}/api/v1/users/me`, { headers: { authorization: this.authorization }, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+    const envelope = (await response.json().catch(() => null)) as { errorCode?: string; data?: { username: string; role: string } } | null;
+    if (response.ok && envelope?.errorCode === "Success" && envelope.data) return envelope.data;
+    throw new Refused(envelope?.errorCode ?? `HTTP ${response.status}`, "the API refused the judger access key");
+  }
+
+  /** The next waiting task, or null after `waitSeconds` without one. */
+  nextTask(waitSeconds: number, signal?: AbortSignal): Promise<(JudgeTask & { language: string }) | null> {
+    return this.call("POST", "/api/v1/judge/next_task", { waitSeconds }, { signal, timeoutMs: (waitSeconds + 15) * 1000 });
+  }
+
+  claim(task: JudgeTask): Promise<Claim> {
+    return this.call("POST", `${this.recordPath(task)}/judge/claim`, { taskId: task.taskId });
+  }
+
+  report(task: JudgeTask, body: { state: string; judgedAt?: string }): Promise<unknown> {
+    return this.call("PUT", `${this.recordPath(task)}/judge`, { ...body, taskId: task.taskId });
+  }
+
+  reportCase(task: JudgeTask, index: number, body: CaseReport): Promise<unknown> {
+    return this.call("PUT", `${this.recordPath(task)}/cases/${index}/judge`, { ...body, taskId: task.taskId });
+  }
+
+  release(task: JudgeTask): Promise<unknown> {
+    return this.call("POST", `${this.recordPath(task)}/judge/release`, { taskId: task.taskId });
+  }
+
+  /**
+   * A file from a claim's links. The links carry the API's public origin; the judge reaches the API at
+   * its own server URL (inside a cluster, say), and the key never goes to any other origin.
+   */
+  async download(file: RemoteFile): Promise<Uint8Array> {
+    const link = new URL(file.url);
+    const url = `${this.settings.serverUrl}${link.pathname}${link.search}`;
+    return this.withRetries(async () => {
+      const response = await fetch(url, { headers: { authorization: this.authorization }, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+      if (response.status >= 500) throw new Transient(`${url}: HTTP ${response.status}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      if (!response.ok || response.headers.get("content-type")?.includes("json")) throw new Refused("FileDownloadError", `${file.path}: HTTP ${response.status}`);
+      return bytes;
+    });
+  }
+
+  private async call<T>(method: string, path: string, body: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+    return this.withRetries(async () => {
+      const timeout = AbortSignal.timeout(options.timeoutMs ?? CALL_TIMEOUT_MS);
+      const response = await fetch(`${this.settings.serverUrl}${path}`, {
+        method,
+        headers: { authorization: this.authorization, "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+      });
+      if (response.status >= 500) throw new Transient(`${method} ${path}: HTTP ${response.status}`);
+      const envelope = (await response.json().catch(() => null)) as { errorCode?: string; errorMsg?: string; data?: T; detail?: unknown } | null;
+      if (response.ok && envelope?.errorCode === "Success") return envelope.data as T;
+      throw new Refused(envelope?.errorCode ?? `HTTP ${response.status}`, envelope?.errorMsg ?? JSON.stringify(envelope?.detail ?? envelope));
+    }, options.signal);
+  }
+
+  private async withRetries<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    for (let i = 0; ; i++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (error instanceof Refused || signal?.aborted || i + 1 >= RETRIES) throw error;
+        await Bun.sleep(BACKOFF_MS * 2 ** i);
+      }
+    }
+  }
+}
+
+class Transient extends Error {}

@@ -1,0 +1,147 @@
+import { readFile } from "node:fs/promises";
+import type { Logger } from "../logger";
+import { Refused, type CaseReport, type Claim, type JudgeApi, type JudgeTask, type RemoteFile } from "./judge-api";
+import type { FileCache } from "./file-cache";
+import { normalisePath, planJudging, type JudgePlan } from "./plan";
+import type { Slot } from "./slots";
+import { compile, JudgeFault, runCase, type StagedFile, type Toolbox } from "./steps";
+
+export interface EngineDeps {
+  api: JudgeApi;
+  cache: FileCache;
+  tools: Toolbox;
+  logger: Logger;
+}
+
+/** What became of a task: judged, not ours (another judger, a re-queue), given back on stop, or lost. */
+export type Outcome = "judged" | "refused" | "released" | "lost";
+
+const caseOf = (state: string, message: string): CaseReport => ({ state, score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr: message });
+
+/**
+ * Judges one task under the protocol's rules: claim it (another judger may have won), keep the lease
+ * alive, compile and run every case in order in the slot's sandbox, report each case, then the final
+ * state. On `stop` the record is given back; a refused report means the record was taken from us.
+ */
+export async function judgeTask(task: JudgeTask, slot: Slot, deps: EngineDeps, stop: AbortSignal): Promise<Outcome> {
+  const logger = deps.logger.child({ recordId: task.recordId, taskId: task.taskId });
+  let claim: Claim;
+  try {
+    claim = await deps.api.claim(task);
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    logger.info("task not claimed", { reason: error.message });
+    return "refused";
+  }
+  const lost = new AbortController();
+  const keeper = keepLease(deps.api, task, claim, lost, logger);
+  const halt = AbortSignal.any([stop, lost.signal]);
+  try {
+    const state = await judgeClaimed(task, claim, slot, deps, halt);
+    logger.info("record judged", { state });
+    return "judged";
+  } catch (error) {
+    if (stop.aborted) {
+      await deps.api.release(task).catch((e) => logger.warn("could not give the record back; its lease will lapse", { error: e }));
+      return "released";
+    }
+    if (lost.signal.aborted || error instanceof Refused) {
+      logger.warn("the record was taken from this judge", { reason: error instanceof Error ? error.message : String(error) });
+      return "lost";
+    }
+    logger.error("judging failed", { error });
+    await failRecord(deps.api, task, error).catch((e) => logger.warn("could not report the failure; the lease will lapse", { error: e }));
+    return "judged";
+  } finally {
+    clearInterval(keeper);
+  }
+}
+
+/** Re-claims (idempotent for the holder) well before the lease ends, so a slow case never loses it. */
+function keepLease(api: JudgeApi, task: JudgeTask, claim: Claim, lost: AbortController, logger: Logger) {
+  const everyMs = Math.max(500, (Date.parse(claim.leaseExpiresAt) - Date.now()) / 3);
+  return setInterval(() => {
+    api.claim(task).catch((error) => {
+      if (error instanceof Refused) lost.abort();
+      else logger.warn("lease renewal failed; retrying", { error });
+    });
+  }, everyMs);
+}
+
+async function failRecord(api: JudgeApi, task: JudgeTask, error: unknown): Promise<void> {
+  const message = `The judge failed (not the program): ${error instanceof Error ? error.message : String(error)}`;
+  await api.reportCase(task, 0, caseOf("system_error", message));
+  await api.report(task, { state: "failed", judgedAt: new Date().toISOString() });
+}
+
+async function judgeClaimed(task: JudgeTask, claim: Claim, slot: Slot, deps: EngineDeps, halt: AbortSignal): Promise<string> {
+  const { api, cache, tools } = deps;
+  const config = new Map(claim.configFiles.map((f) => [normalisePath(f.path), f]));
+  const cached = (file: RemoteFile) => cache.path(file, (f) => api.download(f));
+  const configJson = config.get("config.json");
+  if (!configJson) throw new JudgeFault("the config version has no config.json");
+  const plan = planJudging(await readFile(await cached(configJson)), claim.language, tools.settings);
+  if (!plan) throw new JudgeFault(`the config version has no language "${claim.language}"`);
+  await api.report(task, { state: "compiling" });
+  const sources = await stageSources(plan, claim, config, cached, api);
+  const needed = new Map<string, string>();
+  for (const path of new Set(plan.cases.flatMap((c) => c.executeFiles))) {
+    const file = config.get(path);
+    if (file) needed.set(path, await cached(file));
+  }
+  const compiled = "missing" in sources
+    ? ({ ok: false, state: "compile_error", message: sources.missing } as const)
+    : await compile(plan, sources.files, needed, slot, tools, halt);
+  if (!compiled.ok) {
+    for (const c of plan.cases) await api.reportCase(task, c.index, caseOf(compiled.state, c.index === 0 ? compiled.message : "see case 0"));
+    return finish(api, task, compiled.state === "system_error" ? "failed" : "rejected");
+  }
+  await api.report(task, { state: "running" });
+  const states: string[] = [];
+  for (const c of plan.cases) {
+    halt.throwIfAborted();
+    const input = config.get(c.inputPath);
+    const expected = config.get(c.expectedPath);
+    let report: CaseReport;
+    if (!input || !expected) report = caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`);
+    else {
+      try {
+        report = await runCase(c, compiled.program, await cached(input), await cached(expected), slot, tools, halt);
+      } catch (error) {
+        if (!(error instanceof JudgeFault)) throw error;
+        report = caseOf("system_error", error.message);
+      }
+    }
+    halt.throwIfAborted();
+    await api.reportCase(task, c.index, report);
+    states.push(report.state);
+  }
+  const final = states.includes("system_error") ? "failed" : states.every((s) => s === "accepted") ? "accepted" : "rejected";
+  return finish(api, task, final);
+}
+
+async function finish(api: JudgeApi, task: JudgeTask, state: string): Promise<string> {
+  await api.report(task, { state, judgedAt: new Date().toISOString() });
+  return state;
+}
+
+/**
+ * The compile directory's sources: every submitted file, plus compile files the config provides (a
+ * header, a driver). A lone submitted file stands for a lone compile file whatever its name (the web
+ * front end uploads the student's file under its own name).
+ */
+async function stageSources(
+  plan: JudgePlan, claim: Claim, config: Map<string, RemoteFile>, cached: (f: RemoteFile) => Promise<string>, api: JudgeApi,
+): Promise<{ files: StagedFile[] } | { missing: string }> {
+  const submitted = claim.codeFiles.map((f) => ({ ...f, path: normalisePath(f.path) }));
+  if (submitted.length === 1 && plan.compileFiles.length === 1 && !config.has(plan.compileFiles[0])) submitted[0].path = plan.compileFiles[0];
+  const files: StagedFile[] = [];
+  for (const f of submitted) files.push({ path: f.path, mode: 0o644, bytes: await api.download(f) });
+  for (const path of plan.compileFiles) {
+    if (files.some((f) => f.path === path)) continue;
+    const file = config.get(path);
+    if (!file) return { missing: `the submission has no ${path} (${plan.language} compiles ${plan.compileFiles.join(", ")})` };
+    files.push({ path, mode: 0o644, hostPath: await cached(file) });
+  }
+  return { files };
+}

@@ -1,0 +1,108 @@
+import { cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ConfigError } from "../config";
+import { EnvReader, type Env } from "../env-reader";
+import type { LogLevel } from "../config";
+
+/**
+ * What a judge machine needs: where the API is, the judger's access key, and its own limits. It needs
+ * no database and no JWT secret, so it runs on any machine that reaches the API (and, in queue mode,
+ * Redis).
+ */
+export interface JudgeSettings {
+  /** `queue`: tasks from the BullMQ judge queue; `http`: tasks long-polled from the API. */
+  mode: "queue" | "http";
+  /** The API's origin (reports and downloads always go through it). */
+  serverUrl: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  redisUrl: string;
+  queuePrefix: string;
+  /** Records judged at once, each in its own sandbox slot (uid and work directory). */
+  concurrency: number;
+  /** Sandbox work directories (must be traversable by the slot uids: not under a private home). */
+  workDir: string;
+  /** Config files, by digest; versions are immutable, so the cache never goes stale. */
+  cacheDir: string;
+  cacheMaxBytes: number;
+  /** First uid of this judge's slots; slots take uids from here upwards, locked per machine. */
+  slotUidBase: number;
+  /** A program's output (stdout + stderr + files) beyond this is `output_limit_exceeded`. */
+  outputLimitBytes: number;
+  processes: number;
+  /** Wall clock allowed per case: factor × CPU limit + slack. */
+  wallFactor: number;
+  wallSlackMs: number;
+  compile: { cpuMs: number; wallMs: number; memoryKb: number; fileBytes: number; processes: number };
+  /** On SIGTERM running records may finish for this long; then they are given back. */
+  stopGraceMs: number;
+  logLevel: LogLevel;
+}
+
+/** `--server URL` (HTTP mode) or `--mode queue|http` on the command line win over the environment. */
+export function loadJudgeSettings(env: Env = process.env, argv: string[] = process.argv.slice(2)): JudgeSettings {
+  const problems: string[] = [];
+  const read = new EnvReader(env, problems);
+  const flags = parseFlags(argv, problems);
+  const port = read.integer("PORT", 34765, 1, 65535);
+  const serverUrl = flags.server ?? read.url("JUDGE_SERVER_URL", `http://127.0.0.1:${port}`) ?? "";
+  const mode = (flags.mode ?? (flags.server ? "http" : read.oneOf("JUDGE_MODE", ["queue", "http"] as const, "queue"))) as JudgeSettings["mode"];
+  const accessKeyId = read.optional("JUDGER_ACCESS_KEY_ID");
+  const secretAccessKey = read.optional("JUDGER_SECRET_ACCESS_KEY");
+  if (!accessKeyId || !secretAccessKey) {
+    problems.push("JUDGER_ACCESS_KEY_ID and JUDGER_SECRET_ACCESS_KEY are required: create a judger with POST /admin/judgers (site root) and use its access key");
+  }
+  const dataDir = resolve(read.string("DATA_DIR", ".data"));
+  const compileSeconds = read.integer("JUDGE_COMPILE_SECONDS", 10, 1, 600);
+  const settings: JudgeSettings = {
+    mode,
+    serverUrl: serverUrl.replace(/\/+$/, ""),
+    accessKeyId: accessKeyId ?? "",
+    secretAccessKey: secretAccessKey ?? "",
+    redisUrl: read.optionalUrl("REDIS_URL", ["redis:", "rediss:"]) ?? "redis://127.0.0.1:6379",
+    queuePrefix: read.string("QUEUE_PREFIX", "joj"),
+    concurrency: read.integer("JUDGE_CONCURRENCY", cpus().length || 1, 1, 256),
+    workDir: resolve(read.string("JUDGE_WORK_DIR", join(tmpdir(), "joj-judge"))),
+    cacheDir: resolve(read.string("JUDGE_CACHE_DIR", join(dataDir, "judge-cache"))),
+    cacheMaxBytes: read.integer("JUDGE_CACHE_MAX_MB", 2048, 16, 1024 * 1024) * 1024 * 1024,
+    slotUidBase: read.integer("JUDGE_SLOT_UID_BASE", 60_000, 1000, 4_000_000_000),
+    outputLimitBytes: read.integer("JUDGE_OUTPUT_LIMIT_MB", 16, 1, 4096) * 1024 * 1024,
+    processes: read.integer("JUDGE_PROCESSES", 64, 1, 4096),
+    wallFactor: 2,
+    wallSlackMs: 1_000,
+    compile: {
+      cpuMs: compileSeconds * 1000,
+      wallMs: compileSeconds * 2000,
+      memoryKb: read.integer("JUDGE_COMPILE_MEMORY_MB", 1024, 16, 65536) * 1024,
+      fileBytes: 256 * 1024 * 1024,
+      processes: 64,
+    },
+    stopGraceMs: read.integer("JUDGE_STOP_GRACE_SECONDS", 20, 0, 3600) * 1000,
+    logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return settings;
+}
+
+function parseFlags(argv: string[], problems: string[]): { server?: string; mode?: string } {
+  const flags: { server?: string; mode?: string } = {};
+  for (let i = 0; i < argv.length; i++) {
+    const [name, inline] = argv[i].split("=", 2) as [string, string | undefined];
+    const value = inline ?? argv[++i];
+    if (name === "--server") {
+      try {
+        const url = new URL(value ?? "");
+        if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("protocol");
+        flags.server = url.origin;
+      } catch {
+        problems.push(`--server must be the API's http(s) URL, got "${value ?? ""}"`);
+      }
+    } else if (name === "--mode") {
+      if (value === "queue" || value === "http") flags.mode = value;
+      else problems.push(`--mode must be queue or http, got "${value ?? ""}"`);
+    } else {
+      problems.push(`unknown argument "${argv[i]}" (use --server URL and/or --mode queue|http)`);
+    }
+  }
+  return flags;
+}

@@ -1,0 +1,142 @@
+import { chmod, chown, copyFile, mkdir, open, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { CaseReport } from "./judge-api";
+import type { JudgeSettings } from "./judge-settings";
+import type { CasePlan, JudgePlan } from "./plan";
+import { freshWorkDir, readOutput, runSandboxed, type RunResult } from "./sandbox";
+import type { Slot } from "./slots";
+import { escapeOutput } from "./text";
+import { classifyRun, outputMatches, returnCodeOf } from "./verdict";
+
+export interface Toolbox {
+  runner: string;
+  settings: JudgeSettings;
+}
+
+/** A file for a work directory: bytes in memory, or a file on the host (the config cache). */
+export interface StagedFile {
+  path: string;
+  mode: number;
+  bytes?: Uint8Array;
+  hostPath?: string;
+}
+
+export type CompileResult =
+  | { ok: true; program: StagedFile[] }
+  | { ok: false; state: "compile_error" | "system_error"; message: string };
+
+const STDOUT = ".judge-stdout";
+const STDERR = ".judge-stderr";
+const PROGRAM_MAX_BYTES = 256 * 1024 * 1024;
+
+/** The judge failed, not the program (the sandbox did not start, a file went missing on the host). */
+export class JudgeFault extends Error {}
+
+/** Writes files into a fresh directory as the slot's uid would own them. */
+async function populate(dir: string, uid: number, files: StagedFile[]): Promise<void> {
+  for (const file of files) {
+    const target = join(dir, file.path);
+    for (let parent = dirname(file.path); parent !== "."; parent = dirname(parent)) {
+      await mkdir(join(dir, parent), { recursive: true });
+      await chown(join(dir, parent), uid, uid);
+    }
+    if (file.bytes) await writeFile(target, file.bytes, { mode: file.mode });
+    else await copyFile(file.hostPath!, target);
+    await chown(target, uid, uid);
+    await chmod(target, file.mode);
+  }
+}
+
+/**
+ * A file the sandboxed program left behind, read only if it is a regular file inside the directory:
+ * the program is gone by now (its PID namespace ended), so nothing moves between this check and the read.
+ */
+async function takeFile(dir: string, path: string): Promise<StagedFile | null> {
+  const real = await realpath(join(dir, path)).catch(() => null);
+  if (!real || !real.startsWith(`${dir}/`) || real !== join(dir, path)) return null;
+  const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
+  if (!handle) return null;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > PROGRAM_MAX_BYTES) return null;
+    return { path, mode: info.mode & 0o111 ? 0o755 : 0o644, bytes: new Uint8Array(await handle.readFile()) };
+  } finally {
+    await handle.close();
+  }
+}
+
+const text = async (dir: string, name: string, max: number) => {
+  const out = await readOutput(dir, name, max);
+  return out ? { bytes: out.data, truncated: out.truncated, size: out.size } : { bytes: new Uint8Array(), truncated: false, size: 0 };
+};
+
+function assertRan(run: RunResult): void {
+  // bubblewrap speaks only when it could not build the sandbox: the judge machine's fault.
+  if (run.lost && run.diagnostics.trim().startsWith("bwrap:")) throw new JudgeFault(`sandbox failed: ${run.diagnostics.trim()}`);
+}
+
+/**
+ * Compiles the sources in the slot's sandbox with the compile limits, then takes every file the
+ * cases execute from the result (or, failing that, from the config: a problem's own script).
+ */
+export async function compile(plan: JudgePlan, sources: StagedFile[], configFiles: Map<string, string>, slot: Slot, tools: Toolbox, signal?: AbortSignal): Promise<CompileResult> {
+  const dir = await freshWorkDir(slot.root, "compile", slot.uid);
+  try {
+    await populate(dir, slot.uid, sources);
+    if (plan.compileArgs.length > 0) {
+      const run = await runSandboxed({ runner: tools.runner, workDir: dir, argv: plan.compileArgs, stdin: null, stdout: STDOUT, stderr: STDERR, limits: tools.settings.compile, uid: slot.uid }, signal);
+      assertRan(run);
+      const out = await text(dir, STDOUT, 64 * 1024);
+      const err = await text(dir, STDERR, 64 * 1024);
+      const output = escapeOutput(new Uint8Array([...out.bytes, ...err.bytes]), 60 * 1024, out.truncated || err.truncated);
+      const verdict = classifyRun(run, tools.settings.compile, false);
+      if (verdict !== "ran") {
+        const why = verdict === "time_limit_exceeded" ? "the compiler ran out of time" : verdict === "memory_limit_exceeded" ? "the compiler ran out of memory" : `the compiler exited with ${returnCodeOf(run)}`;
+        return { ok: false, state: "compile_error", message: `${why}\n${output}`.trim() };
+      }
+    }
+    const program: StagedFile[] = [];
+    const wanted = new Set(plan.cases.flatMap((c) => c.executeFiles));
+    for (const path of wanted) {
+      const built = await takeFile(dir, path);
+      if (built) program.push(built);
+      else if (configFiles.has(path)) program.push({ path, mode: 0o755, hostPath: configFiles.get(path)! });
+      else return { ok: false, state: "compile_error", message: `compilation produced no ${path}` };
+    }
+    return { ok: true, program };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** One case in a fresh directory holding only the program and this case's input; the output is compared on the host. */
+export async function runCase(plan: CasePlan, program: StagedFile[], inputHost: string, expectedHost: string, slot: Slot, tools: Toolbox, signal?: AbortSignal): Promise<CaseReport> {
+  const dir = await freshWorkDir(slot.root, "run", slot.uid);
+  try {
+    const files = program.filter((f) => plan.executeFiles.includes(f.path));
+    // The input keeps its name (programs that open it by name work) unless the program uses that name.
+    const inputName = files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath);
+    await populate(dir, slot.uid, [...files, { path: inputName, mode: 0o644, hostPath: inputHost }]);
+    const limits = plan.limits;
+    const run = await runSandboxed({ runner: tools.runner, workDir: dir, argv: plan.executeArgs, stdin: inputName, stdout: STDOUT, stderr: STDERR, limits, uid: slot.uid }, signal);
+    assertRan(run);
+    const out = await text(dir, STDOUT, limits.fileBytes);
+    const err = await text(dir, STDERR, 64 * 1024);
+    // The file-size limit stops a flood at exactly the limit (a program ignoring SIGXFSZ, like Python, sees EFBIG).
+    const flooded = out.size >= limits.fileBytes || err.size >= limits.fileBytes;
+    let state = classifyRun(run, limits, flooded);
+    if (state === "ran") state = outputMatches(out.bytes, await readFile(expectedHost), plan.ignoreWhitespace) ? "accepted" : "wrong_answer";
+    return {
+      state,
+      score: state === "accepted" ? plan.score : 0,
+      timeMs: run.cpuMs,
+      memoryKb: run.memoryKb,
+      returnCode: returnCodeOf(run),
+      stdout: escapeOutput(out.bytes, 60 * 1024, out.truncated),
+      stderr: escapeOutput(err.bytes, 60 * 1024, err.truncated),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

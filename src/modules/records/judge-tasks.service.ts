@@ -1,0 +1,96 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { randomUUID } from "node:crypto";
+import { BizError } from "../../errors";
+import type { DomainAccess } from "../../auth/access";
+import { findRecord } from "./records.service";
+
+/** A task a judger may claim: the record, its domain and the task id the claim must name. */
+export interface JudgeTask {
+  recordId: string;
+  domainId: string;
+  taskId: string;
+  language: string;
+}
+
+const WAITING = "('processing', 'queueing', 'retrying')";
+const WORKING = "('fetched', 'compiling', 'running', 'judging')";
+/** How long a task handed to one poller is kept from the others; after that its claim is presumed lost. */
+const OFFER_MS = 10_000;
+/** New tasks from other processes (the reconciler) are seen within this, without any wake-up. */
+const RECHECK_MS = 1_000;
+
+/**
+ * Wakes long-polling judgers when a task is queued in this process (a submission, a give-back). A
+ * module-level signal: one API process is one board; several apps in one test process only cause
+ * harmless extra looks at the table.
+ */
+const wakers = new Set<() => void>();
+export function announceTask(): void {
+  for (const wake of [...wakers]) wake();
+}
+
+function sleepUntilAnnounced(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      wakers.delete(done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    wakers.add(done);
+    signal.addEventListener("abort", done);
+  });
+}
+
+// Offers are per API process; two processes offering one task cost one refused claim, nothing more.
+const offered = new Map<string, number>();
+
+async function oldestUnoffered(em: EntityManager): Promise<JudgeTask | null> {
+  const now = Date.now();
+  for (const [taskId, until] of offered) if (until <= now) offered.delete(taskId);
+  const rows = await em.execute<{ id: string; domain_id: string; task_id: string; language: string }[]>(
+    `select id, domain_id, task_id, language from records
+      where state in ${WAITING} and config_id is not null and task_id is not null and not (task_id = any(?::uuid[]))
+      order by created_at limit 1`,
+    [`{${[...offered.keys()].join(",")}}`],
+  );
+  if (rows.length === 0) return null;
+  const { id, domain_id: domainId, task_id: taskId, language } = rows[0];
+  offered.set(taskId, now + OFFER_MS);
+  return { recordId: id, domainId, taskId, language };
+}
+
+/**
+ * The oldest waiting task not just offered to another judger, waiting up to `waitMs` for one. Stops
+ * early when the caller goes away or the server shuts down (`stop`).
+ */
+export async function nextTask(em: EntityManager, waitMs: number, stop: AbortSignal): Promise<JudgeTask | null> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const task = await oldestUnoffered(em);
+    if (task) return task;
+    const left = deadline - Date.now();
+    if (left <= 0 || stop.aborted) return null;
+    await sleepUntilAnnounced(Math.min(left, RECHECK_MS), stop);
+  }
+}
+
+/**
+ * The lease holder gives a record back (a judger stopping cleanly): it waits again under a new task
+ * id, its partial results cleared, and the attempt does not count against it. Returns the new task.
+ */
+export async function releaseRecord(em: EntityManager, access: DomainAccess, recordId: string, taskId: string): Promise<JudgeTask> {
+  const id = recordId.toLowerCase();
+  const next = randomUUID();
+  const rows = await em.execute<{ language: string }[]>(
+    `update records set state = 'queueing', task_id = ?, judger_id = null, lease_expires_at = null, updated_at = now(),
+            attempts = greatest(attempts - 1, 0), score = 0, time_ms = 0, memory_kb = 0, cases = '[]'::jsonb
+      where id = ? and domain_id = ? and judger_id = ? and task_id::text = ? and state in ${WORKING} and lease_expires_at > now()
+      returning language`,
+    [next, id, access.domain.id, access.user.id, taskId.toLowerCase()],
+  );
+  if (rows.length === 1) return { recordId: id, domainId: access.domain.id, taskId: next, language: rows[0].language };
+  await findRecord(em, access.domain, id); // RecordNotFoundError first
+  throw new BizError("Error", "only the judger holding this record's current task and lease may give it back");
+}

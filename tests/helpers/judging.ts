@@ -1,0 +1,87 @@
+import { expect } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { chmod } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { FileCache } from "../../src/judge/file-cache";
+import { JudgeApi } from "../../src/judge/judge-api";
+import { loadJudgeSettings, type JudgeSettings } from "../../src/judge/judge-settings";
+import { startQueueSource } from "../../src/judge/judge-worker";
+import { ensureRunner } from "../../src/judge/sandbox";
+import { SlotPool } from "../../src/judge/slots";
+import { archiveOf } from "./archive-builders";
+import type { Cast } from "./domain-factories";
+import { recordRow } from "./records";
+import type { TestApp } from "./spawn-app";
+
+/** The app on a real port (judges are HTTP clients of it, like on another machine). */
+export function listen(t: TestApp): string {
+  t.app.listen({ hostname: "127.0.0.1", port: 0 });
+  return `http://127.0.0.1:${t.app.server!.port}`;
+}
+
+/** A judger account made by the site root, with its access key. */
+export async function judgerKey(t: TestApp, cast: Cast): Promise<{ id: string; username: string; accessKeyId: string; secretAccessKey: string }> {
+  const username = `judge-${randomUUID().slice(0, 8)}`;
+  const created = await t.api.post("/admin/judgers", { username, password: "pw", email: `${username}@example.edu` }, { token: cast.siteRoot.token });
+  expect(created.body.errorCode).toBe("Success");
+  const me = await t.api.get("/users/me", { headers: { authorization: `Basic ${Buffer.from(`${created.body.data.accessKeyId}:${created.body.data.secretAccessKey}`).toString("base64")}` } });
+  return { id: me.body.data.id, username, accessKeyId: created.body.data.accessKeyId, secretAccessKey: created.body.data.secretAccessKey };
+}
+
+/** The environment a judge process of this test app gets: its own work and cache directories and uids. */
+export function judgeEnv(t: TestApp, server: string, key: { accessKeyId: string; secretAccessKey: string }, uidBase: number, extra: Record<string, string> = {}): Record<string, string> {
+  const scratch = mkdtempSync(join(tmpdir(), "joj-judge-test-"));
+  return {
+    JUDGE_SERVER_URL: server,
+    JUDGER_ACCESS_KEY_ID: key.accessKeyId,
+    JUDGER_SECRET_ACCESS_KEY: key.secretAccessKey,
+    REDIS_URL: t.config.redisUrl,
+    QUEUE_PREFIX: t.config.queuePrefix,
+    JUDGE_WORK_DIR: join(scratch, "work"),
+    JUDGE_CACHE_DIR: join(scratch, "cache"),
+    JUDGE_SLOT_UID_BASE: String(uidBase),
+    JUDGE_CONCURRENCY: "4",
+    JUDGE_OUTPUT_LIMIT_MB: "1",
+    ...extra,
+  };
+}
+
+/** The real judge (queue mode) in this process: real sandbox, real HTTP to the app, real Redis queue. */
+export async function startJudge(env: Record<string, string>) {
+  const settings: JudgeSettings = loadJudgeSettings(env, []);
+  // mkdtemp makes the scratch directory private; slot uids must pass through it to their directories.
+  await chmod(join(settings.workDir, ".."), 0o711);
+  const runner = await ensureRunner(join(settings.workDir, "bin"));
+  const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency);
+  const logs: Record<string, unknown>[] = [];
+  const { createLogger } = await import("../../src/logger");
+  const logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
+  const source = startQueueSource(settings, pool, { api: new JudgeApi(settings), cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger });
+  await source.ready;
+  return { settings, pool, logs, stop: async () => { await source.stop(0); await pool.close(); } };
+}
+
+/** A problem whose config version holds `config` and the data files, uploaded as an archive. */
+export async function problemWithData(t: TestApp, cast: Cast, config: object, files: Record<string, string>): Promise<string> {
+  const created = await t.api.post(`/domains/${cast.domain.id}/problems`, { title: `P ${randomUUID().slice(0, 6)}` }, { token: cast.owner.token });
+  const problem = created.body.data.id as string;
+  const form = new FormData();
+  form.append("file", new Blob([await archiveOf("zip", { "config.json": JSON.stringify(config), ...files })]), "config.zip");
+  const response = await t.app.handle(new Request(`http://localhost/api/v1/domains/${cast.domain.id}/problems/${problem}/configs`, {
+    method: "POST", body: form, headers: { authorization: `Bearer ${cast.owner.token}` },
+  }));
+  expect(((await response.json()) as { errorCode: string }).errorCode).toBe("Success");
+  return problem;
+}
+
+/** Waits for the record's final state (judging real programs takes seconds). */
+export async function finalRecord(t: TestApp, id: string, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await recordRow(t, id);
+    if (["accepted", "rejected", "failed"].includes(row.state) || Date.now() > until) return row;
+    await Bun.sleep(50);
+  }
+}
