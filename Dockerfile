@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# One image for every role: the API (default CMD), `bun src/db/migrate.ts`, `bun workers/judge.ts` and
-# `bun workers/configs.ts` (see compose.yaml). Bun runs the TypeScript directly; there is no build step.
+# One image for the API (default CMD), `bun src/db/migrate.ts` and `bun workers/configs.ts`; the
+# `judge` target adds the sandbox and the toolchains for `bun workers/judge.ts` (see compose.yaml).
+# Bun runs the TypeScript directly; there is no build step.
 #
 #   docker build --build-arg GIT_COMMIT=$(git rev-parse --short HEAD) \
 #                --build-arg GIT_COMMIT_TIME=$(git log -1 --format=%cI) -t joj-backend .
@@ -11,7 +12,7 @@ WORKDIR /app
 COPY package.json bun.lock ./
 RUN bun install --frozen-lockfile --production
 
-FROM oven/bun:1.4.4
+FROM oven/bun:1.4.4 AS app
 WORKDIR /app
 ENV MODE=production \
     PORT=34765 \
@@ -40,3 +41,18 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["bun", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||34765)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
 
 CMD ["bun", "src/main.ts"]
+
+# The judge: bubblewrap, setpriv and the toolchains the problems' config.json may name (add yours
+# here). It starts as root only to give each program an unprivileged uid of its own; no program runs
+# as root. Build with `--target judge`.
+FROM app AS judge
+USER root
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap util-linux procps gcc g++ libc6-dev python3 \
+ && rm -rf /var/lib/apt/lists/*
+ENV JUDGE_WORK_DIR=/tmp/joj-judge JUDGE_CACHE_DIR=/data/judge-cache
+HEALTHCHECK NONE
+CMD ["bun", "workers/judge.ts"]
+
+# The default target: the API and the other roles, as the unprivileged user.
+FROM app

@@ -8,6 +8,7 @@ import { connectPostgres, exitOnStartupError, StartupError } from "./runtime/con
 import { startEmbeddedPostgres } from "./runtime/embedded-postgres";
 import { redisForStart } from "./runtime/local-redis";
 import { supervise } from "./runtime/children";
+import { prepareLocalJudger } from "./runtime/local-judger";
 
 /**
  * `bun run start`: the whole system on a bare machine. PostgreSQL (embedded, when DATABASE_URL is unset),
@@ -17,8 +18,7 @@ import { supervise } from "./runtime/children";
 
 type Step = { name: string; run: () => Promise<unknown> };
 
-// The judge worker joins when the sandboxed judge lands (issue 6); until then judgers work over HTTP.
-const WORKERS = ["configs"] as const;
+type WorkerName = "configs" | "judge";
 const bootLogger = createLogger("info", { service: "start" });
 
 let config: Config;
@@ -71,7 +71,8 @@ try {
 
   // Bounded below the API's per-step timeout, so a stuck worker is killed rather than outliving the database.
   const workerGraceMs = Math.max(0, config.shutdownTimeoutMs - 1_000);
-  const workers = WORKERS.map((name) =>
+  const names: WorkerName[] = (await prepareLocalJudger(config, logger)) ? ["configs", "judge"] : ["configs"];
+  const workers = names.map((name) =>
     supervise(`worker:${name}`, [process.execPath, join(import.meta.dir, "..", "workers", `${name}.ts`)], logger),
   );
   const stopWorkers: Step = { name: "workers", run: () => Promise.all(workers.map((w) => w.stop(workerGraceMs))) };
@@ -83,7 +84,7 @@ try {
   process.off("SIGTERM", onEarlySignal);
   process.off("SIGINT", onEarlySignal);
   const docs = `${config.publicUrl}${DOCS_PATH}`;
-  logger.info(`ready: API at ${config.publicUrl}, docs at ${docs}`, { api: config.publicUrl, docs, workers: WORKERS });
+  logger.info(`ready: API at ${config.publicUrl}, docs at ${docs}`, { api: config.publicUrl, docs, workers: names });
 } catch (error) {
   await stopStarted();
   exitOnStartupError(logger, error);

@@ -8,12 +8,13 @@ import { createLogger } from "../src/logger";
 import { connectRedis, exitOnStartupError, StartupError } from "../src/runtime/connect";
 import { onShutdown } from "../src/runtime/shutdown";
 import { FileCache } from "../src/judge/file-cache";
-import { JudgeApi } from "../src/judge/judge-api";
+import { JudgeApi, Refused } from "../src/judge/judge-api";
 import { loadJudgeSettings } from "../src/judge/judge-settings";
 import { startHttpSource, startQueueSource, type TaskSource } from "../src/judge/judge-worker";
 import { ensureRunner, freshWorkDir, runSandboxed } from "../src/judge/sandbox";
 import { SlotPool } from "../src/judge/slots";
 
+const API_WAIT_MS = 60_000;
 const bootLogger = createLogger("info", { service: "worker:judge" });
 try {
   const settings = loadJudgeSettings();
@@ -26,9 +27,7 @@ try {
   const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency);
   await selfTest(runner, pool);
   const api = new JudgeApi(settings);
-  const me = await api.whoami().catch((error) => {
-    throw new StartupError(`cannot use the API at ${settings.serverUrl} with this judger key: ${error instanceof Error ? error.message : error}`);
-  });
+  const me = await waitForApi(api, settings.serverUrl);
   const deps = { api, cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger };
   let source: TaskSource;
   if (settings.mode === "queue") {
@@ -58,5 +57,19 @@ async function selfTest(runner: string, pool: SlotPool): Promise<void> {
     if (run.lost || run.exitCode !== 0) throw new StartupError(`the sandbox does not work on this machine: ${run.diagnostics || `exit ${run.exitCode}`}`);
   } finally {
     pool.release(slot);
+  }
+}
+
+/** The API may still be starting (compose, `bun run start`): wait for it a while; a refused key fails at once. */
+async function waitForApi(api: JudgeApi, serverUrl: string): Promise<{ username: string }> {
+  const deadline = Date.now() + API_WAIT_MS;
+  for (;;) {
+    try {
+      return await api.whoami();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof Refused || Date.now() > deadline) throw new StartupError(`cannot use the API at ${serverUrl} with this judger key: ${reason}`);
+      await Bun.sleep(1_000);
+    }
   }
 }

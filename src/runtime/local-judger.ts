@@ -1,0 +1,55 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "../config";
+import type { Logger } from "../logger";
+import { connectPostgres } from "./connect";
+import { createAccount } from "../modules/auth/auth.service";
+import { authenticateAccessKey, createAccessKey } from "../modules/auth/access-keys.service";
+
+interface LocalKey {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/**
+ * `bun run start` judges out of the box: the built-in judge gets a judger account of its own, made
+ * once and its key kept under DATA_DIR (0600), like the JWT secret. Returns false, with the reason
+ * logged, when this machine cannot judge (not root, no bubblewrap): records then wait for a judger.
+ * A key given in the environment is used as it is.
+ */
+export async function prepareLocalJudger(config: Config, logger: Logger): Promise<boolean> {
+  if (process.getuid?.() !== 0) {
+    logger.warn("the judge worker is not started: it must run as root to drop each program to an unprivileged uid; records wait for a judger (see README)");
+    return false;
+  }
+  if (!Bun.which("bwrap")) {
+    logger.warn("the judge worker is not started: bubblewrap is not installed (apt-get install bubblewrap); records wait for a judger");
+    return false;
+  }
+  process.env.JUDGE_SERVER_URL ??= `http://127.0.0.1:${config.port}`;
+  if (process.env.JUDGER_ACCESS_KEY_ID) return true;
+  const file = join(config.dataDir, "judger-key.json");
+  const orm = await connectPostgres(config.databaseUrl, { poolMax: 1 });
+  try {
+    const em = orm.em.fork();
+    let key: LocalKey | null = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as LocalKey) : null;
+    if (!key || !(await authenticateAccessKey(em, key.accessKeyId, key.secretAccessKey))) {
+      key = await em.transactional(async (tx) => {
+        const suffix = randomBytes(3).toString("hex");
+        const user = await createAccount(tx, {
+          username: `local-judge-${suffix}`, email: `local-judge-${suffix}@localhost`, password: randomBytes(32).toString("hex"), role: "judger", ip: "127.0.0.1",
+        });
+        const made = await createAccessKey(tx, user);
+        return { accessKeyId: made.keyId, secretAccessKey: made.secret };
+      });
+      writeFileSync(file, JSON.stringify(key), { mode: 0o600 });
+      logger.info("made a judger account for the built-in judge", { accessKeyId: key.accessKeyId });
+    }
+    process.env.JUDGER_ACCESS_KEY_ID = key.accessKeyId;
+    process.env.JUDGER_SECRET_ACCESS_KEY = key.secretAccessKey;
+    return true;
+  } finally {
+    await orm.close();
+  }
+}

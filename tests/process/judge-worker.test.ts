@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { chmod } from "node:fs/promises";
+import { spawnApp, type TestApp } from "../helpers/spawn-app";
+import { makeCast, type Cast } from "../helpers/domain-factories";
+import { recordRow, submission, submit } from "../helpers/records";
+import { finalRecord, judgeEnv, judgerKey, listen, problemWithData } from "../helpers/judging";
+
+// The judge as a process (`bun workers/judge.ts`), the way it is deployed: HTTP mode, a SIGKILL in the
+// middle of a record (another judge finishes it once the lease lapses) and a clean SIGTERM (given back).
+const ROOT = join(import.meta.dir, "../..");
+let t: TestApp;
+let cast: Cast;
+let server: string;
+let slow: string;
+const children: Bun.Subprocess[] = [];
+
+// Four cases of ~0.6 s each: long enough to stop a judge in the middle of a record.
+const CONFIG = {
+  languages: [{
+    name: "python3", compileFiles: ["main.py"], compileArgs: [],
+    caseDefault: { time: "2s", memory: "64m", score: 25, executeFiles: ["main.py"], executeArgs: ["python3", "main.py"], executeInputFile: "in", executeOutputFile: "out" },
+    cases: [{}, {}, {}, {}],
+  }],
+};
+const SLOW = "import time\ntime.sleep(0.6)\na, b = map(int, input().split())\nprint(a + b)\n";
+
+beforeAll(async () => {
+  t = await spawnApp({ JUDGE_LEASE_SECONDS: "3" }, { configsWorker: true });
+  cast = await makeCast(t);
+  server = listen(t);
+  slow = await problemWithData(t, cast, CONFIG, { in: "20 22\n", out: "42\n" });
+}, 60_000);
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  await t.app.stop(true);
+  await t.close();
+});
+
+/** A judge process; resolves once it logged that it is ready. */
+async function judgeProcess(env: Record<string, string>, args: string[] = []) {
+  await chmod(join(env.JUDGE_WORK_DIR, ".."), 0o711);
+  const child = Bun.spawn([process.execPath, "workers/judge.ts", ...args], {
+    cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: "/tmp", ...env }, stdout: "pipe", stderr: "pipe",
+  });
+  children.push(child);
+  const reader = child.stdout.getReader();
+  let output = "";
+  const deadline = Date.now() + 20_000;
+  while (!output.includes('"msg":"judge ready"') && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    output += new TextDecoder().decode(value);
+  }
+  expect(output).toContain('"msg":"judge ready"');
+  const rest = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return output;
+      output += new TextDecoder().decode(value);
+    }
+  })();
+  return { child, output: () => rest };
+}
+
+async function submitSlow() {
+  const record = (await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${slow}`, submission("python3", { "main.py": SLOW }))).body.data;
+  return record.id as string;
+}
+
+/** Waits until the record has `count` case reports (it is in the middle of being judged). */
+async function casesReported(id: string, count: number) {
+  for (let i = 0; i < 400; i++) {
+    const row = await recordRow(t, id);
+    if ((row.cases as { state: string }[]).filter((c) => c.state === "accepted").length >= count) return row;
+    await Bun.sleep(25);
+  }
+  throw new Error(`record ${id} never reached ${count} case(s)`);
+}
+
+/** The reconciler (the configs worker's periodic job), run until the record is final. */
+async function reconciledUntilFinal(id: string) {
+  for (let i = 0; i < 60; i++) {
+    const row = await recordRow(t, id);
+    if (["accepted", "rejected", "failed"].includes(row.state)) return row;
+    await t.jobs.run("record.reconcile", {}, { queue: "configs", timeoutMs: 20_000 });
+    await Bun.sleep(250);
+  }
+  return recordRow(t, id);
+}
+
+describe("the judge process", () => {
+  test("HTTP mode needs only the API: it long-polls, claims, judges and stops cleanly on SIGTERM", async () => {
+    const key = await judgerKey(t, cast);
+    // No Redis for this judge: a judger on another machine reaches only the API.
+    const judge = await judgeProcess(judgeEnv(t, server, key, 62_000, { REDIS_URL: "redis://127.0.0.1:1", JUDGE_CONCURRENCY: "2" }), ["--server", server]);
+    const id = await submitSlow();
+    const row = await finalRecord(t, id, 30_000);
+    expect(row).toMatchObject({ state: "accepted", score: 100, judger_id: key.id });
+    judge.child.kill("SIGTERM");
+    expect(await judge.child.exited).toBe(0);
+    expect(await judge.output()).toContain('"msg":"stopped"');
+  }, 60_000);
+
+  test("killed with SIGKILL mid-record: another judge finishes the record once the lease lapses", async () => {
+    const [keyA, keyB] = [await judgerKey(t, cast), await judgerKey(t, cast)];
+    const a = await judgeProcess(judgeEnv(t, server, keyA, 62_100));
+    const id = await submitSlow();
+    await casesReported(id, 1);
+    a.child.kill("SIGKILL");
+    await a.child.exited;
+    const stranded = await recordRow(t, id);
+    expect(["fetched", "compiling", "running"]).toContain(stranded.state);
+    expect(stranded.judger_id).toBe(keyA.id);
+
+    const b = await judgeProcess(judgeEnv(t, server, keyB, 62_200));
+    const row = await reconciledUntilFinal(id);
+    expect(row).toMatchObject({ state: "accepted", score: 100, judger_id: keyB.id, attempts: 2 });
+    expect((row.cases as { state: string }[]).map((c) => c.state)).toEqual(["accepted", "accepted", "accepted", "accepted"]);
+    b.child.kill("SIGTERM");
+    expect(await b.child.exited).toBe(0);
+  }, 90_000);
+
+  test("SIGTERM mid-record with no grace: the record is given back at once, not after the lease, and judged by the next judge", async () => {
+    const key = await judgerKey(t, cast);
+    const a = await judgeProcess(judgeEnv(t, server, key, 62_300, { JUDGE_STOP_GRACE_SECONDS: "0" }));
+    const id = await submitSlow();
+    await casesReported(id, 1);
+    a.child.kill("SIGTERM");
+    expect(await a.child.exited).toBe(0);
+    expect(await a.output()).toContain('"msg":"stopped"');
+    const given = await recordRow(t, id);
+    expect(given).toMatchObject({ state: "queueing", judger_id: null, attempts: 0, cases: [] });
+    const b = await judgeProcess(judgeEnv(t, server, key, 62_400));
+    expect(await finalRecord(t, id, 30_000)).toMatchObject({ state: "accepted", attempts: 1 });
+    b.child.kill("SIGTERM");
+    expect(await b.child.exited).toBe(0);
+  }, 90_000);
+
+  test("SIGTERM with grace: the running record is finished before the judge exits", async () => {
+    const key = await judgerKey(t, cast);
+    const a = await judgeProcess(judgeEnv(t, server, key, 62_500, { JUDGE_STOP_GRACE_SECONDS: "30" }));
+    const id = await submitSlow();
+    await casesReported(id, 1);
+    a.child.kill("SIGTERM");
+    expect(await a.child.exited).toBe(0);
+    expect(await recordRow(t, id)).toMatchObject({ state: "accepted", score: 100, judger_id: key.id });
+  }, 60_000);
+});
+
+describe("judge start-up errors name what to fix", () => {
+  test("no judger access key", async () => {
+    const child = Bun.spawn([process.execPath, "workers/judge.ts"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    expect(code).toBe(1);
+    expect(out + err).toContain("JUDGER_ACCESS_KEY_ID and JUDGER_SECRET_ACCESS_KEY are required");
+  });
+
+  test("a key the API refuses", async () => {
+    const env = judgeEnv(t, server, { accessKeyId: "jk_00000000000000000000", secretAccessKey: "wrong" }, 62_600);
+    await chmod(join(env.JUDGE_WORK_DIR, ".."), 0o711);
+    const child = Bun.spawn([process.execPath, "workers/judge.ts", "--server", server], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    expect(code).toBe(1);
+    expect(out + err).toContain(`cannot use the API at ${server} with this judger key`);
+    expect(out + err).not.toContain("wrong");
+  });
+});
