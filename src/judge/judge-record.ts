@@ -57,9 +57,15 @@ export async function judgeTask(task: JudgeTask, slot: Slot, deps: EngineDeps, s
   }
 }
 
-/** Re-claims (idempotent for the holder) well before the lease ends, so a slow case never loses it. */
+/** Longest pause between renewals: a third of the default lease, whatever the clocks say. */
+const RENEW_AT_MOST_MS = 20_000;
+
+/**
+ * Re-claims (idempotent for the holder) well before the lease ends, so a slow case never loses it.
+ * The lease's length is read against this machine's clock, so the pause is capped in case it is wrong.
+ */
 function keepLease(api: JudgeApi, task: JudgeTask, claim: Claim, lost: AbortController, logger: Logger) {
-  const everyMs = Math.max(500, (Date.parse(claim.leaseExpiresAt) - Date.now()) / 3);
+  const everyMs = Math.min(RENEW_AT_MOST_MS, Math.max(500, (Date.parse(claim.leaseExpiresAt) - Date.now()) / 3));
   return setInterval(() => {
     api.claim(task).catch((error) => {
       if (error instanceof Refused) lost.abort();

@@ -88,6 +88,10 @@ function parseFlags(argv: string[], problems: string[]): { server?: string; mode
   const flags: { server?: string; mode?: string } = {};
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = argv[i].split("=", 2) as [string, string | undefined];
+    if (name !== "--server" && name !== "--mode") {
+      problems.push(`unknown argument "${argv[i]}" (use --server URL and/or --mode queue|http)`);
+      continue;
+    }
     const value = inline ?? argv[++i];
     if (name === "--server") {
       try {
@@ -97,11 +101,10 @@ function parseFlags(argv: string[], problems: string[]): { server?: string; mode
       } catch {
         problems.push(`--server must be the API's http(s) URL, got "${value ?? ""}"`);
       }
-    } else if (name === "--mode") {
-      if (value === "queue" || value === "http") flags.mode = value;
-      else problems.push(`--mode must be queue or http, got "${value ?? ""}"`);
+    } else if (value === "queue" || value === "http") {
+      flags.mode = value;
     } else {
-      problems.push(`unknown argument "${argv[i]}" (use --server URL and/or --mode queue|http)`);
+      problems.push(`--mode must be queue or http, got "${value ?? ""}"`);
     }
   }
   return flags;

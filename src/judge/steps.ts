@@ -1,6 +1,6 @@
 import { chmod, chown, copyFile, mkdir, open, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { constants } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import type { CaseReport } from "./judge-api";
 import type { JudgeSettings } from "./judge-settings";
 import type { CasePlan, JudgePlan } from "./plan";
@@ -36,6 +36,8 @@ export class JudgeFault extends Error {}
 /** Writes files into a fresh directory as the slot's uid would own them. */
 async function populate(dir: string, uid: number, files: StagedFile[]): Promise<void> {
   for (const file of files) {
+    // The API checks paths on upload; the judge, root on its machine, checks again rather than trust it.
+    if (isAbsolute(file.path) || file.path.split("/").some((part) => part === ".." || part === "")) throw new JudgeFault(`refusing the path "${file.path}"`);
     const target = join(dir, file.path);
     for (let parent = dirname(file.path); parent !== "."; parent = dirname(parent)) {
       await mkdir(join(dir, parent), { recursive: true });
