@@ -12,6 +12,7 @@ import { contextPlugin } from "./http/context.plugin";
 import { docsPlugin, DOCS_PATH } from "./http/docs.plugin";
 import { healthRoutes } from "./http/health.routes";
 import { authRoutes } from "./modules/auth/auth.routes";
+import { oauthRoutes } from "./modules/oauth/oauth.routes";
 import { usersRoutes } from "./modules/users/users.routes";
 import { adminRoutes } from "./modules/admin/admin.routes";
 import { miscRoutes } from "./modules/misc/misc.routes";
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps) {
     .group("/api/v1", (api) =>
       api
         .use(authRoutes(deps))
+        .use(oauthRoutes(deps))
         .use(usersRoutes(deps))
         .use(adminRoutes(deps))
         .use(miscRoutes(deps))

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { EnvReader, type Env } from "./env-reader";
+import { readOAuthSettings, type OAuthSettings } from "./oauth-settings";
 
 export type Mode = "development" | "production";
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -38,6 +39,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   judging: JudgingSettings;
   submissions: SubmissionLimits;
+  oauth: OAuthSettings;
 }
 
 /** The judge protocol's clocks: how long a claim lasts without a report, and how often it may lapse. */
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxFileBytes: read.integer("SUBMIT_MAX_FILE_BYTES", 256 * 1024, 1, 64 * 1024 * 1024),
       maxTotalBytes: read.integer("SUBMIT_MAX_TOTAL_BYTES", 1024 * 1024, 1, 256 * 1024 * 1024),
     },
+    oauth: readOAuthSettings(read, problems),
   };
   if (config.refreshTokenTtlSeconds < config.accessTokenTtlSeconds) {
     problems.push("JWT_REFRESH_TTL_SECONDS must not be shorter than JWT_ACCESS_TTL_SECONDS");

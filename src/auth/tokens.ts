@@ -8,7 +8,8 @@ export interface TokenCodec {
   verify(token: string): Promise<Record<string, unknown> | null>;
 }
 
-export type TokenCategory = "user" | "oauth";
+/** `user`: a session; `oauth`: a provider account not yet registered; empty: the OAuth login failed (seed §2.1). */
+export type TokenCategory = "user" | "oauth" | "";
 
 /** Seed §2.1 claims, plus Horse's `gravatar`, `isActive` and camelCase `oauthName` (read by the JOJ front end). */
 export interface AccessClaims {
@@ -105,6 +106,43 @@ export async function issueUserTokens(
   return { accessToken, refreshToken, tokenType: "bearer", accessCsrf: access.csrf, refreshCsrf: refresh.csrf };
 }
 
+/** Who a provider said the person is, for a token of category `oauth` (or, all empty, a failed login). */
+export interface ProviderIdentity {
+  accountId: string;
+  accountName: string;
+  email: string;
+  studentId: string;
+  realName: string;
+}
+
+/** How long a half-registered OAuth session lasts: long enough to fill in the register form. */
+const OAUTH_SESSION_SECONDS = 3600;
+
+/**
+ * An access token for an OAuth login that has no user (category `oauth`: `sub` is the provider's
+ * account id) or that failed (category empty). No refresh token: neither ever becomes a user session
+ * except by registering.
+ */
+export async function issueProviderToken(codec: TokenCodec, oauthName: string, identity: ProviderIdentity | null): Promise<IssuedTokens> {
+  const now = Math.floor(Date.now() / 1000);
+  const access: AccessClaims = {
+    sub: identity?.accountId ?? "", iat: now, nbf: now, jti: randomUUID(), exp: now + OAUTH_SESSION_SECONDS, csrf: randomUUID(),
+    type: "access",
+    fresh: true,
+    category: identity ? "oauth" : "",
+    username: identity?.accountName ?? "",
+    email: identity?.email ?? "",
+    student_id: identity?.studentId ?? "",
+    real_name: identity?.realName ?? "",
+    role: null,
+    oauth_name: oauthName,
+    oauthName,
+    gravatar: identity?.email ?? "",
+    isActive: false,
+  };
+  return { accessToken: await codec.sign({ ...access }), refreshToken: "", tokenType: "bearer", accessCsrf: access.csrf, refreshCsrf: "" };
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Verifies a token and checks it has the shape of an access token; wrong-type or partial tokens are null. */
@@ -116,9 +154,9 @@ export async function verifyAccessToken(codec: TokenCodec, token: string): Promi
     typeof claims.jti === "string" &&
     typeof claims.exp === "number" &&
     typeof claims.csrf === "string" &&
-    (claims.category === "user" || claims.category === "oauth") &&
+    (claims.category === "user" || claims.category === "oauth" || claims.category === "") &&
     typeof claims.username === "string" &&
-    (claims.category === "oauth" || UUID.test(claims.sub));
+    (claims.category !== "user" || UUID.test(claims.sub));
   return valid ? (claims as unknown as AccessClaims) : null;
 }
 

@@ -1,5 +1,6 @@
 import { User } from "../modules/users/user.entity";
 import { AccessKey } from "../modules/auth/access-key.entity";
+import { OAuthAccount } from "../modules/oauth/oauth-account.entity";
 import { Domain } from "../modules/domains/domain.entity";
 import { DomainUser } from "../modules/domains/domain-user.entity";
 import { DomainRole } from "../modules/domains/domain-role.entity";
@@ -15,7 +16,7 @@ import { JudgeRecord, RecordFile } from "../modules/records/record.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
-  User, AccessKey, Domain, DomainUser, DomainRole, DomainInvitation,
+  User, AccessKey, OAuthAccount, Domain, DomainUser, DomainRole, DomainInvitation,
   ProblemGroup, Problem, ProblemConfig, ProblemConfigFile, Blob,
   ProblemSet, ProblemSetProblem,
   JudgeRecord, RecordFile,

@@ -86,3 +86,16 @@ export function checkCsrf(request: Request, expected: string, config: Config): v
   }
   throw new HttpError(401, "Missing CSRF Token");
 }
+
+/**
+ * The half-registered OAuth session of a request (a token of category `oauth`, from the header or,
+ * CSRF-checked, the cookie), or null. Only registration reads it; everywhere else it is not a login.
+ */
+export async function oauthSessionOf(input: AuthInput, codec: TokenCodec, config: Config): Promise<AccessClaims | null> {
+  const credential = readAccessCredential(input.request, input.cookie);
+  if (!credential || (credential.kind !== "bearer" && credential.kind !== "cookie")) return null;
+  const claims = await verifyAccessToken(codec, credential.token);
+  if (!claims || claims.category !== "oauth") return null;
+  if (credential.kind === "cookie") checkCsrf(input.request, claims.csrf, config);
+  return claims;
+}

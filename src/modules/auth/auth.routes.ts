@@ -1,9 +1,10 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../app";
 import { unauthorized } from "../../errors";
-import { verifyRefreshToken } from "../../auth/tokens";
+import { issueUserTokens, verifyRefreshToken } from "../../auth/tokens";
+import { registerWithOAuth } from "../oauth/oauth.service";
 import { authPlugin } from "../../http/auth.plugin";
-import { checkCsrf } from "../../http/authenticate";
+import { checkCsrf, oauthSessionOf } from "../../http/authenticate";
 import { clientIp } from "../../http/client-ip";
 import { COOKIE } from "../../http/cookies";
 import { resolveRedirect, respondLoggedOut, respondWithTokens } from "../../http/session-response";
@@ -25,14 +26,20 @@ export function authRoutes(deps: AppDeps) {
       "/register",
       async ({ em, tokens, body, query, request, server, cookie, set }) => {
         resolveRedirect(query, config);
-        const user = await auth.registerWithPassword(em, body, clientIp(request, server, config.trustProxy));
+        const ip = clientIp(request, server, config.trustProxy);
+        if (body.oauth_name || body.oauth_account_id) {
+          const claims = await oauthSessionOf({ request, em, cookie }, tokens, config);
+          const user = await registerWithOAuth(em, claims, body, ip);
+          return respondWithTokens({ cookie, set }, await issueUserTokens(tokens, user, lifetimes, { fresh: true, oauthName: body.oauth_name! }), query, config);
+        }
+        const user = await auth.registerWithPassword(em, body, ip);
         return respondWithTokens({ cookie, set }, await auth.startSession(tokens, user, lifetimes), query, config);
       },
       {
         query: AuthQuery,
         body: UserCreate,
         response: { 200: AuthTokensResp, ...REDIRECT },
-        detail: { operationId: "v1_register", summary: "Register with username, e-mail and password; the first user becomes site root" },
+        detail: { operationId: "v1_register", summary: "Register with username, e-mail and password, or finish an OAuth login (oauth_name, oauth_account_id + the oauth token); the first user becomes site root" },
       },
     )
     .post(

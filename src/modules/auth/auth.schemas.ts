@@ -58,7 +58,7 @@ export const JWTAccessToken = t.Object(
     type: t.String(),
     fresh: t.Boolean({ default: false }),
     csrf: t.Optional(t.String()),
-    category: t.Union([t.Literal("user"), t.Literal("oauth")]),
+    category: t.Union([t.Literal("user"), t.Literal("oauth"), t.Literal("")], { description: "empty: the OAuth login failed" }),
     username: t.String(),
     email: t.Optional(t.String()),
     student_id: t.Optional(t.String()),

@@ -23,20 +23,20 @@ export interface NewAccount {
 
 /** Password registration (seed §5.4): username, e-mail and password, checked in Horse's order. */
 export async function registerWithPassword(em: EntityManager, input: UserCreateInput, ip: string): Promise<User> {
-  if (input.oauth_name || input.oauth_account_id) {
-    // The OAuth half of registration needs a provider session; none is configured on this server yet.
-    throw new BizError("UserRegisterError", "registration through OAuth is not available on this server");
-  }
   if (!input.password) throw new BizError("UserRegisterError", "password not provided");
   if (!input.username) throw new BizError("UserRegisterError", "username not provided");
   if (!input.email) throw new BizError("UserRegisterError", "email not provided");
   const { username, email, password } = input;
-  return em.transactional(async (tx) => {
-    // em.execute (not getConnection().execute) runs on the transaction's own connection.
-    await tx.execute("select pg_advisory_xact_lock(?)", [FIRST_USER_LOCK]);
-    const first = (await tx.count(User, {})) === 0;
-    return createAccount(tx, { username, email, password, ip, role: first ? "root" : "user" });
-  });
+  return em.transactional((tx) => createFirstOrUser(tx, { username, email, password, ip }));
+}
+
+/** Creates a user inside the caller's transaction; the installation's very first user becomes site root. */
+export async function createFirstOrUser(tx: EntityManager, account: Omit<NewAccount, "role">): Promise<User> {
+  // Serialised, so that exactly one first user becomes root however many register at once.
+  // em.execute (not getConnection().execute) runs on the transaction's own connection.
+  await tx.execute("select pg_advisory_xact_lock(?)", [FIRST_USER_LOCK]);
+  const first = (await tx.count(User, {})) === 0;
+  return createAccount(tx, { ...account, role: first ? "root" : "user" });
 }
 
 /**
