@@ -1,11 +1,8 @@
+import type { RecordJudgePayload } from "../jobs/catalogue";
 import type { JudgeSettings } from "./judge-settings";
 
-/** A task to claim (from the queue or the API's long poll). */
-export interface JudgeTask {
-  recordId: string;
-  domainId: string;
-  taskId: string;
-}
+/** A task to claim (from the queue or the API's long poll): the queue's payload. */
+export type JudgeTask = RecordJudgePayload;
 
 export interface RemoteFile {
   path: string;
@@ -62,11 +59,8 @@ export class JudgeApi {
   }
 
   /** Who the key belongs to: checks at start-up that the API answers and the key works. */
-  async whoami(): Promise<{ username: string; role: string }> {
-    const response = await fetch(`${this.settings.serverUrl}/api/v1/users/me`, { headers: { authorization: this.authorization }, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-    const envelope = (await response.json().catch(() => null)) as { errorCode?: string; data?: { username: string; role: string } } | null;
-    if (response.ok && envelope?.errorCode === "Success" && envelope.data) return envelope.data;
-    throw new Refused(envelope?.errorCode ?? `HTTP ${response.status}`, "the API refused the judger access key");
+  whoami(): Promise<{ username: string; role: string }> {
+    return this.call("GET", "/api/v1/users/me");
   }
 
   /** The next waiting task, or null after `waitSeconds` without one. */
@@ -106,13 +100,13 @@ export class JudgeApi {
     });
   }
 
-  private async call<T>(method: string, path: string, body: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+  private async call<T>(method: string, path: string, body?: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
     return this.withRetries(async () => {
       const timeout = AbortSignal.timeout(options.timeoutMs ?? CALL_TIMEOUT_MS);
       const response = await fetch(`${this.settings.serverUrl}${path}`, {
         method,
         headers: { authorization: this.authorization, "content-type": "application/json" },
-        body: JSON.stringify(body),
+        body: body === undefined ? undefined : JSON.stringify(body),
         signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
       });
       if (response.status >= 500) throw new Transient(`${method} ${path}: HTTP ${response.status}`);

@@ -118,7 +118,7 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
  * Reads a file the program wrote, at most `max` bytes, never through a link and only if it is a
  * regular file: the program controls the work directory and may have planted anything there.
  */
-export async function readOutput(workDir: string, name: string, max: number): Promise<{ data: Uint8Array; truncated: boolean; size: number } | null> {
+export async function readOutput(workDir: string, name: string, max: number): Promise<{ data: Uint8Array; truncated: boolean; size: number; executable: boolean } | null> {
   let handle;
   try {
     handle = await open(join(workDir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -131,7 +131,7 @@ export async function readOutput(workDir: string, name: string, max: number): Pr
     const size = Math.min(info.size, max);
     const buffer = new Uint8Array(size);
     const { bytesRead } = await handle.read(buffer, 0, size, 0);
-    return { data: buffer.subarray(0, bytesRead), truncated: info.size > max, size: info.size };
+    return { data: buffer.subarray(0, bytesRead), truncated: info.size > max, size: info.size, executable: (info.mode & 0o111) !== 0 };
   } finally {
     await handle.close();
   }

@@ -1,5 +1,4 @@
-import { chmod, chown, copyFile, mkdir, open, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { constants } from "node:fs";
+import { chmod, chown, copyFile, mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { CaseReport } from "./judge-api";
 import type { JudgeSettings } from "./judge-settings";
@@ -55,17 +54,12 @@ async function populate(dir: string, uid: number, files: StagedFile[]): Promise<
  * the program is gone by now (its PID namespace ended), so nothing moves between this check and the read.
  */
 async function takeFile(dir: string, path: string): Promise<StagedFile | null> {
+  // No link anywhere on the path (readOutput refuses one only as the last component).
   const real = await realpath(join(dir, path)).catch(() => null);
-  if (!real || !real.startsWith(`${dir}/`) || real !== join(dir, path)) return null;
-  const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
-  if (!handle) return null;
-  try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.size > PROGRAM_MAX_BYTES) return null;
-    return { path, mode: info.mode & 0o111 ? 0o755 : 0o644, bytes: new Uint8Array(await handle.readFile()) };
-  } finally {
-    await handle.close();
-  }
+  if (real !== join(dir, path) || !real.startsWith(`${dir}/`)) return null;
+  const file = await readOutput(dir, path, PROGRAM_MAX_BYTES);
+  if (!file || file.truncated) return null;
+  return { path, mode: file.executable ? 0o755 : 0o644, bytes: file.data };
 }
 
 const text = async (dir: string, name: string, max: number) => {

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../logger";
 import { connectPostgres } from "./connect";
-import { createAccount } from "../modules/auth/auth.service";
-import { authenticateAccessKey, createAccessKey } from "../modules/auth/access-keys.service";
+import { createJudgerAccount } from "../modules/admin/admin.service";
+import { authenticateAccessKey } from "../modules/auth/access-keys.service";
 
 interface LocalKey {
   accessKeyId: string;
@@ -35,14 +35,11 @@ export async function prepareLocalJudger(config: Config, logger: Logger): Promis
     const em = orm.em.fork();
     let key: LocalKey | null = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as LocalKey) : null;
     if (!key || !(await authenticateAccessKey(em, key.accessKeyId, key.secretAccessKey))) {
-      key = await em.transactional(async (tx) => {
-        const suffix = randomBytes(3).toString("hex");
-        const user = await createAccount(tx, {
-          username: `local-judge-${suffix}`, email: `local-judge-${suffix}@localhost`, password: randomBytes(32).toString("hex"), role: "judger", ip: "127.0.0.1",
-        });
-        const made = await createAccessKey(tx, user);
-        return { accessKeyId: made.keyId, secretAccessKey: made.secret };
-      });
+      const suffix = randomBytes(3).toString("hex");
+      const made = await createJudgerAccount(em, {
+        username: `local-judge-${suffix}`, email: `local-judge-${suffix}@localhost`, password: randomBytes(32).toString("hex"),
+      }, "127.0.0.1");
+      key = { accessKeyId: made.key.keyId, secretAccessKey: made.key.secret };
       writeFileSync(file, JSON.stringify(key), { mode: 0o600 });
       logger.info("made a judger account for the built-in judge", { accessKeyId: key.accessKeyId });
     }

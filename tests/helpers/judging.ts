@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { FileCache } from "../../src/judge/file-cache";
+import { createLogger } from "../../src/logger";
 import { JudgeApi } from "../../src/judge/judge-api";
 import { loadJudgeSettings, type JudgeSettings } from "../../src/judge/judge-settings";
 import { startQueueSource } from "../../src/judge/judge-worker";
@@ -56,7 +57,6 @@ export async function startJudge(env: Record<string, string>) {
   const runner = await ensureRunner(join(settings.workDir, "bin"));
   const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency);
   const logs: Record<string, unknown>[] = [];
-  const { createLogger } = await import("../../src/logger");
   const logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
   const source = startQueueSource(settings, pool, { api: new JudgeApi(settings), cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger });
   await source.ready;
@@ -67,13 +67,18 @@ export async function startJudge(env: Record<string, string>) {
 export async function problemWithData(t: TestApp, cast: Cast, config: object, files: Record<string, string>): Promise<string> {
   const created = await t.api.post(`/domains/${cast.domain.id}/problems`, { title: `P ${randomUUID().slice(0, 6)}` }, { token: cast.owner.token });
   const problem = created.body.data.id as string;
+  await uploadConfig(t, cast, problem, config, files);
+  return problem;
+}
+
+/** A new config version of the problem: `config` and the data files, uploaded as an archive. */
+export async function uploadConfig(t: TestApp, cast: Cast, problem: string, config: object, files: Record<string, string>): Promise<void> {
   const form = new FormData();
   form.append("file", new Blob([await archiveOf("zip", { "config.json": JSON.stringify(config), ...files })]), "config.zip");
   const response = await t.app.handle(new Request(`http://localhost/api/v1/domains/${cast.domain.id}/problems/${problem}/configs`, {
     method: "POST", body: form, headers: { authorization: `Bearer ${cast.owner.token}` },
   }));
   expect(((await response.json()) as { errorCode: string }).errorCode).toBe("Success");
-  return problem;
 }
 
 /** Waits for the record's final state (judging real programs takes seconds). */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
 import { submit, submission } from "../helpers/records";
-import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge } from "../helpers/judging";
+import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge, uploadConfig } from "../helpers/judging";
 
 // Real programs, compiled and run by the real judge in the real sandbox, submitted through the API
 // and judged from the real queue: C, C++ and Python 3, each well-behaved, wrong and hostile.
@@ -135,6 +135,20 @@ describe.each(["c", "cpp", "python3"] as const)("%s programs, judged for real", 
     expect(accepted.cases.every((c) => c.stdout !== "" && c.memoryKb > 0)).toBe(true);
   }, 180_000);
 });
+
+test("a new config version is judged by the running judge at once (files by digest, no restart)", async () => {
+  const sum = `#include <stdio.h>\nint main(void){ ${SOLVE_C} }`;
+  const judgedOn = async (target: string) => {
+    const form = submission("c", { "main.c": sum });
+    const record = (await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${target}`, form)).body.data;
+    return (await finalRecord(t, record.id, 60_000)).state;
+  };
+  const target = await problemWithData(t, cast, CONFIG, DATA);
+  expect(await judgedOn(target)).toBe("accepted");
+  // Same inputs, new answers (the product): the sum is now wrong.
+  await uploadConfig(t, cast, target, CONFIG, { ...DATA, "data/1.out": "2\n", "data/2.out": "80\n" });
+  expect(await judgedOn(target)).toBe("rejected");
+}, 120_000);
 
 test("nothing outside the sandbox was touched and no program outlived its run", async () => {
   for (const path of [join(judge.settings.workDir, escapeMark), `/usr/${escapeMark}`, `/${escapeMark}`]) expect(existsSync(path)).toBe(false);

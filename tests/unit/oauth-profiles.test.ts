@@ -3,7 +3,7 @@ import { loadConfig, ConfigError } from "../../src/config";
 import { githubProfile } from "../../src/modules/oauth/providers/github";
 import { jaccountProfile } from "../../src/modules/oauth/providers/jaccount";
 import { oidcProfile } from "../../src/modules/oauth/providers/oidc";
-import { enabledProviders } from "../../src/modules/oauth/providers";
+import { enabledProviders } from "../../src/modules/oauth/providers/registry";
 
 // Recorded provider answers (trimmed to the fields that matter, shapes as the providers send them).
 const GITHUB_USER = {

@@ -9,9 +9,17 @@ import type { JudgerPresence } from "./judger-presence";
 import type { JudgerCreateInput, JudgerDetailView } from "./admin.schemas";
 
 /**
- * Creates a judger account (site role `judger`) and its access key in one transaction: either both
- * exist afterwards or neither (Horse left half-created judgers when its storage call failed).
+ * A judger account (site role `judger`) and its access key in one transaction: either both exist
+ * afterwards or neither (Horse left half-created judgers when its storage call failed).
  */
+export function createJudgerAccount(em: EntityManager, input: JudgerCreateInput, ip: string) {
+  return em.transactional(async (tx) => {
+    const user = await createAccount(tx, { ...input, role: "judger", ip });
+    return { user, key: await createAccessKey(tx, user) };
+  });
+}
+
+/** `POST /admin/judgers`: the account, its key, and a session for it. */
 export async function createJudger(
   em: EntityManager,
   codec: TokenCodec,
@@ -19,10 +27,7 @@ export async function createJudger(
   input: JudgerCreateInput,
   ip: string,
 ) {
-  const { user, key } = await em.transactional(async (tx) => {
-    const created = await createAccount(tx, { ...input, role: "judger", ip });
-    return { user: created, key: await createAccessKey(tx, created) };
-  });
+  const { user, key } = await createJudgerAccount(em, input, ip);
   const tokens = await startSession(codec, user, lifetimes);
   return {
     accessToken: tokens.accessToken,

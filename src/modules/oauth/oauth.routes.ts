@@ -7,7 +7,7 @@ import { secureCookies } from "../../http/cookies";
 import { ok } from "../../http/respond";
 import { resolveRedirect, respondWithTokens } from "../../http/session-response";
 import { AuthTokensResp } from "../auth/auth.schemas";
-import { enabledProviders } from "./providers";
+import { enabledProviders } from "./providers/registry";
 import { beginLogin, finishLogin, readPendingLogin, STATE_COOKIE, STATE_SECONDS } from "./oauth.service";
 import { AuthorizeQuery, CallbackQuery, OAuth2ClientListResp, ProviderParams, RedirectResp } from "./oauth.schemas";
 

@@ -2,18 +2,13 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../errors";
 import type { DomainAccess } from "../../auth/access";
+import type { RecordJudgePayload } from "../../jobs/catalogue";
 import { findRecord } from "./records.service";
+import { REQUEUE_ASSIGNMENTS, WAITING_SQL, WORKING_SQL } from "./record-states";
 
-/** A task a judger may claim: the record, its domain and the task id the claim must name. */
-export interface JudgeTask {
-  recordId: string;
-  domainId: string;
-  taskId: string;
-  language: string;
-}
+/** A task a judger may claim (the queue's payload: record, domain, the task id the claim must name) and its language. */
+export type JudgeTask = RecordJudgePayload & { language: string };
 
-const WAITING = "('processing', 'queueing', 'retrying')";
-const WORKING = "('fetched', 'compiling', 'running', 'judging')";
 /** How long a task handed to one poller is kept from the others; after that its claim is presumed lost. */
 const OFFER_MS = 10_000;
 /** New tasks from other processes (the reconciler) are seen within this, without any wake-up. */
@@ -51,7 +46,7 @@ async function oldestUnoffered(em: EntityManager): Promise<JudgeTask | null> {
   for (const [taskId, until] of offered) if (until <= now) offered.delete(taskId);
   const rows = await em.execute<{ id: string; domain_id: string; task_id: string; language: string }[]>(
     `select id, domain_id, task_id, language from records
-      where state in ${WAITING} and config_id is not null and task_id is not null and not (task_id = any(?::uuid[]))
+      where state in ${WAITING_SQL} and config_id is not null and task_id is not null and not (task_id = any(?::uuid[]))
       order by created_at limit 1`,
     [`{${[...offered.keys()].join(",")}}`],
   );
@@ -84,9 +79,8 @@ export async function releaseRecord(em: EntityManager, access: DomainAccess, rec
   const id = recordId.toLowerCase();
   const next = randomUUID();
   const rows = await em.execute<{ language: string }[]>(
-    `update records set state = 'queueing', task_id = ?, judger_id = null, lease_expires_at = null, updated_at = now(),
-            attempts = greatest(attempts - 1, 0), score = 0, time_ms = 0, memory_kb = 0, cases = '[]'::jsonb
-      where id = ? and domain_id = ? and judger_id = ? and task_id::text = ? and state in ${WORKING} and lease_expires_at > now()
+    `update records set ${REQUEUE_ASSIGNMENTS}, attempts = greatest(attempts - 1, 0)
+      where id = ? and domain_id = ? and judger_id = ? and task_id::text = ? and state in ${WORKING_SQL} and lease_expires_at > now()
       returning language`,
     [next, id, access.domain.id, access.user.id, taskId.toLowerCase()],
   );

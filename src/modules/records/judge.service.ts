@@ -8,7 +8,7 @@ import type { DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Domain } from "../domains/domain.entity";
 import { JudgeRecord } from "./record.entity";
-import { aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, type RecordState } from "./record-states";
+import { aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, WAITING_SQL, type RecordState } from "./record-states";
 import { caseLayout } from "./case-layout";
 import { filesOf, findRecord, isWorkingJudger } from "./records.service";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
@@ -30,7 +30,7 @@ export async function claimRecord(em: EntityManager, access: DomainAccess, recor
     const claimed = await em.execute<{ id: string }[]>(
       `update records set state = 'fetched', judger_id = ?, attempts = attempts + 1, updated_at = now(),
               lease_expires_at = now() + make_interval(secs => ?)
-        where id = ? and domain_id = ? and task_id = ? and state in ('processing', 'queueing', 'retrying') and config_id is not null
+        where id = ? and domain_id = ? and task_id = ? and state in ${WAITING_SQL} and config_id is not null
         returning id`,
       [access.user.id, settings.leaseSeconds, id, access.domain.id, taskId.toLowerCase()],
     );

@@ -5,14 +5,12 @@ import type { JobClient } from "../../jobs/job-client";
 import type { ReconcileReport } from "../../jobs/catalogue";
 import type { Logger } from "../../logger";
 import { enqueueJudging } from "./judge-queue";
-import { pendingCase, type StoredCase } from "./record-states";
+import { pendingCase, REQUEUE_ASSIGNMENTS, WAITING_SQL as WAITING, WORKING_SQL as WORKING, type StoredCase } from "./record-states";
 
 /** A waiting record this young may still be on its way to Redis from the API that just saved it. */
 const ENQUEUE_GRACE_SECONDS = 5;
 const BATCH = 500;
 
-const WORKING = "('fetched', 'compiling', 'running', 'judging')";
-const WAITING = "('processing', 'queueing', 'retrying')";
 
 function abandonedCase(attempts: number, leaseSeconds: number): StoredCase {
   return {
@@ -52,8 +50,7 @@ export async function reconcileRecords(em: EntityManager, jobs: JobClient, logge
     }
     const taskId = randomUUID();
     const rows = await em.execute<{ id: string; domain_id: string }[]>(
-      `update records set state = 'queueing', task_id = ?, judger_id = null, lease_expires_at = null, updated_at = now(),
-              score = 0, time_ms = 0, memory_kb = 0, cases = '[]'::jsonb
+      `update records set ${REQUEUE_ASSIGNMENTS}
         where id = ? and state in ${WORKING} and lease_expires_at <= now() returning id, domain_id`,
       [taskId, id],
     );
