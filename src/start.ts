@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, type Config } from "./config";
 import { createLogger, type Logger } from "./logger";
@@ -57,6 +58,8 @@ process.on("SIGINT", onEarlySignal);
 process.on("SIGHUP", () => process.kill(process.pid, "SIGTERM"));
 
 try {
+  // Everything this process and its children write lives under DATA_DIR; a fresh clone has none.
+  mkdirSync(config.dataDir, { recursive: true });
   if (!config.databaseUrl) {
     const port = embeddedPostgresPort();
     const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port, logger });

@@ -1,5 +1,6 @@
 import { t, type TSchema } from "elysia";
 import { ERROR_CODES } from "../errors";
+import { TIMESTAMP_FORMS } from "./timestamps";
 
 /** Shared wire primitives: the envelope, lists, paging, ordering, ids and timestamps. Defined once. */
 
@@ -51,24 +52,4 @@ export function isoTime(date: Date | null | undefined): string | null {
   return date.toISOString().replace("Z", "+00:00");
 }
 
-/** Timestamps in: Unix seconds, or milliseconds above 2e10 (what the JOJ front end sends). */
-const MILLISECOND_THRESHOLD = 2e10;
-
-export function parseTimestampInput(value: string | number): Date | null {
-  if (typeof value === "number" || /^-?\d+(\.\d+)?$/.test(value.trim())) {
-    const n = Number(value);
-    if (!Number.isFinite(n)) return null;
-    return new Date(Math.abs(n) > MILLISECOND_THRESHOLD ? n : n * 1000);
-  }
-  // ISO 8601 only: Date.parse also takes loose formats that would be read in the server's zone.
-  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.test(value.trim())) return null;
-  const trimmed = value.trim();
-  // A timestamp without an offset is taken as UTC, never as the server's local time.
-  const withZone = /[zZ]|[+-]\d{2}:?\d{2}$/.test(trimmed) || trimmed.length === 10 ? trimmed : `${trimmed}Z`;
-  const date = new Date(withZone);
-  return Number.isNaN(date.getTime()) ? null : date;
-}
-
-export const TimestampInput = t.Union([t.String(), t.Number()], {
-  description: "ISO 8601, or Unix time in seconds (milliseconds when larger than 2e10)",
-});
+export const TimestampInput = t.Union([t.String({ maxLength: 64 }), t.Number()], { description: TIMESTAMP_FORMS });

@@ -48,7 +48,10 @@ export function describeIssue(where: string, path: string, schema: TSchema | und
     }
     if (target.format === "uuid") return { loc, msg: "value is not a valid uuid", type: "type_error.uuid" };
     if (target.format === "email") return { loc, msg: "value is not a valid email address", type: "value_error.email" };
-    if (target.format) return { loc, msg: `value is not a valid ${target.format}`, type: `value_error.${target.format}` };
+    if (target.format) {
+      const msg = typeof target.errorMessage === "string" ? target.errorMessage : `value is not a valid ${target.format}`;
+      return { loc, msg, type: `value_error.${target.format}` };
+    }
     if (target.pattern) {
       const msg = typeof target.errorMessage === "string" ? target.errorMessage : `string does not match regex "${target.pattern}"`;
       return { loc, msg, type: "value_error.str.regex", ctx: { pattern: target.pattern } };

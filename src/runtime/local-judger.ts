@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../logger";
 import { connectPostgres } from "./connect";
+import { consoleNotice, judgeBlocker } from "./judge-tools";
 import { createJudgerAccount } from "../modules/admin/admin.service";
 import { authenticateAccessKey } from "../modules/auth/access-keys.service";
 
@@ -15,20 +16,23 @@ interface LocalKey {
 /**
  * `bun run start` judges out of the box: the built-in judge gets a judger account of its own, made
  * once and its key kept under DATA_DIR (0600), like the JWT secret. Returns false, with the reason
- * logged, when this machine cannot judge (not root, no bubblewrap): records then wait for a judger.
+ * logged and shown on the console, when this machine cannot judge (not root, no bubblewrap, no gcc):
+ * records then wait for a judger.
  * A key given in the environment is used as it is.
  */
 export async function prepareLocalJudger(config: Config, logger: Logger): Promise<boolean> {
-  if (process.getuid?.() !== 0) {
-    logger.warn("the judge worker is not started: it must run as root to drop each program to an unprivileged uid; records wait for a judger (see README)");
-    return false;
-  }
-  if (!Bun.which("bwrap")) {
-    logger.warn("the judge worker is not started: bubblewrap is not installed (apt-get install bubblewrap); records wait for a judger");
+  const blocker = judgeBlocker({ isRoot: process.getuid?.() === 0, which: Bun.which });
+  if (blocker) {
+    logger.warn("the judge worker is not started; records wait for a judger", { why: blocker.why, fix: blocker.fix });
+    // A log line scrolls past unread: a new user needs to see this.
+    console.error(consoleNotice("Submissions will NOT be judged: the built-in judge cannot start.", [
+      `Why: ${blocker.why}.`, `Fix: ${blocker.fix}`, "Then start again. Until then every submission waits for a judge.",
+    ]));
     return false;
   }
   process.env.JUDGE_SERVER_URL ??= `http://127.0.0.1:${config.port}`;
   if (process.env.JUDGER_ACCESS_KEY_ID) return true;
+  mkdirSync(config.dataDir, { recursive: true });
   const file = join(config.dataDir, "judger-key.json");
   const orm = await connectPostgres(config.databaseUrl, { poolMax: 1 });
   try {
@@ -37,7 +41,7 @@ export async function prepareLocalJudger(config: Config, logger: Logger): Promis
     if (!key || !(await authenticateAccessKey(em, key.accessKeyId, key.secretAccessKey))) {
       const suffix = randomBytes(3).toString("hex");
       const made = await createJudgerAccount(em, {
-        username: `local-judge-${suffix}`, email: `local-judge-${suffix}@localhost`, password: randomBytes(32).toString("hex"),
+        username: `local-judge-${suffix}`, email: `local-judge-${suffix}@judges.invalid`, password: randomBytes(32).toString("hex"),
       }, "127.0.0.1");
       key = { accessKeyId: made.key.keyId, secretAccessKey: made.key.secret };
       writeFileSync(file, JSON.stringify(key), { mode: 0o600 });

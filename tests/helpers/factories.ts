@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SiteRole } from "../../src/auth/permissions";
+import { realisticPerson } from "../fixtures/names";
 import { issueUserTokens, type IssuedTokens } from "../../src/auth/tokens";
 import { createAccount } from "../../src/modules/auth/auth.service";
 import type { User } from "../../src/modules/users/user.entity";
@@ -13,17 +14,21 @@ export interface TestUser {
   tokens: IssuedTokens;
 }
 
-/** A user row created through the service layer, with a valid session, exactly as a test needs it. */
+/**
+ * A user row created through the service layer, with a valid session, exactly as a test needs it. Unless
+ * a test names one, the user gets a realistic name (Chinese, accented, with p and C: tests/fixtures/names.ts).
+ */
 export async function createUser(
   t: TestApp,
   options: { username?: string; email?: string; role?: SiteRole; password?: string; isActive?: boolean } = {},
 ): Promise<TestUser> {
   const em = t.orm.em.fork();
-  const username = options.username ?? `user_${randomUUID().slice(0, 8)}`;
+  const person = realisticPerson();
+  const username = options.username ?? person.username;
   const password = options.password ?? `pw-${randomUUID()}`;
   const user = await createAccount(em, {
     username,
-    email: options.email ?? `${username}@example.edu`,
+    email: options.email ?? (options.username ? `${options.username.replace(/\s+/g, ".")}@example.edu` : person.email),
     password,
     role: options.role ?? "user",
     ip: "127.0.0.1",

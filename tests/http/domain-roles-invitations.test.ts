@@ -103,7 +103,12 @@ describe("invitations", () => {
     expect((await t.api.post(invitations(cast), { code: "dup" }, { token: cast.owner.token })).body).toMatchObject({ errorCode: "DomainInvitationBadRequestError", errorMsg: "code is already used" });
     expect((await t.api.post(invitations(cast), { code: "x", role: "ghost" }, { token: cast.owner.token })).body.errorCode).toBe("DomainRoleNotFoundError");
     expect((await t.api.post(invitations(cast), { code: "y", expireAt: "soon" }, { token: cast.owner.token })).status).toBe(422);
+    const impossible = await t.api.post(invitations(cast), { code: "z", expireAt: "2099-02-30T00:00:00" }, { token: cast.owner.token });
+    expect(impossible.status).toBe(422);
+    expect(impossible.body.detail[0].loc).toEqual(["body", "expireAt"]);
     expect(await t.orm.em.fork().count(DomainInvitation, { domain: cast.domain.id })).toBe(1);
+    const naive = await t.api.post(invitations(cast), { code: "naive", expireAt: "2099-01-01T08:00:00" }, { token: cast.owner.token });
+    expect(naive.body.data.expireAt).toBe("2099-01-01T08:00:00.000+00:00");
   });
 });
 

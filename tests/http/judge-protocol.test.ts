@@ -107,6 +107,22 @@ describe("reports", () => {
     expect(a.judgerId).toBe(judgerA.user.id);
   });
 
+  test("a naive judgedAt (Python's datetime.now().isoformat(), as JOJ's tiger sends) is UTC and the record ends", async () => {
+    const { id } = await claimed();
+    const response = await putRecord(id, { state: "accepted", judgedAt: "2026-11-23T18:42:13.430123" });
+    expect(response.body.errorCode).toBe("Success");
+    expect(await recordRow(t, id)).toMatchObject({ state: "accepted" });
+    expect((await t.api.get(base(id), { token: cast.admin.token })).body.data.judgedAt).toBe("2026-11-23T18:42:13.430+00:00");
+  });
+
+  test("a judgedAt that is no date is a 422 naming it, and the record stays as it was", async () => {
+    const { id } = await claimed();
+    const response = await putRecord(id, { state: "accepted", judgedAt: "2026-02-30T10:00:00" });
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0].loc).toEqual(["body", "judgedAt"]);
+    expect((await recordRow(t, id)).state).not.toBe("accepted");
+  });
+
   test("states only move forward, a final state is final, and a repeated report is harmless", async () => {
     const { id } = await claimed();
     expect((await putRecord(id, { state: "running" })).body.errorCode).toBe("Success");

@@ -34,6 +34,19 @@ describe("problem sets", () => {
     expect((await t.api.post(sets(), { url: "hw1", title: "dup" }, { token: cast.admin.token })).body.errorCode).toBe("IntegrityError");
   });
 
+  test("naive times are UTC; a date that does not exist is a 422 naming the field, not a roll-over into March", async () => {
+    const naive = await makeSet({ dueAt: "2031-03-01T23:59:59.999999" });
+    expect((await t.api.get(`${sets()}/${naive.id}`, { token: cast.admin.token })).body.data.dueAt).toBe("2031-03-01T23:59:59.999+00:00");
+    for (const [field, value] of [["dueAt", "2026-02-30"], ["lockAt", "2026-04-31T12:00:00"], ["unlockAt", "2026-11-23T25:00:00Z"]]) {
+      const response = await t.api.post(sets(), { title: "bad date", [field]: value }, { token: cast.admin.token });
+      expect(response.status).toBe(422);
+      expect(response.body.detail[0].loc).toEqual(["body", field]);
+    }
+    const edited = await t.api.patch(`${sets()}/${naive.id}`, { dueAt: "2031-02-29" }, { token: cast.admin.token });
+    expect(edited.status).toBe(422);
+    expect((await t.api.get(`${sets()}/${naive.id}`, { token: cast.admin.token })).body.data.dueAt).toBe("2031-03-01T23:59:59.999+00:00");
+  });
+
   test("a hidden set is hidden on every route, not only in lists", async () => {
     const hidden = await makeSet({ hidden: true });
     const p = await problem();

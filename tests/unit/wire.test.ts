@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { isoTime, parseTimestampInput } from "../../src/http/schemas";
+import { isoTime } from "../../src/http/schemas";
+import { parseTimestamp as parseTimestampInput } from "../../src/http/timestamps";
 import { acceptBothCases, camelToSnake, normalizeQueryBooleans, snakeToCamel } from "../../src/http/normalize";
 import { createLogger } from "../../src/logger";
 import { ERROR_CODES } from "../../src/errors";

@@ -1,14 +1,14 @@
 import { t } from "elysia";
 import { DateTime, Envelope, ListOf, PaginationQuery, Uuid } from "../../http/schemas";
 import { MAX_PASSWORD_LENGTH } from "../../auth/passwords";
-import { USERNAME_MAX_LENGTH } from "../auth/auth.schemas";
+import { EmailAddress, Username } from "../../http/formats";
 
 /** Horse's `JudgerCreate` (snake_case fields; every one required in practice). */
 export const JudgerCreate = t.Object(
   {
-    username: t.String({ minLength: 1, maxLength: USERNAME_MAX_LENGTH, pattern: "^[A-Za-z0-9_.-]+$", errorMessage: "judger names use letters, digits, '_', '.' and '-'" }),
+    username: Username,
     password: t.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
-    email: t.String({ maxLength: 320, pattern: "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$", errorMessage: "value is not a valid email address" }),
+    email: EmailAddress,
   },
   { title: "JudgerCreate" },
 );

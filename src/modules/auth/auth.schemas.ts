@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { Envelope, QueryBoolean } from "../../http/schemas";
+import { EmailAddress, LoginName, Username } from "../../http/formats";
 import { MAX_PASSWORD_LENGTH } from "../../auth/passwords";
 
 /** Query parameters of every `/auth` endpoint (seed §5.1). */
@@ -10,16 +11,12 @@ export const AuthQuery = t.Object({
 });
 export type AuthQueryInput = typeof AuthQuery.static;
 
-export const USERNAME_MAX_LENGTH = 64;
-// Printable, no surrounding spaces, no `@` (which marks an e-mail at login): clients show it everywhere.
-const USERNAME_PATTERN = "^[^\\s@\\p{C}](?:[^@\\p{C}]*[^\\s@\\p{C}])?$";
-const EMAIL_PATTERN = "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$";
 
 /** Seed §2.2 `UserCreate`: snake_case like Horse's (camelCase is accepted too). */
 export const UserCreate = t.Object(
   {
-    username: t.Optional(t.String({ maxLength: USERNAME_MAX_LENGTH, pattern: USERNAME_PATTERN, errorMessage: "username may not contain '@', control characters or surrounding spaces" })),
-    email: t.Optional(t.String({ maxLength: 320, pattern: EMAIL_PATTERN, errorMessage: "value is not a valid email address" })),
+    username: t.Optional(Username),
+    email: t.Optional(EmailAddress),
     password: t.Optional(t.String({ maxLength: MAX_PASSWORD_LENGTH })),
     oauth_name: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
     oauth_account_id: t.Optional(t.Nullable(t.String({ maxLength: 255 }))),
@@ -31,7 +28,7 @@ export type UserCreateInput = typeof UserCreate.static;
 /** Horse's `OAuth2PasswordRequestForm`; only username and password matter. */
 export const LoginForm = t.Object(
   {
-    username: t.String({ minLength: 1, maxLength: 320 }),
+    username: LoginName,
     password: t.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH }),
     grantType: t.Optional(t.String()),
     scope: t.Optional(t.String({ default: "" })),

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../errors";
 import { hashPassword, verifyPassword } from "../../auth/passwords";
 import type { SiteRole } from "../../auth/permissions";
+import { displayForm, EMAIL_RULE, identityKey, isEmailAddress, isUsername, USERNAME_RULE } from "../../auth/names";
 import {
   issueUserTokens, verifyAccessToken, verifyRefreshToken,
   type IssuedTokens, type RefreshClaims, type TokenCodec, type TokenLifetimes,
@@ -30,12 +31,15 @@ export async function registerWithPassword(em: EntityManager, input: UserCreateI
   return em.transactional((tx) => createFirstOrUser(tx, { username, email, password, ip }));
 }
 
-/** Creates a user inside the caller's transaction; the installation's very first user becomes site root. */
+/**
+ * Creates a person inside the caller's transaction. The first *person* becomes site root: judger
+ * accounts (the built-in judge makes one before anybody registers) never count.
+ */
 export async function createFirstOrUser(tx: EntityManager, account: Omit<NewAccount, "role">): Promise<User> {
   // Serialised, so that exactly one first user becomes root however many register at once.
   // em.execute (not getConnection().execute) runs on the transaction's own connection.
   await tx.execute("select pg_advisory_xact_lock(?)", [FIRST_USER_LOCK]);
-  const first = (await tx.count(User, {})) === 0;
+  const first = (await tx.count(User, { role: { $ne: "judger" } })) === 0;
   return createAccount(tx, { ...account, role: first ? "root" : "user" });
 }
 
@@ -44,12 +48,15 @@ export async function createFirstOrUser(tx: EntityManager, account: Omit<NewAcco
  * what to change; the unique indexes still catch a concurrent duplicate (mapped to IntegrityError).
  */
 export async function createAccount(em: EntityManager, account: NewAccount): Promise<User> {
+  // Names that did not come through a request schema (an OAuth profile, a factory) meet the same rule.
+  if (!isUsername(account.username)) throw new BizError("UserRegisterError", USERNAME_RULE);
+  if (!isEmailAddress(account.email)) throw new BizError("UserRegisterError", EMAIL_RULE);
   await assertAvailable(em, account.username, account.email);
   const user = em.create(User, {
-    username: account.username,
-    usernameLower: account.username.toLowerCase(),
-    email: account.email,
-    emailLower: account.email.toLowerCase(),
+    username: displayForm(account.username),
+    usernameLower: identityKey(account.username),
+    email: displayForm(account.email),
+    emailLower: identityKey(account.email),
     role: account.role,
     isActive: true,
     registerIp: account.ip,
@@ -62,19 +69,19 @@ export async function createAccount(em: EntityManager, account: NewAccount): Pro
 
 async function assertAvailable(em: EntityManager, username: string, email: string): Promise<void> {
   const [byName, byEmail] = await Promise.all([
-    em.count(User, { usernameLower: username.toLowerCase() }),
-    em.count(User, { emailLower: email.toLowerCase() }),
+    em.count(User, { usernameLower: identityKey(username) }),
+    em.count(User, { emailLower: identityKey(email) }),
   ]);
   if (byName > 0) throw new BizError("UserRegisterError", "username is already taken");
   if (byEmail > 0) throw new BizError("UserRegisterError", "email is already registered");
 }
 
 /**
- * Password login by username (case-insensitive) or e-mail. One message for every failure, and the
+ * Password login by username or e-mail, compared by identity key (case and width folded). One message for every failure, and the
  * same work whether or not the account exists, so the answer never tells which accounts exist.
  */
 export async function loginWithPassword(em: EntityManager, login: string, password: string, ip: string): Promise<User> {
-  const key = login.trim().toLowerCase();
+  const key = identityKey(login.trim());
   const user = await em.findOne(User, key.includes("@") ? { emailLower: key } : { usernameLower: key });
   const valid = await verifyPassword(password, user ? user.hashedPassword : null);
   if (!user || !valid || !user.isActive) throw new BizError("UsernamePasswordError", "incorrect username or password");

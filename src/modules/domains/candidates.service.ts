@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../errors";
+import { identityKey } from "../../auth/names";
 import type { DomainAccess } from "../../auth/access";
 import { User } from "../users/user.entity";
 import { DomainUser } from "./domain-user.entity";
@@ -22,7 +23,8 @@ export async function searchCandidates(
 ): Promise<UserDetailWithDomainRoleView[]> {
   const direction = candidateOrder(ordering);
   const needle = text.trim();
-  const pattern = `%${needle.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const key = identityKey(needle);
+  const pattern = `%${key.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const users = await em.find(
     User,
     {
@@ -30,7 +32,7 @@ export async function searchCandidates(
       $or: [
         { usernameLower: { $like: pattern } },
         { realName: { $ilike: pattern } },
-        { emailLower: needle.toLowerCase() },
+        { emailLower: key },
         { studentId: needle },
       ],
     },
@@ -41,7 +43,7 @@ export async function searchCandidates(
   return users.map((user) => {
     const membership = byUser.get(user.id) ?? null;
     const view = toUserDetailWithDomainRole(user, membership, access.domain.id);
-    const typedExactly = user.emailLower === needle.toLowerCase() || (user.studentId !== "" && user.studentId === needle);
+    const typedExactly = user.emailLower === key || (user.studentId !== "" && user.studentId === needle);
     return {
       ...view,
       email: membership || typedExactly ? view.email : "",

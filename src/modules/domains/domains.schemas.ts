@@ -1,12 +1,11 @@
 import { t } from "elysia";
 import { DateTime, Envelope, ListOf, PaginationQuery, Uuid } from "../../http/schemas";
-
-const UUID_LOOKAHEAD = "(?![0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$)";
+import { PATTERNS } from "../../http/patterns";
 
 /** A url slug: `[A-Za-z0-9_-]`, never a UUID (so url-or-id lookups never collide); empty = the id. */
 export const UrlSlug = t.String({
   maxLength: 256,
-  pattern: `^${UUID_LOOKAHEAD}[A-Za-z0-9_-]*$`,
+  pattern: PATTERNS.urlSlug,
   errorMessage: "url can only contain [A-Za-z0-9_-] and can not be a UUID",
 });
 

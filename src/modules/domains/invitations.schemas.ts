@@ -1,8 +1,9 @@
 import { t } from "elysia";
 import { DateTime, Envelope, ListOf, TimestampInput, Uuid } from "../../http/schemas";
+import { PATTERNS } from "../../http/patterns";
 import { UrlSlug } from "./domains.schemas";
 
-const NOT_ROOT = { pattern: "^(?!root$).+$", errorMessage: "role can not be root" };
+const NOT_ROOT = { pattern: PATTERNS.invitableRole, errorMessage: "role can not be root" };
 
 export const DomainInvitationCreate = t.Object(
   {

@@ -1,10 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
-import { BizError, HttpError, InputError } from "../../errors";
+import { BizError, HttpError } from "../../errors";
 import { byUrlOrId } from "../../db/addressing";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
-import { isoTime, parseTimestampInput } from "../../http/schemas";
+import { isoTime } from "../../http/schemas";
+import { readTimestamp } from "../../http/timestamps";
 import type { DomainAccess } from "../../auth/access";
 import type { Domain } from "./domain.entity";
 import { DomainInvitation } from "./domain-invitation.entity";
@@ -15,9 +16,7 @@ import type { DomainInvitationView, InvitationCreateInput, InvitationEditInput }
 
 function expiryOf(value: string | number | null | undefined): Date | null {
   if (value === null || value === undefined) return null;
-  const date = parseTimestampInput(value);
-  if (!date) throw new InputError(["body", "expireAt"], "invalid datetime format", "value_error.datetime");
-  return date;
+  return readTimestamp(value, ["body", "expireAt"]);
 }
 
 async function assertRoleExists(em: EntityManager, domain: Domain, role: string): Promise<void> {

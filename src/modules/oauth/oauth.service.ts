@@ -4,6 +4,7 @@ import { generateCodeVerifier, generateState } from "arctic";
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import type Redis from "ioredis";
 import { BizError } from "../../errors";
+import { identityKey, isUsername, USERNAME_RULE } from "../../auth/names";
 import type { Logger } from "../../logger";
 import { issueProviderToken, issueUserTokens, type AccessClaims, type IssuedTokens, type TokenCodec, type TokenLifetimes } from "../../auth/tokens";
 import { createFirstOrUser } from "../auth/auth.service";
@@ -107,10 +108,11 @@ export async function registerWithOAuth(em: EntityManager, claims: AccessClaims 
   const email = input.email || claims.email;
   if (!username) throw refused("username not provided");
   if (!email) throw refused("email not provided (the OAuth service gave none)");
+  if (!input.username && !isUsername(username)) throw refused(`the ${claims.oauth_name} username cannot be used here (${USERNAME_RULE}): choose a username`);
   try {
     return await em.transactional(async (tx) => {
       if (await tx.count(OAuthAccount, { oauthName: claims.oauth_name, accountId: claims.sub })) throw refused(`this ${claims.oauth_name} account is already registered: log in with it`);
-      if (await tx.count(User, { emailLower: email.toLowerCase() })) {
+      if (await tx.count(User, { emailLower: identityKey(email) })) {
         throw refused("email is already registered: log in to that account instead (linking an OAuth account to an existing user is not implemented)");
       }
       const user = await createFirstOrUser(tx, { username, email, password: input.password ?? "", ip });

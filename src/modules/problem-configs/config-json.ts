@@ -2,12 +2,13 @@ import { t, type Static } from "elysia";
 import { Value } from "@sinclair/typebox/value";
 import { BizError } from "../../errors";
 import { acceptBothCases, camelToSnake } from "../../http/normalize";
+import { PATTERNS } from "../../http/patterns";
 
 /** Horse's (joj-elephant's) `config.json`: languages, each with compile settings and test cases. */
 
-const RelativePath = t.String({ minLength: 1, maxLength: 255, pattern: "^(?!/)(?!.*(^|/)\\.\\.(/|$))[^\\0\\\\]+$" });
-const TIME = "^\\d+(\\.\\d+)?(ms|s)$";
-const MEMORY = "^\\d+(\\.\\d+)?([kKmMgG])?[bB]?$";
+const RelativePath = t.String({ minLength: 1, maxLength: 255, pattern: PATTERNS.relativePath });
+const TIME = PATTERNS.duration;
+const MEMORY = PATTERNS.memorySize;
 
 export const CaseSchema = t.Object(
   {

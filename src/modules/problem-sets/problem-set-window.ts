@@ -1,5 +1,5 @@
 import { InputError } from "../../errors";
-import { parseTimestampInput } from "../../http/schemas";
+import { readTimestamp } from "../../http/timestamps";
 
 export type WindowState = "before" | "open" | "late" | "locked";
 
@@ -28,11 +28,7 @@ export function parseWindow(input: { unlockAt?: string | number | null; dueAt?: 
     const value = input[key];
     if (value === undefined) continue;
     if (value === null) result[key] = null;
-    else {
-      const date = parseTimestampInput(value);
-      if (!date) throw new InputError(["body", key], "invalid datetime format", "value_error.datetime");
-      result[key] = date;
-    }
+    else result[key] = readTimestamp(value, ["body", key]);
   }
   const ordered = [result.unlockAt, result.dueAt, result.lockAt].filter((d): d is Date => d instanceof Date);
   for (let i = 1; i < ordered.length; i++) {

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { LockMode } from "@mikro-orm/core";
 import type { JudgingSettings } from "../../config";
-import { BizError, InputError } from "../../errors";
+import { BizError } from "../../errors";
 import { isUuid } from "../../db/addressing";
-import { parseTimestampInput } from "../../http/schemas";
+import { readTimestamp } from "../../http/timestamps";
 import type { DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Domain } from "../domains/domain.entity";
@@ -111,8 +111,7 @@ export async function reportCase(
  * there are any; otherwise (say a compile error) from the report.
  */
 export async function reportRecord(em: EntityManager, access: DomainAccess, recordId: string, input: RecordSubmitInput, settings: JudgingSettings): Promise<void> {
-  const judgedAt = input.judgedAt === undefined ? undefined : parseTimestampInput(input.judgedAt);
-  if (judgedAt === null) throw new InputError(["body", "judgedAt"], "invalid datetime format", "value_error.datetime");
+  const judgedAt = input.judgedAt === undefined ? undefined : readTimestamp(input.judgedAt, ["body", "judgedAt"]);
   await em.transactional(async (tx) => {
     const record = await loadForJudging(tx, access.domain, recordId.toLowerCase(), true);
     assertHolder(record, access, input.taskId, new Date());

@@ -1,5 +1,6 @@
 import { t } from "elysia";
-import { DateTime, Envelope, ListOf, PaginationQuery, Uuid } from "../../http/schemas";
+import { PATTERNS } from "../../http/patterns";
+import { DateTime, Envelope, ListOf, PaginationQuery, TimestampInput, Uuid } from "../../http/schemas";
 import { CASE_RESULTS, RECORD_STATES } from "./record-states";
 
 export const RecordStateSchema = t.UnionEnum(RECORD_STATES, { title: "RecordState" });
@@ -82,7 +83,7 @@ export const RecordSubmit = t.Object(
     score: t.Optional(t.Integer({ minimum: 0 })),
     timeMs: t.Optional(t.Integer({ minimum: 0 })),
     memoryKb: t.Optional(t.Integer({ minimum: 0 })),
-    judgedAt: t.Optional(t.String({ format: "date-time" })),
+    judgedAt: t.Optional(TimestampInput),
     taskId: TaskIdField,
   },
   { title: "RecordSubmit" },
@@ -154,7 +155,7 @@ export type RecordListQueryInput = typeof RecordListQuery.static;
 const DomainRef = t.String({ minLength: 1, maxLength: 256, description: "url or id of the domain" });
 export const RecordParams = t.Object({ domain: DomainRef, record: t.String({ format: "uuid" }) });
 export const CaseParams = t.Object({ domain: DomainRef, record: t.String({ format: "uuid" }), index: t.Integer({ minimum: 0, maximum: 9999 }) });
-export const BlobParams = t.Object({ domain: DomainRef, record: t.String({ format: "uuid" }), digest: t.String({ pattern: "^[0-9a-f]{64}$" }) });
+export const BlobParams = t.Object({ domain: DomainRef, record: t.String({ format: "uuid" }), digest: t.String({ pattern: PATTERNS.sha256 }) });
 export const ArchiveQuery = t.Object({ archiveFormat: t.Optional(t.UnionEnum(["zip", "tar"], { default: "zip" })) });
 
 export const RecordResp = Envelope(RecordSchema, "RecordResp");

@@ -3,8 +3,9 @@ import { baseProperties } from "../../db/base-properties";
 import { SITE_ROLES } from "../../auth/permissions";
 
 /**
- * A person or a judger. Uniqueness of username and e-mail is case-insensitive (the `*_lower`
- * columns); login and display keep the spelling the user chose.
+ * A person or a judger. Username and e-mail are unique by identity key (`*_lower`: NFKC, case-folded;
+ * see auth/names.ts); login and display keep the spelling the user chose, in NFC. Keys are text:
+ * NFKC may lengthen a name.
  */
 export const User = defineEntity({
   name: "User",
@@ -12,9 +13,9 @@ export const User = defineEntity({
   properties: {
     ...baseProperties,
     username: p.string().length(255),
-    usernameLower: p.string().length(255).unique("users_username_lower_unique"),
+    usernameLower: p.text().unique("users_username_lower_unique"),
     email: p.string().length(320),
-    emailLower: p.string().length(320).unique("users_email_lower_unique"),
+    emailLower: p.text().unique("users_email_lower_unique"),
     gravatar: p.string().length(512).default(""),
     role: p.enum(SITE_ROLES).default("user").index("users_role_index"),
     isActive: p.boolean().default(true),

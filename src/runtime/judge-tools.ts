@@ -1,0 +1,67 @@
+/**
+ * What a machine needs before the built-in judge can run, and how to get it. Shared by `bun run setup`
+ * (which installs what is missing) and `bun run start` (which says, in plain words, what is missing).
+ */
+export interface JudgeTool {
+  command: string;
+  /** The Debian/Ubuntu package that provides it. */
+  pkg: string;
+  purpose: string;
+}
+
+export const JUDGE_TOOLS: readonly JudgeTool[] = [
+  { command: "bwrap", pkg: "bubblewrap", purpose: "the sandbox every submitted program runs in" },
+  { command: "gcc", pkg: "gcc", purpose: "builds the sandbox's runner, and compiles C submissions" },
+  { command: "setpriv", pkg: "util-linux", purpose: "switches each program to an unprivileged user" },
+];
+
+export type Which = (command: string) => string | null;
+
+export function missingJudgeTools(which: Which = Bun.which): JudgeTool[] {
+  return JUDGE_TOOLS.filter((tool) => !which(tool.command));
+}
+
+export function installCommand(tools: readonly JudgeTool[]): string {
+  return `apt-get install -y ${[...new Set(tools.map((tool) => tool.pkg))].join(" ")}`;
+}
+
+export type SetupPlan =
+  | { kind: "ready" }
+  | { kind: "install"; tools: JudgeTool[]; command: string[] }
+  | { kind: "cannot"; tools: JudgeTool[]; why: string; fix: string };
+
+/** What `bun run setup` will do on this machine: nothing, install with apt, or explain what to run. */
+export function planSetup(machine: { isRoot: boolean; which: Which }): SetupPlan {
+  const tools = missingJudgeTools(machine.which);
+  if (tools.length === 0) return { kind: "ready" };
+  const packages = [...new Set(tools.map((tool) => tool.pkg))];
+  if (!machine.which("apt-get")) {
+    return { kind: "cannot", tools, why: "this machine has no apt-get", fix: `install ${packages.join(", ")} with your system's package manager` };
+  }
+  if (!machine.isRoot) return { kind: "cannot", tools, why: "installing needs root", fix: "sudo bun run setup" };
+  return { kind: "install", tools, command: ["apt-get", "install", "-y", "--no-install-recommends", ...packages] };
+}
+
+/** Why the judge cannot run here, or null when it can: for the start-up console message. */
+export function judgeBlocker(machine: { isRoot: boolean; which: Which }): { why: string; fix: string } | null {
+  if (!machine.isRoot) {
+    return {
+      why: "the judge must run as root, to run every submitted program as an unprivileged user of its own",
+      fix: "start it as root (sudo bun run start), or run a judge elsewhere: bun run worker:judge --server URL",
+    };
+  }
+  const tools = missingJudgeTools(machine.which);
+  if (tools.length === 0) return null;
+  return {
+    why: `missing ${tools.map((tool) => `${tool.command} (${tool.purpose})`).join("; ")}`,
+    fix: machine.which("apt-get") ? `bun run setup   (or: ${installCommand(tools)})` : `install ${tools.map((tool) => tool.pkg).join(", ")}`,
+  };
+}
+
+/** A boxed console message that a person starting the server reads, unlike a JSON log line. */
+export function consoleNotice(title: string, lines: string[]): string {
+  const body = [title, "", ...lines];
+  const width = Math.min(100, Math.max(...body.map((line) => line.length)) + 4);
+  const rule = "=".repeat(width);
+  return `\n${rule}\n${body.map((line) => `  ${line}`).join("\n")}\n${rule}\n`;
+}
