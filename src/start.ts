@@ -74,7 +74,8 @@ try {
 
   // Bounded below the API's per-step timeout, so a stuck worker is killed rather than outliving the database.
   const workerGraceMs = Math.max(0, config.shutdownTimeoutMs - 1_000);
-  const names: WorkerName[] = (await prepareLocalJudger(config, logger)) ? ["configs", "judge"] : ["configs"];
+  const localJudge = await prepareLocalJudger(config, logger);
+  const names: WorkerName[] = localJudge.judge ? ["configs", "judge"] : ["configs"];
   const workers = names.map((name) =>
     supervise(`worker:${name}`, [process.execPath, join(import.meta.dir, "..", "workers", `${name}.ts`)], logger),
   );
@@ -88,6 +89,7 @@ try {
   process.off("SIGINT", onEarlySignal);
   const docs = `${config.publicUrl}${DOCS_PATH}`;
   logger.info(`ready: API at ${config.publicUrl}, docs at ${docs}`, { api: config.publicUrl, docs, workers: names });
+  if (localJudge.notice) console.error(localJudge.notice);
 } catch (error) {
   await stopStarted();
   exitOnStartupError(logger, error);

@@ -20,18 +20,18 @@ interface LocalKey {
  * records then wait for a judger.
  * A key given in the environment is used as it is.
  */
-export async function prepareLocalJudger(config: Config, logger: Logger): Promise<boolean> {
+export async function prepareLocalJudger(config: Config, logger: Logger): Promise<{ judge: boolean; notice?: string }> {
   const blocker = judgeBlocker({ isRoot: process.getuid?.() === 0, which: Bun.which });
   if (blocker) {
     logger.warn("the judge worker is not started; records wait for a judger", { why: blocker.why, fix: blocker.fix });
-    // A log line scrolls past unread: a new user needs to see this.
-    console.error(consoleNotice("Submissions will NOT be judged: the built-in judge cannot start.", [
+    // A log line scrolls past unread: the caller shows this on the console, last, where a new user looks.
+    const notice = consoleNotice("Submissions will NOT be judged: the built-in judge cannot start.", [
       `Why: ${blocker.why}.`, `Fix: ${blocker.fix}`, "Then start again. Until then every submission waits for a judge.",
-    ]));
-    return false;
+    ]);
+    return { judge: false, notice };
   }
   process.env.JUDGE_SERVER_URL ??= `http://127.0.0.1:${config.port}`;
-  if (process.env.JUDGER_ACCESS_KEY_ID) return true;
+  if (process.env.JUDGER_ACCESS_KEY_ID) return { judge: true };
   mkdirSync(config.dataDir, { recursive: true });
   const file = join(config.dataDir, "judger-key.json");
   const orm = await connectPostgres(config.databaseUrl, { poolMax: 1 });
@@ -49,7 +49,7 @@ export async function prepareLocalJudger(config: Config, logger: Logger): Promis
     }
     process.env.JUDGER_ACCESS_KEY_ID = key.accessKeyId;
     process.env.JUDGER_SECRET_ACCESS_KEY = key.secretAccessKey;
-    return true;
+    return { judge: true };
   } finally {
     await orm.close();
   }

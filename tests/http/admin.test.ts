@@ -143,7 +143,7 @@ describe("judgers", () => {
   });
 
   test("every field is required", async () => {
-    for (const body of [{ password: "pw", email: "a@example.edu" }, { username: "j", email: "a@example.edu" }, { username: "j", password: "pw" }, { username: "bad name", password: "pw", email: "a@example.edu" }]) {
+    for (const body of [{ password: "pw", email: "a@example.edu" }, { username: "j", email: "a@example.edu" }, { username: "j", password: "pw" }, { username: "bad\u200bname", password: "pw", email: "a@example.edu" }, { username: " padded", password: "pw", email: "a@example.edu" }]) {
       expect((await t.api.post("/admin/judgers", body, { token: root.token })).status).toBe(422);
     }
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
+import { realisticPerson } from "../fixtures/names";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { createUser } from "../helpers/factories";
 import { Browser } from "../helpers/browser";
@@ -25,7 +26,11 @@ afterAll(async () => {
   await oidc.stop();
 });
 
-const account = (name = `ada${randomUUID().slice(0, 6)}`): TestAccount => ({ sub: `acct-${randomUUID()}`, email: `${name}@example.edu`, preferred_username: name, name: "Ada Lovelace" });
+// Provider accounts with the names real users have (Chinese, accented, with p and C).
+const account = (): TestAccount => {
+  const person = realisticPerson();
+  return { sub: `acct-${randomUUID()}`, email: person.email, preferred_username: person.username, name: "Ada Lovelace" };
+};
 const decode = (token: string) => JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
 
 /** Starts a login in a fresh browser and follows it until the provider sends the browser back to the app. */
@@ -150,6 +155,17 @@ describe("registering by OAuth", () => {
     const { browser, callback } = await startLogin(who);
     return (await finish(browser, callback)).tokens.accessToken;
   }
+
+  test("a provider's username that is no valid name here asks for one; a chosen name registers", async () => {
+    const who = { ...account(), preferred_username: "bidi\u202eevil" };
+    const token = await oauthToken(who);
+    const refused = await register(token, { oauth_name: "oidc", oauth_account_id: who.sub });
+    expect(refused.body).toMatchObject({ errorCode: "UserRegisterError" });
+    expect(refused.body.errorMsg).toContain("choose a username");
+    const chosen = await register(token, { oauth_name: "oidc", oauth_account_id: who.sub, username: "Ελένη Παπαδοπούλου" });
+    expect(chosen.body.errorCode).toBe("Success");
+    expect(decode(chosen.body.data.accessToken).username).toBe("Ελένη Παπαδοπούλου");
+  });
 
   test("a taken username asks for another; an e-mail of an existing account says to log in there", async () => {
     const taken = await createUser(t);
