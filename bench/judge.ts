@@ -10,6 +10,7 @@ import { loadJudgeSettings } from "../src/judge/judge-settings";
 import { planJudging } from "../src/judge/plan";
 import { ensureRunner, freshWorkDir, runSandboxed } from "../src/judge/sandbox";
 import { SlotPool } from "../src/judge/slots";
+import { detectCgroups } from "../src/judge/cgroups";
 import { runCase } from "../src/judge/steps";
 import { fmt, report, timed } from "./harness";
 
@@ -46,7 +47,8 @@ async function bareRun(): Promise<void> {
 const env = { JUDGER_ACCESS_KEY_ID: "-", JUDGER_SECRET_ACCESS_KEY: "-", JUDGE_WORK_DIR: join(scratch, "work"), JUDGE_CACHE_DIR: join(scratch, "cache") };
 const settings = loadJudgeSettings(env, []);
 const runner = await ensureRunner(join(settings.workDir, "bin"));
-const pool = await SlotPool.open(settings.workDir, 63_000, 1);
+const cgroups = detectCgroups();
+const pool = await SlotPool.open(settings.workDir, 63_000, 1, { cgroups, diskBytes: settings.diskBytes });
 const slot = await pool.acquire();
 const config = { languages: [{ name: "c", compileArgs: [], caseDefault: { executeFiles: ["a.out"], executeArgs: ["./a.out"], executeInputFile: "in", executeOutputFile: "out" }, cases: [{}] }] };
 const [plan] = planJudging(new TextEncoder().encode(JSON.stringify(config)), "c", settings)!.cases;
@@ -56,7 +58,7 @@ await writeFile(join(dir, "a.out"), await Bun.file(binary).bytes(), { mode: 0o75
 await writeFile(join(dir, "in"), "20 22\n");
 await Bun.spawn(["chown", "-R", `${slot.uid}:${slot.uid}`, dir]).exited;
 const sandboxRun = async () => {
-  const run = await runSandboxed({ runner, workDir: dir, argv: ["./a.out"], stdin: "in", stdout: "o", stderr: "e", limits: plan.limits, uid: slot.uid });
+  const run = await runSandboxed({ runner, workDir: dir, argv: ["./a.out"], stdin: "in", limits: plan.limits, uid: slot.uid, cgroup: slot.cgroup, tmpBytes: settings.diskBytes });
   if (run.lost || run.exitCode !== 0) throw new Error(`sandboxed run failed: ${run.diagnostics}`);
 };
 const wholeCase = async () => {
@@ -71,7 +73,7 @@ pool.release(slot);
 await pool.close();
 report(`One run of a trivial C program (${RUNS} each, one at a time)`, [
   ["floor: the binary spawned bare", `${fmt(bareMs)} ms`],
-  ["in the sandbox (bubblewrap + runner)", `${fmt(sandboxMs)} ms (${fmt(sandboxMs / bareMs)}x, +${fmt(sandboxMs - bareMs)} ms)`],
+  [`in the sandbox (bubblewrap + runner + seccomp + cgroup v${cgroups.version})`, `${fmt(sandboxMs)} ms (${fmt(sandboxMs / bareMs)}x, +${fmt(sandboxMs - bareMs)} ms)`],
   ["a whole case: fresh dir, sandboxed run, compare", `${fmt(caseMs)} ms (${fmt(caseMs / bareMs)}x)`],
 ]);
 

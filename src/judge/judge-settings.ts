@@ -29,6 +29,8 @@ export interface JudgeSettings {
   slotUidBase: number;
   /** A program's output (stdout + stderr + files) beyond this is `output_limit_exceeded`. */
   outputLimitBytes: number;
+  /** Size of each slot's tmpfs and of a run's /tmp (their pages also count as the run's memory). */
+  diskBytes: number;
   processes: number;
   /** Wall clock allowed per case: factor × CPU limit + slack. */
   wallFactor: number;
@@ -67,6 +69,7 @@ export function loadJudgeSettings(env: Env = process.env, argv: string[] = proce
     cacheMaxBytes: read.integer("JUDGE_CACHE_MAX_MB", 2048, 16, 1024 * 1024) * 1024 * 1024,
     slotUidBase: read.integer("JUDGE_SLOT_UID_BASE", 60_000, 1000, 4_000_000_000),
     outputLimitBytes: read.integer("JUDGE_OUTPUT_LIMIT_MB", 16, 1, 4096) * 1024 * 1024,
+    diskBytes: read.integer("JUDGE_DISK_MB", 512, 16, 65536) * 1024 * 1024,
     processes: read.integer("JUDGE_PROCESSES", 64, 1, 4096),
     wallFactor: 2,
     wallSlackMs: 1_000,

@@ -2,21 +2,24 @@ import { createHash } from "node:crypto";
 import { chmod, chown, lstat, mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { constants } from "node:fs";
 import { join } from "node:path";
+import { closeFds, type RunCgroup } from "./cgroups";
 
 /**
  * One program run in a bubblewrap sandbox. The threat model (see README "The sandbox"): the program is
- * hostile. It gets a fresh work directory (mounted at /work) and nothing else writable, read-only system
- * directories (/usr and the links into it; no /etc, /home, /root, /var), no network (its own empty
- * network namespace), private PID/IPC/UTS/user namespaces, an unprivileged uid of the judge slot, a
- * new session, and kernel limits on CPU time, address space, file size and processes, plus a wall
- * clock enforced by the runner (runner.c). Times and peak memory are the kernel's (wait4).
+ * hostile. It gets a fresh work directory (mounted at /work, on the slot's size-limited tmpfs) and a
+ * private size-limited /tmp as the only writable places, read-only system directories (/usr and the
+ * links into it; no /etc, /home, /root, /var), no network, private PID/IPC/UTS/user/cgroup namespaces,
+ * an unprivileged uid of the judge slot, a new session, a seccomp filter, and a cgroup of its own that
+ * limits and measures memory (tmpfs pages included), processes and CPU from outside (cgroups.ts). Its
+ * stdout and stderr are pipes to the judge, read here with a cap; the runner (runner.c) adds the wall
+ * clock and reports how the program ended.
  */
 
 export interface Limits {
   cpuMs: number;
   wallMs: number;
   memoryKb: number;
-  /** Largest file the program may write, stdout and stderr included. */
+  /** Most bytes of stdout (or stderr), and the largest file the program may write. */
   fileBytes: number;
   processes: number;
 }
@@ -24,11 +27,20 @@ export interface Limits {
 export interface RunResult {
   exitCode: number;
   signal: number;
+  /** CPU time of the program's whole process tree (its cgroup), in ms. */
   cpuMs: number;
   wallMs: number;
+  /** Peak memory of the program's cgroup (every process, and the tmpfs pages it wrote), in KiB. */
   memoryKb: number;
   wallExceeded: boolean;
-  /** The runner itself did not report: the program interfered with it, or the sandbox failed. */
+  /** The kernel's OOM killer ended a process of the run: it needed more than its memory limit. */
+  oomKilled: boolean;
+  /** stdout or stderr passed `fileBytes`; the run was stopped there. */
+  outputExceeded: boolean;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  stderrTruncated: boolean;
+  /** The runner did not report, or the program could not be started: the sandbox's fault, not the program's. */
   lost: boolean;
   /** What bubblewrap or the runner said when the run was lost. */
   diagnostics: string;
@@ -37,22 +49,28 @@ export interface RunResult {
 const RUNNER_SOURCE = join(import.meta.dir, "runner.c");
 /** Uids of judge slots: one per concurrent run, so process limits and signals never cross runs. */
 export const SLOT_UID_BASE = 60_000;
+/** What a report keeps of stderr (the compiler's, the program's). */
+export const STDERR_KEEP_BYTES = 64 * 1024;
 
-/** Compiles the runner once per source version into `dir` (gcc is needed on a judge machine anyway). */
+/** Compiles the runner once per source version into `dir` (gcc and libseccomp are judge requirements). */
 export async function ensureRunner(dir: string): Promise<string> {
   const source = await readFile(RUNNER_SOURCE);
   const path = join(dir, `runner-${createHash("sha256").update(source).digest("hex").slice(0, 12)}`);
   if (await lstat(path).then(() => true, () => false)) return path;
   await mkdir(dir, { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
-  const gcc = Bun.spawn(["gcc", "-O2", "-o", temp, RUNNER_SOURCE], { stdout: "pipe", stderr: "pipe" });
-  if ((await gcc.exited) !== 0) throw new Error(`cannot build the sandbox runner: ${await new Response(gcc.stderr).text()}`);
+  const gcc = Bun.spawn(["gcc", "-O2", "-o", temp, RUNNER_SOURCE, "-lseccomp"], { stdout: "pipe", stderr: "pipe" });
+  if ((await gcc.exited) !== 0) {
+    const why = await new Response(gcc.stderr).text();
+    const hint = /seccomp/.test(why) ? " (install libseccomp-dev: bun run setup)" : "";
+    throw new Error(`cannot build the sandbox runner${hint}: ${why}`);
+  }
   await chmod(temp, 0o755);
   await rename(temp, path);
   return path;
 }
 
-/** A fresh work directory owned by the slot's uid (the program may write only here). */
+/** A fresh work directory owned by the slot's uid (the program may write only here and in /tmp). */
 export async function freshWorkDir(root: string, name: string, uid: number): Promise<string> {
   const dir = join(root, name);
   // The root is traversable, not listable: a slot's uid reaches its own directory and nothing else.
@@ -70,47 +88,92 @@ export interface SandboxRun {
   argv: string[];
   /** A file in the work directory fed to stdin, or null for empty input. */
   stdin: string | null;
-  /** Names in the work directory for the program's stdout and stderr. */
-  stdout: string;
-  stderr: string;
   limits: Limits;
   uid: number;
+  cgroup: RunCgroup;
+  /** Size of the private /tmp. */
+  tmpBytes: number;
+  /** How much of stdout to keep (default: all of it up to `fileBytes`, for comparison). */
+  keepStdout?: number;
 }
 
-export function bwrapArgv(run: SandboxRun): string[] {
+/** bubblewrap's command line; the runner's fds are 1 (stdout), 3 (report), 4 (stderr), then the cgroup files. */
+export function bwrapArgv(run: SandboxRun, cgroupFds: number[]): string[] {
   const { limits } = run;
   return [
-    "setpriv", `--reuid=${run.uid}`, `--regid=${run.uid}`, "--clear-groups", "--inh-caps=-all",
     "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--hostname", "judge", "--clearenv",
     "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/work", "--setenv", "LANG", "C.UTF-8",
     "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
     "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
     // Compilers are reached through Debian's alternatives links.
     "--ro-bind-try", "/etc/alternatives", "/etc/alternatives", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-    "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    "--proc", "/proc", "--dev", "/dev", "--size", String(run.tmpBytes), "--tmpfs", "/tmp",
     "--ro-bind", run.runner, "/.runner",
     "--bind", run.workDir, "/work", "--chdir", "/work",
-    "/.runner", String(limits.cpuMs), String(limits.wallMs), String(limits.memoryKb), String(limits.fileBytes), String(limits.processes),
-    run.stdin ?? "-", run.stdout, run.stderr, "--", ...run.argv,
+    "/.runner", String(limits.wallMs), String(limits.cpuMs), String(limits.memoryKb), String(limits.fileBytes),
+    String(limits.processes), cgroupFds.length > 0 ? cgroupFds.join(",") : "-", run.stdin ?? "-", "--", ...run.argv,
   ];
 }
 
-/** Runs the program and returns the kernel's account of it. */
+interface Captured { data: Uint8Array; size: number }
+
+/** Reads a stream, keeping the first `keep` bytes; calls `over` once it passes `limit` and stops reading. */
+async function capture(stream: ReadableStream<Uint8Array>, keep: number, limit: number, over: () => void): Promise<Captured> {
+  const chunks: Uint8Array[] = [];
+  let kept = 0;
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (kept < keep) {
+      const part = chunk.subarray(0, keep - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+    if (size > limit) {
+      over();
+      break;
+    }
+  }
+  return { data: Buffer.concat(chunks), size };
+}
+
+/** Runs the program and returns what the kernel counted (cgroup) and how it ended (runner). */
 export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promise<RunResult> {
-  // fd 3 of the runner is a pipe to us: the only channel it reports on, closed to the program.
-  const child = Bun.spawn(bwrapArgv(run), { stdio: ["ignore", "ignore", "pipe", "pipe"] });
+  const fds = run.cgroup.prepare({ memoryKb: run.limits.memoryKb, processes: run.limits.processes });
+  const cgroupFds = fds.map((_, i) => 5 + i);
+  let child;
+  try {
+    // setuid/setgid and no supplementary groups or capabilities, before bubblewrap even starts.
+    child = Bun.spawn(bwrapArgv(run, cgroupFds), {
+      uid: run.uid, gid: run.uid, stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", ...fds],
+    });
+  } finally {
+    closeFds(fds);
+  }
   // Killing bubblewrap ends its PID namespace, and with it every process the program started.
+  let outputExceeded = false;
   const kill = () => child.kill("SIGKILL");
+  const flooded = () => { outputExceeded = true; kill(); };
   signal?.addEventListener("abort", kill);
-  const [report, diagnostics] = await Promise.all([
+  const { fileBytes } = run.limits;
+  const [stdout, stderr, report, diagnostics] = await Promise.all([
+    capture(child.stdout as ReadableStream<Uint8Array>, run.keepStdout ?? fileBytes, fileBytes, flooded),
+    capture(Bun.file(child.stdio[4] as unknown as number).stream(), STDERR_KEEP_BYTES, fileBytes, flooded),
     Bun.file(child.stdio[3] as unknown as number).text(),
     new Response(child.stderr as ReadableStream<Uint8Array>).text(),
     child.exited,
   ]).finally(() => signal?.removeEventListener("abort", kill));
+  const account = await run.cgroup.finish();
+  const base = { ...account, outputExceeded, stdout: stdout.data, stderr: stderr.data, stderrTruncated: stderr.size > stderr.data.length };
   try {
-    return { ...(JSON.parse(report) as Omit<RunResult, "lost" | "diagnostics">), lost: false, diagnostics: "" };
+    const { setupFailed, ...ended } = JSON.parse(report) as { exitCode: number; signal: number; wallMs: number; wallExceeded: boolean; setupFailed: string };
+    // exec failing is the program's business (no such file), like a shell's 127; any other stage is the sandbox's.
+    if (setupFailed === "e") return { ...base, ...ended, exitCode: 127, lost: false, diagnostics: "" };
+    if (setupFailed) return { ...base, ...ended, lost: true, diagnostics: `runner: set-up failed at stage ${setupFailed}` };
+    return { ...base, ...ended, lost: false, diagnostics: "" };
   } catch {
-    return { exitCode: -1, signal: 0, cpuMs: 0, wallMs: 0, memoryKb: 0, wallExceeded: false, lost: true, diagnostics: diagnostics.slice(0, 2000) };
+    // No report: the sandbox failed, or the run was stopped (a flood, the judge shutting down).
+    return { ...base, exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: !outputExceeded, diagnostics: diagnostics.slice(0, 2000) };
   }
 }
 

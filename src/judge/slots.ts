@@ -1,11 +1,22 @@
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { CgroupHost, RunCgroup } from "./cgroups";
 
-/** One concurrent run's identity: its own uid (process limits and signals never cross runs) and directory. */
+/**
+ * One concurrent run's identity: its own uid (process limits and signals never cross runs), its own
+ * directory on a tmpfs of bounded size (no program can fill the host's disk), and its own cgroup.
+ */
 export interface Slot {
   uid: number;
-  /** Parent of the slot's work directories (traversable, not listable, by every slot). */
+  /** Parent of the slot's work directories (traversable, not listable, by every slot): a tmpfs mount. */
   root: string;
+  cgroup: RunCgroup;
+}
+
+export interface SlotOptions {
+  cgroups: CgroupHost;
+  /** Size of each slot's tmpfs: the program, its input and whatever it writes must fit. */
+  diskBytes: number;
 }
 
 const MAX_SCAN = 4096;
@@ -32,7 +43,7 @@ export class SlotPool {
     this.free = [...slots];
   }
 
-  static async open(workDir: string, uidBase: number, count: number): Promise<SlotPool> {
+  static async open(workDir: string, uidBase: number, count: number, options: SlotOptions): Promise<SlotPool> {
     await mkdir(workDir, { recursive: true });
     // Slot uids pass through to their own directories; they may not list the others.
     await chmod(workDir, 0o711);
@@ -41,9 +52,13 @@ export class SlotPool {
     const slots: Slot[] = [];
     for (let uid = uidBase; slots.length < count && uid < uidBase + MAX_SCAN; uid++) {
       if (!(await takeLock(join(lockDir, String(uid))))) continue;
-      // A run of a judge that was killed may have left files; its processes died with its sandbox.
-      await rm(join(workDir, String(uid)), { recursive: true, force: true });
-      slots.push({ uid, root: join(workDir, String(uid)) });
+      // A run of a judge that was killed may have left a mount and files; its processes died with its sandbox.
+      const root = join(workDir, String(uid));
+      unmount(root);
+      await rm(root, { recursive: true, force: true });
+      await mkdir(root, { mode: 0o711 });
+      mountTmpfs(root, options.diskBytes);
+      slots.push({ uid, root, cgroup: options.cgroups.forSlot(`slot-${uid}`) });
     }
     if (slots.length < count) throw new Error(`only ${slots.length} of ${count} sandbox uids from ${uidBase} are free`);
     return new SlotPool(slots, lockDir);
@@ -62,10 +77,22 @@ export class SlotPool {
 
   async close(): Promise<void> {
     for (const slot of this.slots) {
+      await slot.cgroup.remove();
+      unmount(slot.root);
       await rm(slot.root, { recursive: true, force: true });
       await rm(join(this.lockDir, String(slot.uid)), { recursive: true, force: true });
     }
   }
+}
+
+function mountTmpfs(root: string, bytes: number): void {
+  const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${bytes},mode=0711,nosuid,nodev`, "tmpfs", root], { stderr: "pipe" });
+  if (mount.exitCode !== 0) throw new Error(`cannot mount the sandbox tmpfs on ${root}: ${mount.stderr.toString().trim()} (the judge needs root)`);
+}
+
+function unmount(root: string): void {
+  // Lazy: a mount that is still busy goes as soon as nothing uses it. No mount there is fine.
+  Bun.spawnSync(["umount", "-l", root], { stderr: "ignore", stdout: "ignore" });
 }
 
 async function takeLock(path: string): Promise<boolean> {

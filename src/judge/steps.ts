@@ -3,10 +3,11 @@ import { basename, dirname, isAbsolute, join } from "node:path";
 import type { CaseReport } from "./judge-api";
 import type { JudgeSettings } from "./judge-settings";
 import type { CasePlan, JudgePlan } from "./plan";
-import { freshWorkDir, readOutput, runSandboxed, type RunResult } from "./sandbox";
+import { outputMatches } from "./compare";
+import { freshWorkDir, readOutput, runSandboxed, STDERR_KEEP_BYTES, type RunResult, type SandboxRun } from "./sandbox";
 import type { Slot } from "./slots";
 import { escapeOutput } from "./text";
-import { classifyRun, outputMatches, returnCodeOf } from "./verdict";
+import { classifyRun, returnCodeOf } from "./verdict";
 
 export interface Toolbox {
   runner: string;
@@ -25,8 +26,6 @@ export type CompileResult =
   | { ok: true; program: StagedFile[] }
   | { ok: false; state: "compile_error" | "system_error"; message: string };
 
-const STDOUT = ".judge-stdout";
-const STDERR = ".judge-stderr";
 const PROGRAM_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The judge failed, not the program (the sandbox did not start, a file went missing on the host). */
@@ -62,15 +61,16 @@ async function takeFile(dir: string, path: string): Promise<StagedFile | null> {
   return { path, mode: file.executable ? 0o755 : 0o644, bytes: file.data };
 }
 
-const text = async (dir: string, name: string, max: number) => {
-  const out = await readOutput(dir, name, max);
-  return out ? { bytes: out.data, truncated: out.truncated, size: out.size } : { bytes: new Uint8Array(), truncated: false, size: 0 };
-};
-
 function assertRan(run: RunResult): void {
-  // bubblewrap speaks only when it could not build the sandbox: the judge machine's fault.
-  if (run.lost && run.diagnostics.trim().startsWith("bwrap:")) throw new JudgeFault(`sandbox failed: ${run.diagnostics.trim()}`);
+  // bubblewrap speaks only when it could not build the sandbox; the runner when it could not set the
+  // program up (cgroup, seccomp): the judge machine's fault, never the program's.
+  const said = run.diagnostics.trim();
+  if (run.lost && (said.startsWith("bwrap:") || said.startsWith("runner:"))) throw new JudgeFault(`sandbox failed: ${said}`);
 }
+
+/** A sandboxed run in the slot: its uid, its cgroup, the judge's /tmp size. */
+const inSlot = (slot: Slot, tools: Toolbox, run: Pick<SandboxRun, "workDir" | "argv" | "stdin" | "limits" | "keepStdout">): SandboxRun =>
+  ({ ...run, runner: tools.runner, uid: slot.uid, cgroup: slot.cgroup, tmpBytes: tools.settings.diskBytes });
 
 /**
  * Compiles the sources in the slot's sandbox with the compile limits, then takes every file the
@@ -81,12 +81,11 @@ export async function compile(plan: JudgePlan, sources: StagedFile[], configFile
   try {
     await populate(dir, slot.uid, sources);
     if (plan.compileArgs.length > 0) {
-      const run = await runSandboxed({ runner: tools.runner, workDir: dir, argv: plan.compileArgs, stdin: null, stdout: STDOUT, stderr: STDERR, limits: tools.settings.compile, uid: slot.uid }, signal);
+      const limits = tools.settings.compile;
+      const run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES }), signal);
       assertRan(run);
-      const out = await text(dir, STDOUT, 64 * 1024);
-      const err = await text(dir, STDERR, 64 * 1024);
-      const output = escapeOutput(new Uint8Array([...out.bytes, ...err.bytes]), 60 * 1024, out.truncated || err.truncated);
-      const verdict = classifyRun(run, tools.settings.compile, false);
+      const output = escapeOutput(Buffer.concat([run.stdout, run.stderr]), 60 * 1024, run.stderrTruncated || run.stdout.length >= STDERR_KEEP_BYTES);
+      const verdict = classifyRun(run, limits);
       if (verdict !== "ran") {
         const why = verdict === "time_limit_exceeded" ? "the compiler ran out of time" : verdict === "memory_limit_exceeded" ? "the compiler ran out of memory" : `the compiler exited with ${returnCodeOf(run)}`;
         return { ok: false, state: "compile_error", message: `${why}\n${output}`.trim() };
@@ -115,22 +114,19 @@ export async function runCase(plan: CasePlan, program: StagedFile[], inputHost: 
     const inputName = files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath);
     await populate(dir, slot.uid, [...files, { path: inputName, mode: 0o644, hostPath: inputHost }]);
     const limits = plan.limits;
-    const run = await runSandboxed({ runner: tools.runner, workDir: dir, argv: plan.executeArgs, stdin: inputName, stdout: STDOUT, stderr: STDERR, limits, uid: slot.uid }, signal);
+    const run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv: plan.executeArgs, stdin: inputName, limits }), signal);
     assertRan(run);
-    const out = await text(dir, STDOUT, limits.fileBytes);
-    const err = await text(dir, STDERR, 64 * 1024);
-    // The file-size limit stops a flood at exactly the limit (a program ignoring SIGXFSZ, like Python, sees EFBIG).
-    const flooded = out.size >= limits.fileBytes || err.size >= limits.fileBytes;
-    let state = classifyRun(run, limits, flooded);
-    if (state === "ran") state = outputMatches(out.bytes, await readFile(expectedHost), plan.ignoreWhitespace) ? "accepted" : "wrong_answer";
+    let state = classifyRun(run, limits);
+    // Bytes against bytes, in linear time, yielding to the event loop (compare.ts).
+    if (state === "ran") state = (await outputMatches(run.stdout, await readFile(expectedHost), plan.ignoreWhitespace)) ? "accepted" : "wrong_answer";
     return {
       state,
       score: state === "accepted" ? plan.score : 0,
       timeMs: run.cpuMs,
       memoryKb: run.memoryKb,
       returnCode: returnCodeOf(run),
-      stdout: escapeOutput(out.bytes, 60 * 1024, out.truncated),
-      stderr: escapeOutput(err.bytes, 60 * 1024, err.truncated),
+      stdout: escapeOutput(run.stdout, 60 * 1024, run.outputExceeded),
+      stderr: escapeOutput(run.stderr, 60 * 1024, run.stderrTruncated),
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

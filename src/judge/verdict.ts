@@ -6,12 +6,15 @@ const SIGXFSZ = 25;
 
 /**
  * What a finished run means, from the kernel's account and the case's limits, in the order that
- * explains the failure best: time, then output size, then memory, then a crash; else the output decides.
+ * explains the failure best: an OOM kill (the cause of death), then time, then output size, then a
+ * crash; else the output decides. Memory: the cgroup's limit is the case's, so exceeding it is an OOM
+ * kill (a peak merely at the limit may be page cache the kernel reclaimed instead).
  */
-export function classifyRun(run: RunResult, limits: Limits, outputTooLarge: boolean): CaseResult | "ran" {
+export function classifyRun(run: RunResult, limits: Limits): CaseResult | "ran" {
   if (run.lost) return "runtime_error";
+  if (run.oomKilled) return "memory_limit_exceeded";
   if (run.wallExceeded || run.signal === SIGXCPU || run.cpuMs > limits.cpuMs) return "time_limit_exceeded";
-  if (outputTooLarge || run.signal === SIGXFSZ) return "output_limit_exceeded";
+  if (run.outputExceeded || run.signal === SIGXFSZ) return "output_limit_exceeded";
   if (run.memoryKb > limits.memoryKb) return "memory_limit_exceeded";
   if (run.signal !== 0 || run.exitCode !== 0) return "runtime_error";
   return "ran";
@@ -19,17 +22,3 @@ export function classifyRun(run: RunResult, limits: Limits, outputTooLarge: bool
 
 /** The return code a case reports: the exit status, or 128 + the signal (what a shell shows). */
 export const returnCodeOf = (run: RunResult) => (run.signal ? 128 + run.signal : run.exitCode);
-
-const normalise = (text: string) => text.split(/\r?\n/).map((line) => line.trim().split(/\s+/).filter(Boolean).join(" ")).filter((line, i, all) => line !== "" || all.slice(i).some((l) => l.trim() !== "")).join("\n").trim();
-
-/**
- * Output against the expected output: byte for byte except that a final newline never matters, or,
- * with `ignoreWhitespace`, comparing lines of whitespace-separated tokens (trailing blank lines ignored).
- */
-export function outputMatches(actual: Uint8Array, expected: Uint8Array, ignoreWhitespace: boolean): boolean {
-  const decoder = new TextDecoder();
-  const a = decoder.decode(actual);
-  const e = decoder.decode(expected);
-  if (ignoreWhitespace) return normalise(a) === normalise(e);
-  return a.replace(/\n$/, "") === e.replace(/\n$/, "");
-}

@@ -18,7 +18,9 @@ export function spawnChild(cmd: string[], options: { env?: Record<string, string
     });
   }
   const output = options.inheritOutput ? "inherit" : "ignore";
-  const child = Bun.spawn(cmd, { env: options.env ?? { ...process.env }, stdio: ["ignore", output, output], detached: true });
+  // SUPERVISOR_PID: a child outliving this process (SIGKILLed, so no exit hook ran) notices and stops itself.
+  const env = { ...(options.env ?? process.env), SUPERVISOR_PID: String(process.pid) };
+  const child = Bun.spawn(cmd, { env, stdio: ["ignore", output, output], detached: true });
   live.add(child);
   void child.exited.then(() => live.delete(child));
   return child;

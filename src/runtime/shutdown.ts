@@ -30,6 +30,23 @@ export function onShutdown(logger: Logger, timeoutMs: number, steps: Step[], onB
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
+  watchSupervisor(logger, () => void stop("supervisor gone"));
+}
+
+/**
+ * A worker started by `bun run start` (SUPERVISOR_PID set) stops, gracefully, when that process is gone:
+ * killed with SIGKILL, it could not stop its children, which run in their own process groups.
+ */
+function watchSupervisor(logger: Logger, stop: () => void): void {
+  const supervisor = Number(process.env.SUPERVISOR_PID);
+  if (!supervisor) return;
+  const timer = setInterval(() => {
+    if (process.ppid === supervisor) return;
+    clearInterval(timer);
+    logger.warn("the supervising process is gone: stopping", { supervisor });
+    stop();
+  }, 1_000);
+  timer.unref();
 }
 
 function withTimeout(work: Promise<unknown>, ms: number): Promise<unknown> {

@@ -11,6 +11,7 @@ import { loadJudgeSettings, type JudgeSettings } from "../../src/judge/judge-set
 import { startQueueSource } from "../../src/judge/judge-worker";
 import { ensureRunner } from "../../src/judge/sandbox";
 import { SlotPool } from "../../src/judge/slots";
+import { detectCgroups } from "../../src/judge/cgroups";
 import { archiveOf } from "./archive-builders";
 import type { Cast } from "./domain-factories";
 import { recordRow } from "./records";
@@ -55,7 +56,7 @@ export async function startJudge(env: Record<string, string>) {
   // mkdtemp makes the scratch directory private; slot uids must pass through it to their directories.
   await chmod(join(settings.workDir, ".."), 0o711);
   const runner = await ensureRunner(join(settings.workDir, "bin"));
-  const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency);
+  const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency, { cgroups: detectCgroups(), diskBytes: settings.diskBytes });
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
   const source = startQueueSource(settings, pool, { api: new JudgeApi(settings), cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger });

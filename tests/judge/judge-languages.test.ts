@@ -66,7 +66,7 @@ function cPrograms(): Record<string, [string, Expectation]> {
     correct: [`#include <stdio.h>\nint main(void){ ${SOLVE_C} }`, { cases: "accepted" }],
     wrong: [`#include <stdio.h>\nint main(void){ long a,b; scanf("%ld %ld",&a,&b); printf("%ld\\n", a-b); return 0; }`, { cases: "wrong_answer" }],
     loop: ["int main(void){ volatile unsigned long i = 0; for (;;) i++; }", { cases: "time_limit_exceeded", check: (r) => expect(r.cases[0].timeMs).toBeGreaterThanOrEqual(1000) }],
-    hog: ["#include <stdlib.h>\n#include <string.h>\nint main(void){ for (;;) { char *p = (char *)malloc(1 << 20); if (!p) return 1; memset(p, 1, 1 << 20); } }", { cases: "memory_limit_exceeded", check: (r) => expect(r.cases[0].memoryKb).toBeGreaterThan(64 * 1024) }],
+    hog: ["#include <stdlib.h>\n#include <string.h>\nint main(void){ for (;;) { char *p = (char *)malloc(1 << 20); if (!p) return 1; memset(p, 1, 1 << 20); } }", { cases: "memory_limit_exceeded", check: (r) => expect(r.cases[0].memoryKb).toBeGreaterThanOrEqual(64 * 1024) }],
     flood: ['#include <stdio.h>\nint main(void){ for (;;) fputs("all work and no play makes jack a dull boy\\n", stdout); }', { cases: "output_limit_exceeded" }],
     crash: ["int main(void){ volatile int *p = 0; *p = 1; return 0; }", { cases: "runtime_error", check: (r) => expect(r.cases[0].returnCode).toBe(128 + 11) }],
     compileError: ['#include "/etc/shadow"\nint main(void){ return }', { cases: "compile_error", check: (r) => expect(r.cases[0].stderr).toContain("error") }],
@@ -79,7 +79,7 @@ function cPrograms(): Record<string, [string, Expectation]> {
       for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) if (open(paths[i], O_RDONLY) >= 0) { printf("ESCAPED %s\\n", paths[i]); return 0; }`), { cases: "accepted" }],
     writeOut: [hostileC(`const char *paths[] = { "${judge.settings.workDir}/${escapeMark}", "/usr/${escapeMark}", "/${escapeMark}", "../${escapeMark}" };
       for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) { FILE *f = fopen(paths[i], "w"); if (f) { fputs("x", f); fclose(f); } }`), { cases: "accepted" }],
-    // The judge must not follow this link: followed, it would read the right answer from the host.
+    // Output goes to the judge through a pipe; a link planted where an output file could be must change nothing.
     plantLink: [hostileC(`long x, y; scanf("%ld %ld", &x, &y); unlink(".judge-stdout");
       symlink(x == 1 ? "${cachedPath("3\n")}" : "${cachedPath("42\n")}", ".judge-stdout"); return 0;`), { cases: "wrong_answer" }],
   };
@@ -98,7 +98,7 @@ function pythonPrograms(): Record<string, [string, Expectation]> {
     forkBomb: ["import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n", { cases: "time_limit_exceeded" }],
     network: [`import socket\ntry:\n    socket.create_connection(("127.0.0.1", ${new URL(server).port}), timeout=1)\n    print("ESCAPED")\nexcept OSError:\n    ${solve.replace("\n", "\n    ")}`, { cases: "accepted" }],
     shadow: [`try:\n    open("/etc/shadow").read()\n    print("ESCAPED")\nexcept OSError:\n    ${solve.replace("\n", "\n    ")}`, { cases: "accepted" }],
-    plantLink: [`import os\na, b = map(int, input().split())\nos.unlink(".judge-stdout")\nos.symlink("${cachedPath("3\n")}" if a == 1 else "${cachedPath("42\n")}", ".judge-stdout")\n`, { cases: "wrong_answer" }],
+    plantLink: [`import os\na, b = map(int, input().split())\nos.symlink("${cachedPath("3\n")}" if a == 1 else "${cachedPath("42\n")}", ".judge-stdout")\n`, { cases: "wrong_answer" }],
   };
 }
 
