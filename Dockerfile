@@ -42,13 +42,13 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
 
 CMD ["bun", "src/main.ts"]
 
-# The judge: bubblewrap, setpriv and the toolchains the problems' config.json may name (add yours
+# The judge: bubblewrap, libseccomp (the runner's filter), setpriv and the toolchains the problems' config.json may name (add yours
 # here). It starts as root only to give each program an unprivileged uid of its own; no program runs
 # as root. Build with `--target judge`.
 FROM app AS judge
 USER root
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap util-linux procps gcc g++ libc6-dev python3 \
+ && apt-get install -y --no-install-recommends bubblewrap libseccomp-dev util-linux procps gcc g++ libc6-dev python3 \
  && rm -rf /var/lib/apt/lists/*
 ENV JUDGE_WORK_DIR=/tmp/joj-judge JUDGE_CACHE_DIR=/data/judge-cache
 HEALTHCHECK NONE

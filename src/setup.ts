@@ -1,14 +1,14 @@
-import { consoleNotice, planSetup } from "./runtime/judge-tools";
+import { consoleNotice, planSetup, thisMachine } from "./runtime/judge-tools";
 
 /**
  * `bun run setup`: makes this machine able to judge. Installs what the built-in judge needs (bubblewrap,
- * gcc, util-linux) with apt-get when it is missing and we are root; otherwise says what to run. It never
+ * gcc, libseccomp-dev, mount) with apt-get when it is missing and we are root; otherwise says what to run. It never
  * fails the README's first command: the API works without a judge, and `bun run start` says so again.
  */
-const plan = planSetup({ isRoot: process.getuid?.() === 0, which: Bun.which });
+const plan = planSetup(thisMachine());
 
 if (plan.kind === "ready") {
-  console.log("setup: the judge has everything it needs (bubblewrap, gcc, setpriv).");
+  console.log("setup: the judge has everything it needs (bubblewrap, gcc, libseccomp, mount).");
 } else if (plan.kind === "cannot") {
   console.log(consoleNotice("setup: the judge cannot be set up here", [
     `It needs: ${plan.tools.map((tool) => `${tool.pkg} (${tool.purpose})`).join(", ")}.`,
@@ -23,7 +23,7 @@ if (plan.kind === "ready") {
   const run = (cmd: string[]) => Bun.spawnSync(cmd, { stdio: ["ignore", "inherit", "inherit"], env }).exitCode;
   // A fresh machine often has no package lists yet: update once, then try again.
   const installed = run(plan.command) === 0 || (run(["apt-get", "update"]) === 0 && run(plan.command) === 0);
-  const after = planSetup({ isRoot: true, which: Bun.which });
+  const after = planSetup(thisMachine());
   if (installed && after.kind === "ready") console.log("setup: done; the judge has everything it needs.");
   else console.log(consoleNotice("setup: installing failed", [`Try it by hand: ${plan.command.join(" ")}`, "Until then submissions wait for a judge."]));
 }

@@ -18,7 +18,7 @@ export interface RunAccount {
 
 export interface RunCgroup {
   /** Sets the run's limits and zeroes its counters; returns the procs files the program joins, opened. */
-  prepare(limits: { memoryKb: number; processes: number }): number[];
+  prepare(limits: { memoryKb: number; processes: number }): Promise<number[]>;
   /** After the run: kills whatever is left, then reads what the kernel counted. */
   finish(): Promise<RunAccount>;
   remove(): Promise<void>;
@@ -72,9 +72,12 @@ const read = (path: string) => readFileSync(path, "utf8");
 const write = (path: string, value: string | number) => writeFileSync(path, String(value));
 
 /** Finds usable cgroups (v2 first, else v1) or says what to enable; never a weaker mode. */
-export function detectCgroups(name = "joj-judge"): CgroupHost {
-  const { v2, v1 } = parseMounts(read("/proc/self/mountinfo"));
-  const own = parseOwnGroups(read("/proc/self/cgroup"));
+export function detectCgroups(
+  name = "joj-judge",
+  proc = { mountinfo: read("/proc/self/mountinfo"), cgroup: read("/proc/self/cgroup") },
+): CgroupHost {
+  const { v2, v1 } = parseMounts(proc.mountinfo);
+  const own = parseOwnGroups(proc.cgroup);
   const problems: string[] = [];
   if (v2 && own.has("")) {
     const dir = dirOf(v2, own.get("")!);
@@ -119,7 +122,7 @@ class V1Group implements RunCgroup {
     this.memsw = existsSync(join(dirs.memory, "memory.memsw.limit_in_bytes"));
   }
 
-  prepare(limits: { memoryKb: number; processes: number }): number[] {
+  async prepare(limits: { memoryKb: number; processes: number }): Promise<number[]> {
     const memory = (file: string) => join(this.dirs.memory, file);
     // Page cache a previous run left charged here would count in this run's peak.
     try { write(memory("memory.force_empty"), 0); } catch { /* busy or unsupported: the peak is merely higher */ }
@@ -153,7 +156,7 @@ class V1Group implements RunCgroup {
   }
 }
 
-function openV2(own: string, name: string): CgroupHost {
+export function openV2(own: string, name: string): CgroupHost {
   const base = join(own, name);
   try {
     enableControllers(own);
@@ -194,8 +197,9 @@ class V2Group implements RunCgroup {
     this.run = join(slot, "run");
   }
 
-  prepare(limits: { memoryKb: number; processes: number }): number[] {
-    if (existsSync(this.run)) rmdirSync(this.run);
+  async prepare(limits: { memoryKb: number; processes: number }): Promise<number[]> {
+    // The previous run's leaf goes now, not after that run: its reading needed no wait for the kernel.
+    await removeGroup(this.run);
     mkdirSync(this.run);
     write(join(this.run, "memory.max"), limits.memoryKb * 1024);
     if (existsSync(join(this.run, "memory.swap.max"))) write(join(this.run, "memory.swap.max"), 0);
@@ -208,7 +212,6 @@ class V2Group implements RunCgroup {
     const usec = Number(/usage_usec (\d+)/.exec(read(join(this.run, "cpu.stat")))?.[1] ?? 0);
     const peak = Number(read(join(this.run, "memory.peak")));
     const oom = Number(/oom_kill (\d+)/.exec(read(join(this.run, "memory.events")))?.[1] ?? 0);
-    await removeGroup(this.run);
     return { cpuMs: Math.round(usec / 1000), memoryKb: Math.ceil(peak / 1024), oomKilled: oom > 0 };
   }
 

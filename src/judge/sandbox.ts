@@ -139,7 +139,7 @@ async function capture(stream: ReadableStream<Uint8Array>, keep: number, limit: 
 
 /** Runs the program and returns what the kernel counted (cgroup) and how it ended (runner). */
 export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promise<RunResult> {
-  const fds = run.cgroup.prepare({ memoryKb: run.limits.memoryKb, processes: run.limits.processes });
+  const fds = await run.cgroup.prepare({ memoryKb: run.limits.memoryKb, processes: run.limits.processes });
   const cgroupFds = fds.map((_, i) => 5 + i);
   let child;
   try {

@@ -1,9 +1,13 @@
+import { existsSync } from "node:fs";
+
 /**
  * What a machine needs before the built-in judge can run, and how to get it. Shared by `bun run setup`
  * (which installs what is missing) and `bun run start` (which says, in plain words, what is missing).
  */
 export interface JudgeTool {
-  command: string;
+  /** What is looked for: a command on the PATH, or a file (a library's header). */
+  command?: string;
+  file?: string;
   /** The Debian/Ubuntu package that provides it. */
   pkg: string;
   purpose: string;
@@ -12,14 +16,22 @@ export interface JudgeTool {
 export const JUDGE_TOOLS: readonly JudgeTool[] = [
   { command: "bwrap", pkg: "bubblewrap", purpose: "the sandbox every submitted program runs in" },
   { command: "gcc", pkg: "gcc", purpose: "builds the sandbox's runner, and compiles C submissions" },
-  { command: "setpriv", pkg: "util-linux", purpose: "switches each program to an unprivileged user" },
+  { file: "/usr/include/seccomp.h", pkg: "libseccomp-dev", purpose: "the runner's system-call filter" },
+  { command: "mount", pkg: "mount", purpose: "gives each sandbox slot a size-limited tmpfs" },
 ];
 
-export type Which = (command: string) => string | null;
+/** Whether this machine has a tool: `which` for commands, a file check for files. */
+export type Has = (tool: JudgeTool) => boolean;
+export const hasOnThisMachine: Has = (tool) => (tool.command ? Bun.which(tool.command) !== null : existsSync(tool.file!));
 
-export function missingJudgeTools(which: Which = Bun.which): JudgeTool[] {
-  return JUDGE_TOOLS.filter((tool) => !which(tool.command));
+export function missingJudgeTools(has: Has = hasOnThisMachine): JudgeTool[] {
+  return JUDGE_TOOLS.filter((tool) => !has(tool));
 }
+
+const nameOf = (tool: JudgeTool) => tool.command ?? tool.pkg;
+
+/** The machine this process runs on, as planSetup and judgeBlocker see it. */
+export const thisMachine = () => ({ isRoot: process.getuid?.() === 0, has: hasOnThisMachine, hasApt: Bun.which("apt-get") !== null });
 
 export function installCommand(tools: readonly JudgeTool[]): string {
   return `apt-get install -y ${[...new Set(tools.map((tool) => tool.pkg))].join(" ")}`;
@@ -31,11 +43,11 @@ export type SetupPlan =
   | { kind: "cannot"; tools: JudgeTool[]; why: string; fix: string };
 
 /** What `bun run setup` will do on this machine: nothing, install with apt, or explain what to run. */
-export function planSetup(machine: { isRoot: boolean; which: Which }): SetupPlan {
-  const tools = missingJudgeTools(machine.which);
+export function planSetup(machine: { isRoot: boolean; has: Has; hasApt: boolean }): SetupPlan {
+  const tools = missingJudgeTools(machine.has);
   if (tools.length === 0) return { kind: "ready" };
   const packages = [...new Set(tools.map((tool) => tool.pkg))];
-  if (!machine.which("apt-get")) {
+  if (!machine.hasApt) {
     return { kind: "cannot", tools, why: "this machine has no apt-get", fix: `install ${packages.join(", ")} with your system's package manager` };
   }
   if (!machine.isRoot) return { kind: "cannot", tools, why: "installing needs root", fix: "sudo bun run setup" };
@@ -43,18 +55,18 @@ export function planSetup(machine: { isRoot: boolean; which: Which }): SetupPlan
 }
 
 /** Why the judge cannot run here, or null when it can: for the start-up console message. */
-export function judgeBlocker(machine: { isRoot: boolean; which: Which }): { why: string; fix: string } | null {
+export function judgeBlocker(machine: { isRoot: boolean; has: Has; hasApt: boolean }): { why: string; fix: string } | null {
   if (!machine.isRoot) {
     return {
       why: "the judge must run as root, to run every submitted program as an unprivileged user of its own",
       fix: "start it as root (sudo bun run start), or run a judge elsewhere: bun run worker:judge --server URL",
     };
   }
-  const tools = missingJudgeTools(machine.which);
+  const tools = missingJudgeTools(machine.has);
   if (tools.length === 0) return null;
   return {
-    why: `missing ${tools.map((tool) => `${tool.command} (${tool.purpose})`).join("; ")}`,
-    fix: machine.which("apt-get") ? `bun run setup   (or: ${installCommand(tools)})` : `install ${tools.map((tool) => tool.pkg).join(", ")}`,
+    why: `missing ${tools.map((tool) => `${nameOf(tool)} (${tool.purpose})`).join("; ")}`,
+    fix: machine.hasApt ? `bun run setup   (or: ${installCommand(tools)})` : `install ${tools.map((tool) => tool.pkg).join(", ")}`,
   };
 }
 

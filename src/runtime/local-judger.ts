@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import type { Logger } from "../logger";
 import { connectPostgres } from "./connect";
-import { consoleNotice, judgeBlocker } from "./judge-tools";
+import { consoleNotice, judgeBlocker, thisMachine } from "./judge-tools";
 import { createJudgerAccount } from "../modules/admin/admin.service";
 import { authenticateAccessKey } from "../modules/auth/access-keys.service";
 
@@ -21,7 +21,7 @@ interface LocalKey {
  * A key given in the environment is used as it is.
  */
 export async function prepareLocalJudger(config: Config, logger: Logger): Promise<{ judge: boolean; notice?: string }> {
-  const blocker = judgeBlocker({ isRoot: process.getuid?.() === 0, which: Bun.which });
+  const blocker = judgeBlocker(thisMachine());
   if (blocker) {
     logger.warn("the judge worker is not started; records wait for a judger", { why: blocker.why, fix: blocker.fix });
     // A log line scrolls past unread: the caller shows this on the console, last, where a new user looks.

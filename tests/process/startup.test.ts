@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "../helpers/database";
 import { TEST_JWT_SECRET, TEST_REDIS_URL } from "../helpers/spawn-app";
@@ -94,4 +96,34 @@ describe("graceful shutdown", () => {
       expect(output).toContain('"msg":"stopped"');
     },
   );
+});
+
+describe("bun run start's children", () => {
+  test("when `bun run start` is SIGKILLed (no chance to stop them), its workers notice and stop on their own", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "joj-orphans-"));
+    chmodSync(scratch, 0o711);
+    const port = String(38000 + Math.floor(Math.random() * 2000));
+    const child = Bun.spawn([process.execPath, "src/start.ts"], {
+      cwd: ROOT,
+      env: baseEnv({ PORT: port, HOST: "127.0.0.1", DATA_DIR: join(scratch, "data"), QUEUE_PREFIX: `joj-orphans-${port}`,
+        JUDGE_WORK_DIR: join(scratch, "work"), JUDGE_CACHE_DIR: join(scratch, "cache"), JUDGE_SLOT_UID_BASE: "64000", JUDGE_CONCURRENCY: "1" }),
+      stdout: "pipe", stderr: "pipe",
+    });
+    let output = "";
+    const reader = child.stdout.getReader();
+    const deadline = Date.now() + 60_000;
+    while (!output.includes('"msg":"judge ready"') && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      output += new TextDecoder().decode(value);
+    }
+    const pids = [...output.matchAll(/"msg":"child started"[^\n]*"pid":(\d+)/g)].map((m) => Number(m[1]));
+    expect(pids).toHaveLength(2);
+    child.kill("SIGKILL");
+    await child.exited;
+    const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    for (let i = 0; i < 300 && pids.some(alive); i++) await Bun.sleep(50);
+    expect(pids.filter(alive)).toEqual([]);
+    rmSync(scratch, { recursive: true, force: true });
+  }, 90_000);
 });

@@ -1,0 +1,69 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CgroupUnavailable, detectCgroups, openV2, parseMounts, parseOwnGroups } from "../../src/judge/cgroups";
+
+describe("finding the cgroup hierarchies", () => {
+  test("a v1 hybrid host (this project's CI): memory, pids and cpuacct hierarchies, the unified one empty", () => {
+    const { v1, v2 } = parseMounts([
+      "31 30 0:28 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu",
+      "32 30 0:29 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct",
+      "34 30 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory",
+      "38 30 0:35 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids",
+      "40 30 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw",
+    ].join("\n"));
+    expect(v1.get("memory")).toEqual({ root: "/", at: "/sys/fs/cgroup/memory" });
+    expect(v1.get("cpuacct")?.at).toBe("/sys/fs/cgroup/cpuacct");
+    expect(v2).toEqual({ root: "/", at: "/sys/fs/cgroup/unified" });
+    const own = parseOwnGroups("8:pids:/\n4:memory:/process_api/1715\n2:cpuacct:/\n1:cpu,cpuacct:/\n0::/\n");
+    expect(own.get("memory")).toBe("/process_api/1715");
+    expect(own.get("")).toBe("/");
+  });
+
+  test("a v2 host, and a container whose mount root is its own group", () => {
+    const { v2 } = parseMounts("29 23 0:26 /docker/abc /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate");
+    expect(v2).toEqual({ root: "/docker/abc", at: "/sys/fs/cgroup" });
+    expect(parseOwnGroups("0::/docker/abc\n").get("")).toBe("/docker/abc");
+  });
+});
+
+test("with neither v2 controllers nor v1 hierarchies the judge refuses, saying what to enable", () => {
+  const noCgroups = () => detectCgroups("joj-judge", { mountinfo: "22 1 0:21 / /proc rw - proc proc rw\n", cgroup: "0::/\n" });
+  expect(noCgroups).toThrow(CgroupUnavailable);
+  expect(noCgroups).toThrow(/Enable cgroup v2 with the memory, pids and cpu controllers/);
+  const v1WithoutPids = () => detectCgroups("joj-judge", {
+    mountinfo: "34 30 0:31 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n32 30 0:29 / /sys/fs/cgroup/cpuacct rw - cgroup cgroup rw,cpuacct\n",
+    cgroup: "4:memory:/\n2:cpuacct:/\n",
+  });
+  expect(v1WithoutPids).toThrow(/cgroup v1 has no pids hierarchy/);
+});
+
+// The v2 driver against a directory laid out like /sys/fs/cgroup (this machine runs v1): what it writes
+// and what it reads, with the kernel's files written by the test.
+describe("the cgroup v2 driver", () => {
+  const root = mkdtempSync(join(tmpdir(), "joj-cgroup2-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  writeFileSync(join(root, "cgroup.controllers"), "cpuset cpu io memory pids\n");
+  writeFileSync(join(root, "cgroup.subtree_control"), "");
+  writeFileSync(join(root, "cgroup.procs"), "");
+
+  test("turns the controllers on, limits each run in a fresh leaf, and reads CPU, peak and OOM kills", async () => {
+    const host = openV2(root, "joj-judge");
+    expect(readFileSync(join(root, "cgroup.subtree_control"), "utf8")).toBe("+memory +pids +cpu");
+    const group = host.forSlot("slot-60000");
+    const slot = join(root, "joj-judge", "slot-60000");
+    expect(readFileSync(join(slot, "cgroup.subtree_control"), "utf8")).toBe("+memory +pids +cpu");
+    const run = join(slot, "run");
+    const fds = await group.prepare({ memoryKb: 65536, processes: 16 });
+    expect(fds).toHaveLength(1);
+    expect(readFileSync(join(run, "memory.max"), "utf8")).toBe(String(64 << 20));
+    expect(readFileSync(join(run, "pids.max"), "utf8")).toBe("16");
+    // What the kernel would have counted for the run.
+    writeFileSync(join(run, "cpu.stat"), "usage_usec 812345\nuser_usec 800000\nsystem_usec 12345\n");
+    writeFileSync(join(run, "memory.peak"), String(70 << 20));
+    writeFileSync(join(run, "memory.events"), "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\n");
+    expect(await group.finish()).toEqual({ cpuMs: 812, memoryKb: 70 * 1024, oomKilled: true });
+    expect(existsSync(join(root, "joj-judge"))).toBe(true);
+  });
+});
