@@ -47,6 +47,8 @@ export interface RunResult {
 }
 
 const RUNNER_SOURCE = join(import.meta.dir, "runner.c");
+/** Part of the runner's cache key: a change of how it is built builds it again. */
+const RUNNER_BUILD = "gcc -O2 [-static] -lseccomp";
 /** Uids of judge slots: one per concurrent run, so process limits and signals never cross runs. */
 export const SLOT_UID_BASE = 60_000;
 /** What a report keeps of stderr (the compiler's, the program's). */
@@ -55,11 +57,14 @@ export const STDERR_KEEP_BYTES = 64 * 1024;
 /** Compiles the runner once per source version into `dir` (gcc and libseccomp are judge requirements). */
 export async function ensureRunner(dir: string): Promise<string> {
   const source = await readFile(RUNNER_SOURCE);
-  const path = join(dir, `runner-${createHash("sha256").update(source).digest("hex").slice(0, 12)}`);
+  const path = join(dir, `runner-${createHash("sha256").update(source).update(RUNNER_BUILD).digest("hex").slice(0, 12)}`);
   if (await lstat(path).then(() => true, () => false)) return path;
   await mkdir(dir, { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
-  const gcc = Bun.spawn(["gcc", "-O2", "-o", temp, RUNNER_SOURCE, "-lseccomp"], { stdout: "pipe", stderr: "pipe" });
+  // Static when the libraries allow it: an exec without the dynamic loader is ~1.5 ms cheaper per run.
+  const build = (...extra: string[]) => Bun.spawn(["gcc", "-O2", ...extra, "-o", temp, RUNNER_SOURCE, "-lseccomp"], { stdout: "pipe", stderr: "pipe" });
+  let gcc = build("-static");
+  if ((await gcc.exited) !== 0) gcc = build();
   if ((await gcc.exited) !== 0) {
     const why = await new Response(gcc.stderr).text();
     const hint = /seccomp/.test(why) ? " (install libseccomp-dev: bun run setup)" : "";
