@@ -8,8 +8,9 @@ import type { JudgerPresence } from "./modules/admin/judger-presence";
 import type { BlobStore } from "./storage/blob-store";
 import type { JobClient } from "./jobs/job-client";
 import { errorsPlugin } from "./http/errors.plugin";
+import { setPasswordHashConcurrency } from "./auth/passwords";
 import { contextPlugin } from "./http/context.plugin";
-import { docsPlugin, DOCS_PATH } from "./http/docs.plugin";
+import { docsPlugin, DOCS_PATH, type RouteInfo } from "./http/docs.plugin";
 import { healthRoutes } from "./http/health.routes";
 import { authRoutes } from "./modules/auth/auth.routes";
 import { oauthRoutes } from "./modules/oauth/oauth.routes";
@@ -43,10 +44,16 @@ export interface AppDeps {
 
 /** Composes the plugins and the feature modules; nothing else. */
 export function createApp(deps: AppDeps) {
+  setPasswordHashConcurrency(deps.config.passwordHashConcurrency);
+  const app: ReturnType<typeof compose> = compose(deps, () => app.routes);
+  return app;
+}
+
+function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
   return new Elysia()
     .use(errorsPlugin(deps.logger))
     .use(contextPlugin(deps))
-    .use(docsPlugin(deps.version))
+    .use(docsPlugin(deps.version, routes))
     .use(healthRoutes(deps))
     .get("/", ({ redirect }) => redirect(DOCS_PATH, 307))
     .get("/api", ({ redirect }) => redirect(DOCS_PATH, 307))

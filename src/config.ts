@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
+import { cpus } from "node:os";
+import { parseCidr } from "./http/client-ip";
 import { EnvReader, type Env } from "./env-reader";
 import { readOAuthSettings, type OAuthSettings } from "./oauth-settings";
 
@@ -25,7 +27,13 @@ export interface Config {
   /** CSRF double-submit protection and Secure cookies; on in production unless CSRF_PROTECTION says otherwise. */
   csrfProtection: boolean;
   allowedRedirectOrigins: string[];
-  trustProxy: boolean;
+  /** Peers (CIDRs) whose `X-Forwarded-For` is believed: the reverse proxies in front of the API. */
+  trustedProxies: string[];
+  /** The largest JSON or form body of any route (uploads have their own limits). */
+  bodyMaxBytes: number;
+  rateLimits: RateLimitSettings;
+  /** Password hashes (argon2id, 64 MiB each) computed at once; more wait their turn. */
+  passwordHashConcurrency: number;
   logLevel: LogLevel;
   queuePrefix: string;
   judgerAliveSeconds: number;
@@ -48,6 +56,21 @@ export interface JudgingSettings {
   maxAttempts: number;
   /** How often the reconciler looks for lapsed leases and records without a live job. */
   reconcileEverySeconds: number;
+}
+
+/** A token bucket: `burst` at once, refilled at `perMinute`. */
+export interface Rate {
+  perMinute: number;
+  burst: number;
+}
+
+/** Counted in Redis, so every API process shares them. */
+export interface RateLimitSettings {
+  /** Wrong passwords from one address, and for one account (successful logins cost nothing). */
+  loginFailuresPerIp: Rate;
+  loginFailuresPerAccount: Rate;
+  registrationsPerIp: Rate;
+  submissionsPerUser: Rate;
 }
 
 /** What one submission may carry. */
@@ -110,7 +133,15 @@ export function loadConfig(env: Env = process.env): Config {
     refreshTokenTtlSeconds: read.integer("JWT_REFRESH_TTL_SECONDS", 30 * 24 * 3600, 60, 365 * 24 * 3600),
     csrfProtection,
     allowedRedirectOrigins: read.list("ALLOWED_REDIRECT_ORIGINS").map((o) => read.origin("ALLOWED_REDIRECT_ORIGINS", o)),
-    trustProxy: read.boolean("TRUST_PROXY", false),
+    trustedProxies: readTrustedProxies(read, env, problems),
+    bodyMaxBytes: read.integer("BODY_MAX_KB", 1024, 16, 1024 * 1024) * 1024,
+    rateLimits: {
+      loginFailuresPerIp: readRate(read, "RATE_LOGIN_FAILURES_PER_IP", 10, 10),
+      loginFailuresPerAccount: readRate(read, "RATE_LOGIN_FAILURES_PER_ACCOUNT", 5, 5),
+      registrationsPerIp: readRate(read, "RATE_REGISTRATIONS_PER_IP", 30, 30),
+      submissionsPerUser: readRate(read, "RATE_SUBMISSIONS_PER_USER", 60, 30),
+    },
+    passwordHashConcurrency: read.integer("PASSWORD_HASH_CONCURRENCY", Math.max(1, cpus().length), 1, 256),
     logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
     queuePrefix: read.string("QUEUE_PREFIX", "joj"),
     judgerAliveSeconds: read.integer("JUDGER_ALIVE_SECONDS", 60, 5, 86400),
@@ -181,4 +212,20 @@ function readS3Settings(read: EnvReader, problems: string[]): S3StorageSettings 
     secretAccessKey,
     prefix: prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`,
   };
+}
+
+/** `NAME` = "per minute[,burst]": `RATE_SUBMISSIONS_PER_USER=60,30`; 0 turns the limit off. */
+function readRate(read: EnvReader, name: string, perMinute: number, burst: number): Rate {
+  const [rate, size] = read.list(name).map(Number);
+  if (rate === undefined) return { perMinute, burst };
+  return { perMinute: Number.isFinite(rate) && rate >= 0 ? rate : perMinute, burst: Number.isFinite(size) && size > 0 ? size : Math.max(1, rate) };
+}
+
+function readTrustedProxies(read: EnvReader, env: Env, problems: string[]): string[] {
+  if (env.TRUST_PROXY !== undefined && env.TRUST_PROXY !== "" && env.TRUST_PROXY !== "false") {
+    problems.push("TRUST_PROXY is replaced by TRUSTED_PROXIES: list your reverse proxies' addresses or networks (e.g. TRUSTED_PROXIES=127.0.0.1/32,10.0.0.0/8)");
+  }
+  const cidrs = read.list("TRUSTED_PROXIES");
+  for (const cidr of cidrs) if (!parseCidr(cidr)) problems.push(`TRUSTED_PROXIES: "${cidr}" is not an address or a CIDR network`);
+  return cidrs;
 }

@@ -68,6 +68,19 @@ export class HttpError extends Error {
 
 export const unauthorized = (detail = "Unauthorized") => new HttpError(401, detail);
 
+/**
+ * A refusal of the request as a whole, before or instead of its business: a body too large (413) or
+ * without a length (411), too many requests (429), a database or Redis that is down (503). Rendered as
+ * the Horse envelope with that HTTP status, and `Retry-After` when there is a time to come back. The
+ * code stays within Horse's catalogue (clients enumerate it): `Error`, told apart by the status.
+ */
+export class ServiceError extends Error {
+  constructor(readonly status: 411 | 413 | 429 | 503, message: string, readonly retryAfterSeconds?: number, readonly code: ErrorCode = "Error") {
+    super(message);
+    this.name = "ServiceError";
+  }
+}
+
 /** Horse's 403 wording: `"<scope> <permission> Permission Denied."`. */
 export const permissionDenied = (scope: string, permission: string) =>
   new HttpError(403, `${scope} ${permission} Permission Denied.`);

@@ -2,8 +2,32 @@
 
 export const MAX_PASSWORD_LENGTH = 1024;
 
+/**
+ * At most this many hashes at once (argon2id takes 64 MiB and a core each): a flood of logins waits in
+ * line instead of eating the machine's memory and every other request's CPU. Set from
+ * PASSWORD_HASH_CONCURRENCY at start-up.
+ */
+let slots = navigator.hardwareConcurrency || 1;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+export function setPasswordHashConcurrency(concurrency: number): void {
+  slots = Math.max(1, concurrency);
+}
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return Bun.password.hash(password, { algorithm: "argon2id" });
+  return inTurn(() => Bun.password.hash(password, { algorithm: "argon2id" }));
 }
 
 let dummyHash: Promise<string> | undefined;
@@ -15,12 +39,13 @@ let dummyHash: Promise<string> | undefined;
 export async function verifyPassword(password: string, hash: string | null): Promise<boolean> {
   if (hash === null) {
     dummyHash ??= hashPassword("timing-equaliser");
-    await Bun.password.verify(password, await dummyHash);
+    const dummy = await dummyHash;
+    await inTurn(() => Bun.password.verify(password, dummy));
     return false;
   }
   if (hash === "" || password === "") return false;
   try {
-    return await Bun.password.verify(password, hash);
+    return await inTurn(() => Bun.password.verify(password, hash));
   } catch {
     return false;
   }

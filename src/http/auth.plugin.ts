@@ -4,9 +4,10 @@ import type { AppDeps } from "../app";
 import { HttpError, permissionDenied } from "../errors";
 import { isJudger, isSiteRoot, siteRoleGrants, type SitePermission } from "../auth/permissions";
 import type { TokenCodec } from "../auth/tokens";
-import { contextPlugin } from "./context.plugin";
+import { contextPlugin, emOf } from "./context.plugin";
+import { bodyLimitsOf, readUndeclaredForm } from "./body-limits";
 import { authenticate, type Actor, type AuthInput } from "./authenticate";
-import { assertDomainVisible, assertPermitted, loadDomainAccess, type PermissionRule } from "../auth/access";
+import { assertDomainVisible, assertPermitted, loadDomainAccess, type DomainAccess, type PermissionRule } from "../auth/access";
 
 /** The token codec, built on @elysiajs/jwt so that the HTTP layer and the services share one signer. */
 export function createTokenCodec(secret: string): TokenCodec {
@@ -35,68 +36,79 @@ export function createTokenCodec(secret: string): TokenCodec {
 export function authPlugin(deps: AppDeps) {
   const { config, presence } = deps;
   const codec = createTokenCodec(config.jwtSecret);
-  // One authentication per request, however many macros ask for the actor.
+  // One authentication (and one domain standing) per request, however many hooks ask for it.
   const actors = new WeakMap<Request, Promise<Actor>>();
-  const actorOf = (input: AuthInput): Promise<Actor> => {
-    let pending = actors.get(input.request);
+  const accesses = new WeakMap<Request, Promise<DomainAccess>>();
+  const actorOf = ({ request, cookie }: Gate): Promise<Actor> => {
+    let pending = actors.get(request);
     if (!pending) {
-      pending = authenticate(input, codec, config).then((actor) => {
+      pending = authenticate({ request, cookie, em: emOf(request) }, codec, config).then((actor) => {
         if (isJudger(actor.user.role)) presence.markSeen(actor.user.id);
         return actor;
       });
-      actors.set(input.request, pending);
+      actors.set(request, pending);
     }
     return pending;
+  };
+  const accessOf = (gate: Gate): Promise<DomainAccess> => {
+    let pending = accesses.get(gate.request);
+    if (!pending) {
+      pending = actorOf(gate).then((actor) => loadDomainAccess(emOf(gate.request), actor.user, (gate.params as Record<string, string>).domain));
+      accesses.set(gate.request, pending);
+    }
+    return pending;
+  };
+
+  // Each check is a parse hook as well as a resolve: on routes with a body it runs before the body is
+  // read, so an anonymous or forbidden upload is refused without reading it. GET routes have no parse
+  // phase, and resolve finds the answer memoised when parse already ran.
+  const limits = bodyLimitsOf(config);
+  const gate = <T>(check: (gate: Gate) => Promise<T>) => ({
+    async parse(ctx: Gate & { contentType?: string }) {
+      await check(ctx);
+      // Checks passed: an upload that did not say its length is read now, counting against its limit.
+      return readUndeclaredForm(ctx.request, ctx.contentType, limits);
+    },
+    resolve: (ctx: Gate) => check(ctx),
+  });
+  const signedIn = async (g: Gate) => ({ actor: await actorOf(g) });
+  const visibleDomain = async (g: Gate) => {
+    const access = await accessOf(g);
+    assertDomainVisible(access);
+    return { actor: await actorOf(g), access };
   };
 
   return new Elysia({ name: "auth" })
     .use(contextPlugin(deps))
     .decorate("tokens", codec)
     .macro({
-      auth: {
-        async resolve({ request, em, cookie }) {
-          return { actor: await actorOf({ request, em, cookie }) };
-        },
-      },
-      sitePermission: (permission: SitePermission) => ({
-        async resolve({ request, em, cookie }) {
-          const actor = await actorOf({ request, em, cookie });
-          if (!siteRoleGrants(actor.user.role, permission)) {
-            const [scope, flag] = permission.split(".");
-            throw permissionDenied(scope, flag);
-          }
-          return { actor };
-        },
+      auth: gate(signedIn),
+      sitePermission: (permission: SitePermission) => gate(async (g) => {
+        const { actor } = await signedIn(g);
+        if (!siteRoleGrants(actor.user.role, permission)) {
+          const [scope, flag] = permission.split(".");
+          throw permissionDenied(scope, flag);
+        }
+        return { actor };
       }),
-      domainPermission: (rule: PermissionRule) => ({
-        async resolve({ request, em, cookie, params }) {
-          const actor = await actorOf({ request, em, cookie });
-          const access = await loadDomainAccess(em, actor.user, (params as Record<string, string>).domain);
-          assertDomainVisible(access);
-          assertPermitted(access, rule);
-          return { actor, access };
-        },
+      domainPermission: (rule: PermissionRule) => gate(async (g) => {
+        const standing = await visibleDomain(g);
+        assertPermitted(standing.access, rule);
+        return standing;
       }),
-      domainVisible: {
-        async resolve({ request, em, cookie, params }) {
-          const actor = await actorOf({ request, em, cookie });
-          const access = await loadDomainAccess(em, actor.user, (params as Record<string, string>).domain);
-          assertDomainVisible(access);
-          return { actor, access };
-        },
-      },
-      domainAccess: {
-        async resolve({ request, em, cookie, params }) {
-          const actor = await actorOf({ request, em, cookie });
-          return { actor, access: await loadDomainAccess(em, actor.user, (params as Record<string, string>).domain) };
-        },
-      },
-      siteRoot: {
-        async resolve({ request, em, cookie }) {
-          const actor = await actorOf({ request, em, cookie });
-          if (!isSiteRoot(actor.user.role)) throw new HttpError(403, "site root Permission Denied.");
-          return { actor };
-        },
-      },
+      domainVisible: gate(visibleDomain),
+      domainAccess: gate(async (g) => ({ actor: await actorOf(g), access: await accessOf(g) })),
+      siteRoot: gate(async (g) => {
+        const { actor } = await signedIn(g);
+        if (!isSiteRoot(actor.user.role)) throw new HttpError(403, "site root Permission Denied.");
+        return { actor };
+      }),
     });
+}
+
+/** What the checks read of a request: who (header or cookie) and where (the `{domain}` of the path). */
+interface Gate {
+  request: Request;
+  cookie: AuthInput["cookie"];
+  params?: unknown;
 }

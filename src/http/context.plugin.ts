@@ -3,10 +3,14 @@ import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../app";
 import { InputError } from "../errors";
 import { acceptBothCases, normalizeQueryBooleans } from "./normalize";
+import { bodyLimitsOf, checkDeclaredBody, readLimited } from "./body-limits";
+import type { EntityManager } from "@mikro-orm/postgresql";
 
 interface RequestState {
   id: string;
   startedAt: number;
+  /** Forked at the start, so hooks that run before `derive` (auth in the parse phase) share it. */
+  em: EntityManager;
 }
 
 // Keyed by the Request object so the error mapper can find the id even when a hook failed early.
@@ -16,22 +20,48 @@ export function requestIdOf(request: Request): string {
   return requestStates.get(request)?.id ?? "unknown";
 }
 
+/** The request's EntityManager, from its first hook on. */
+export function emOf(request: Request): EntityManager {
+  const state = requestStates.get(request);
+  if (!state) throw new Error("no request state: the context plugin did not see this request");
+  return state.em;
+}
+
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Per-request plumbing shared by every route: the request id (an incoming `X-Request-ID` is kept
  * when well-formed and always echoed), one forked EntityManager, the body and query normalisation
- * the JOJ clients need, and one structured access-log line per request. JSON parsing stays Elysia's:
- * an empty body (the Python client's body-less POSTs) is no body, malformed JSON a PARSE error.
+ * the JOJ clients need, and one structured access-log line per request. Bodies are bounded before
+ * anything reads them (body-limits.ts): by Content-Length here, at the very start, and while streaming
+ * for a chunked JSON body in the parse phase; everything else is Elysia's parsing: an empty body (the
+ * Python client's body-less POSTs) is no body, malformed JSON a PARSE error.
  */
 export function contextPlugin(deps: AppDeps) {
-  const { logger, orm } = deps;
+  const { logger, orm, config } = deps;
+  const limits = bodyLimitsOf(config);
   return new Elysia({ name: "context" })
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-      requestStates.set(request, { id, startedAt: performance.now() });
+      requestStates.set(request, { id, startedAt: performance.now(), em: orm.em.fork() });
       set.headers["x-request-id"] = id;
+      if (request.method !== "GET" && request.method !== "HEAD") checkDeclaredBody(request, new URL(request.url).pathname, limits);
+    })
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
+      // A chunked JSON or form body has no length to check up front: read it here, counting.
+      if (request.headers.has("content-length") || !request.body) return;
+      if (!/^application\/(json|x-www-form-urlencoded)/i.test(contentType ?? "")) return;
+      const text = new TextDecoder().decode(await readLimited(request.body, limits.json));
+      if (/^application\/json/i.test(contentType)) {
+        if (text.trim() === "") return {};
+        try {
+          return JSON.parse(text);
+        } catch {
+          throw new InputError(["body"], "the body could not be parsed as its content type says", "value_error.jsondecode");
+        }
+      }
+      return Object.fromEntries(new URLSearchParams(text));
     })
     .onTransform({ as: "global" }, (ctx) => {
       if (ctx.query) {
@@ -47,7 +77,7 @@ export function contextPlugin(deps: AppDeps) {
     })
     .derive({ as: "global" }, ({ request }) => {
       const requestId = requestIdOf(request);
-      return { em: orm.em.fork(), requestId, log: logger.child({ requestId }) };
+      return { em: requestStates.get(request)?.em ?? orm.em.fork(), requestId, log: logger.child({ requestId }) };
     })
     .onAfterResponse({ as: "global" }, ({ request, set, path }) => {
       const state = requestStates.get(request);

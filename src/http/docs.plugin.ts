@@ -12,8 +12,11 @@ export const SPEC_PATH = "/api/v1/openapi.json";
  * OpenAPI 3 generated from the route schemas, and a Swagger UI whose assets this server serves itself
  * (the default UI loads them from a CDN and is blank without internet).
  */
-export function docsPlugin(version: VersionInfo) {
+export function docsPlugin(version: VersionInfo, routes: () => readonly RouteInfo[]) {
   return new Elysia({ name: "docs" })
+    .onAfterHandle({ as: "global" }, ({ path, response }) => {
+      if (path === SPEC_PATH && response && typeof response === "object") fillRequestContent(response as OpenApiDoc, routes());
+    })
     .use(
       openapi({
         path: DOCS_PATH,
@@ -35,4 +38,32 @@ export function docsPlugin(version: VersionInfo) {
       set.headers["cache-control"] = "public, max-age=86400";
       return Bun.file(join(ASSETS_DIR, params.file));
     });
+}
+
+/** What the document needs to know of a route: its method, path, declared body and content type. */
+export interface RouteInfo {
+  method: string;
+  path: string;
+  hooks: { body?: unknown; type?: string };
+}
+
+type OpenApiDoc = { paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> };
+
+// What @elysiajs/openapi offers when a route names no content type.
+const DEFAULT_CONTENT = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"];
+
+/**
+ * The auth checks run as parse hooks (before a body is read), and @elysiajs/openapi writes a request
+ * body's media types only from parse hooks that name one: it leaves `content` empty for those routes.
+ * Filled here from the route's own declaration, as the plugin would have without the hooks.
+ */
+function fillRequestContent(doc: OpenApiDoc, routes: readonly RouteInfo[]): void {
+  for (const route of routes) {
+    if (!route.hooks.body) continue;
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    const body = doc.paths?.[path]?.[route.method.toLowerCase()]?.requestBody;
+    if (!body || (body.content && Object.keys(body.content).length > 0)) continue;
+    const schema = JSON.parse(JSON.stringify(route.hooks.body));
+    body.content = Object.fromEntries((route.hooks.type ? [route.hooks.type] : DEFAULT_CONTENT).map((type) => [type, { schema }]));
+  }
 }

@@ -1,7 +1,7 @@
 import { Elysia, ValidationError, type TSchema } from "elysia";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { Logger } from "../logger";
-import { BizError, HttpError, InputError } from "../errors";
+import { BizError, HttpError, InputError, ServiceError } from "../errors";
 import { requestIdOf } from "./context.plugin";
 import { describeIssue, type ValidationIssue } from "./validation";
 
@@ -12,9 +12,20 @@ import { describeIssue, type ValidationIssue } from "./validation";
  * never SQL, stack traces or secrets.
  */
 export function errorsPlugin(logger: Logger) {
-  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, set, request, path }) => {
+  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code: thrownCode, error: thrown, set, request, path }) => {
+    // Elysia wraps whatever a parse hook throws (the auth checks that run before the body is read, a
+    // body over its limit) in a ParseError: those are ours, and keep their own meaning.
+    const cause = thrownCode === "PARSE" ? (thrown as Error).cause : undefined;
+    const ours = cause instanceof BizError || cause instanceof HttpError || cause instanceof ServiceError || cause instanceof InputError;
+    const error = ours ? cause : thrown;
+    const code = ours ? "OURS" : thrownCode;
     if (error instanceof BizError) {
       set.status = 200;
+      return { errorCode: error.code, errorMsg: error.message, data: null };
+    }
+    if (error instanceof ServiceError) {
+      set.status = error.status;
+      if (error.retryAfterSeconds !== undefined) set.headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
       return { errorCode: error.code, errorMsg: error.message, data: null };
     }
     if (error instanceof HttpError) {

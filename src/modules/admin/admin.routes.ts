@@ -25,7 +25,7 @@ export function adminRoutes(deps: AppDeps) {
       detail: { operationId: "v1_admin_list_users", summary: "All users (ordering: created_at, updated_at)" },
     })
     .post("/judgers", async ({ em, tokens, body, request, server }) =>
-      ok(await admin.createJudger(em, tokens, config, body, clientIp(request, server, config.trustProxy))), {
+      ok(await admin.createJudger(em, tokens, config, body, clientIp(request, server, config.trustedProxies))), {
       siteRoot: true,
       body: JudgerCreate,
       response: AuthTokensWithLakefsResp,

@@ -1,6 +1,9 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../app";
-import { unauthorized } from "../../errors";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { BizError, unauthorized } from "../../errors";
+import { identityKey } from "../../auth/names";
+import { RateLimiter } from "../../http/rate-limit";
 import { issueUserTokens, verifyRefreshToken } from "../../auth/tokens";
 import { registerWithOAuth } from "../oauth/oauth.service";
 import { authPlugin } from "../../http/auth.plugin";
@@ -20,13 +23,32 @@ const cookieText = (value: unknown) => (typeof value === "string" && value !== "
 export function authRoutes(deps: AppDeps) {
   const { config } = deps;
   const lifetimes = config;
+  const rates = config.rateLimits;
+  const limiter = new RateLimiter(deps.redis, deps.logger);
+
+  /** A login, refused (429) while its address or its account has used up its wrong passwords. */
+  async function limitedLogin(em: EntityManager, login: string, password: string, ip: string) {
+    const account = `login-account:${identityKey(login.trim())}`;
+    await limiter.peek(`login-ip:${ip}`, rates.loginFailuresPerIp, "failed logins from this address");
+    await limiter.peek(account, rates.loginFailuresPerAccount, "failed logins for this account");
+    try {
+      return await auth.loginWithPassword(em, login, password, ip);
+    } catch (error) {
+      if (error instanceof BizError && error.code === "UsernamePasswordError") {
+        await Promise.allSettled([limiter.take(`login-ip:${ip}`, rates.loginFailuresPerIp, ""), limiter.take(account, rates.loginFailuresPerAccount, "")]);
+      }
+      throw error;
+    }
+  }
+
   return new Elysia({ name: "auth-routes", prefix: "/auth", detail: { tags: ["auth"] } })
     .use(authPlugin(deps))
     .post(
       "/register",
       async ({ em, tokens, body, query, request, server, cookie, set }) => {
         resolveRedirect(query, config);
-        const ip = clientIp(request, server, config.trustProxy);
+        const ip = clientIp(request, server, config.trustedProxies);
+        await limiter.take(`register-ip:${ip}`, rates.registrationsPerIp, "registrations from this address");
         if (body.oauth_name || body.oauth_account_id) {
           const claims = await oauthSessionOf({ request, em, cookie }, tokens, config);
           const user = await registerWithOAuth(em, claims, body, ip);
@@ -46,7 +68,7 @@ export function authRoutes(deps: AppDeps) {
       "/login",
       async ({ em, tokens, body, query, request, server, cookie, set }) => {
         resolveRedirect(query, config);
-        const user = await auth.loginWithPassword(em, body.username, body.password, clientIp(request, server, config.trustProxy));
+        const user = await limitedLogin(em, body.username, body.password, clientIp(request, server, config.trustedProxies));
         return respondWithTokens({ cookie, set }, await auth.startSession(tokens, user, lifetimes), query, config);
       },
       {

@@ -58,7 +58,7 @@ export function oauthRoutes(deps: AppDeps) {
       const pending = await readPendingLogin(tokens, cookie[STATE_COOKIE].value as string | undefined, provider.name);
       cookie[STATE_COOKIE].set({ value: "", maxAge: 0, expires: new Date(0), ...stateCookie });
       if (!pending) throw new HttpError(400, `this browser has no pending ${provider.displayName} login (it expired, was used, or was started elsewhere): start again`);
-      const issued = await finishLogin({ em, redis: deps.redis, codec: tokens, lifetimes: config, logger: deps.logger }, provider, pending, query, clientIp(request, server, config.trustProxy));
+      const issued = await finishLogin({ em, redis: deps.redis, codec: tokens, lifetimes: config, logger: deps.logger }, provider, pending, query, clientIp(request, server, config.trustedProxies));
       return respondWithTokens({ cookie, set }, issued, pending.intent, config);
     }, {
       params: ProviderParams,

@@ -14,12 +14,15 @@ import { toRecordView } from "./records.service";
 import { ProblemSolutionSubmit, RecordResp, type SubmissionInput } from "./records.schemas";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Logger } from "../../logger";
+import { RateLimiter } from "../../http/rate-limit";
 
 /** Horse's two submit routes. The record is committed before its job is enqueued. */
 export function submissionsRoutes(deps: AppDeps) {
   const { store, config, jobs } = deps;
+  const limiter = new RateLimiter(deps.redis, deps.logger);
 
   async function submit(em: EntityManager, log: Logger, access: DomainAccess, target: SubmitTarget, body: SubmissionInput) {
+    await limiter.take(`submit-user:${(access.user as User).id}`, config.rateLimits.submissionsPerUser, "submissions");
     const record = await submitSolution(em, store, config.submissions, access.user as User, target, body);
     await enqueueJudging(jobs, log, { recordId: record.id, domainId: target.domain.id, taskId: record.taskId! });
     return ok(toRecordView(record));
