@@ -4,6 +4,7 @@ import type { AppDeps } from "../app";
 import { InputError } from "../errors";
 import { acceptBothCases, normalizeQueryBooleans } from "./normalize";
 import { bodyLimitsOf, checkDeclaredBody, readLimited } from "./body-limits";
+import { assertStorableText, parseJsonStrict } from "./input-hygiene";
 import type { EntityManager } from "@mikro-orm/postgresql";
 
 interface RequestState {
@@ -49,21 +50,18 @@ export function contextPlugin(deps: AppDeps) {
       if (request.method !== "GET" && request.method !== "HEAD") checkDeclaredBody(request, new URL(request.url).pathname, limits);
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
-      // A chunked JSON or form body has no length to check up front: read it here, counting.
-      if (request.headers.has("content-length") || !request.body) return;
-      if (!/^application\/(json|x-www-form-urlencoded)/i.test(contentType ?? "")) return;
-      const text = new TextDecoder().decode(await readLimited(request.body, limits.json));
-      if (/^application\/json/i.test(contentType)) {
-        if (text.trim() === "") return {};
-        try {
-          return JSON.parse(text);
-        } catch {
-          throw new InputError(["body"], "the body could not be parsed as its content type says", "value_error.jsondecode");
-        }
-      }
-      return Object.fromEntries(new URLSearchParams(text));
+      if (!request.body || request.headers.get("content-length") === "0") return;
+      // JSON is decoded strictly (invalid UTF-8 is a 422, not U+FFFD) and its depth bounded; it is small
+      // (BODY_MAX_KB), so it is read here, before the route's checks. A chunked body is counted as it comes.
+      if (/^application\/json/i.test(contentType ?? "")) return parseJsonStrict(await readLimited(request.body, limits.json)) ?? {};
+      if (request.headers.has("content-length") || !/^application\/x-www-form-urlencoded/i.test(contentType ?? "")) return;
+      return Object.fromEntries(new URLSearchParams(new TextDecoder().decode(await readLimited(request.body, limits.json))));
     })
     .onTransform({ as: "global" }, (ctx) => {
+      // Nothing PostgreSQL cannot store (a NUL) gets past here, wherever it hides.
+      assertStorableText("path", ctx.params);
+      assertStorableText("query", ctx.query);
+      assertStorableText("body", ctx.body);
       if (ctx.query) {
         normalizeQueryBooleans(ctx.query as Record<string, unknown>);
         acceptBothCases(ctx.query as Record<string, unknown>, false);

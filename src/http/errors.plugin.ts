@@ -4,6 +4,8 @@ import type { Logger } from "../logger";
 import { BizError, HttpError, InputError, ServiceError } from "../errors";
 import { requestIdOf } from "./context.plugin";
 import { describeIssue, type ValidationIssue } from "./validation";
+import { echoSafely } from "./input-hygiene";
+import { OutageLog, outageOf } from "./outages";
 
 /**
  * The one error mapper. Expected errors keep Horse's wire shapes: business errors are HTTP 200
@@ -12,13 +14,15 @@ import { describeIssue, type ValidationIssue } from "./validation";
  * never SQL, stack traces or secrets.
  */
 export function errorsPlugin(logger: Logger) {
+  const outages = new OutageLog(logger);
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code: thrownCode, error: thrown, set, request, path }) => {
     // Elysia wraps whatever a parse hook throws (the auth checks that run before the body is read, a
     // body over its limit) in a ParseError: those are ours, and keep their own meaning.
     const cause = thrownCode === "PARSE" ? (thrown as Error).cause : undefined;
     const ours = cause instanceof BizError || cause instanceof HttpError || cause instanceof ServiceError || cause instanceof InputError;
-    const error = ours ? cause : thrown;
-    const code = ours ? "OURS" : thrownCode;
+    const down = outageOf(ours ? undefined : (cause ?? thrown));
+    const error = down ? outages.refuse(down, (cause ?? thrown) as Error) : ours ? cause : thrown;
+    const code = ours || down ? "OURS" : thrownCode;
     if (error instanceof BizError) {
       set.status = 200;
       return { errorCode: error.code, errorMsg: error.message, data: null };
@@ -82,7 +86,7 @@ function validationBody(error: ValidationError, request: Request) {
     detail.push(described);
   }
   if (detail.length === 0) detail.push({ loc: [where], msg: "invalid input", type: "value_error" });
-  return { detail, body: error.type === "body" ? (error.value ?? null) : null };
+  return { detail, body: error.type === "body" ? (echoSafely(error.value) ?? null) : null };
 }
 
 /**

@@ -35,8 +35,12 @@ export function binaryResponse(description: string, ...mediaTypes: string[]) {
 
 export const DateTime = t.String({ format: "date-time", description: "ISO 8601 with an offset" });
 
+/** An integer input that fits the database's `integer` columns (anything larger is a 422, never a 500). */
+export const INT32_MAX = 2_147_483_647;
+export const Int32 = (options: Parameters<typeof t.Integer>[0] = {}) => t.Integer({ minimum: -INT32_MAX - 1, maximum: INT32_MAX, ...options });
+
 export const PaginationQuery = {
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+  offset: t.Optional(Int32({ minimum: 0, default: 0 })),
   limit: t.Optional(t.Integer({ minimum: 0, maximum: 500, default: 100 })),
   ordering: t.Optional(t.String({ description: "comma-separated fields, `-` prefix for descending" })),
 };

@@ -2,18 +2,29 @@ import type { Logger } from "../logger";
 
 type Step = { name: string; run: () => Promise<unknown> | unknown };
 
+// A signal sent to a process group reaches us twice within milliseconds (directly, and forwarded by
+// `bun run`): a repeat this soon is the same request, not an operator's second Ctrl-C.
+const SAME_SIGNAL_MS = 1_000;
+
 /**
  * Runs the shutdown steps in order on SIGTERM/SIGINT (stop accepting, finish in-flight work, close
- * pools), each bounded by the timeout, then exits. A second signal exits at once.
+ * pools), each bounded by the timeout, then exits. While it runs, a repeated SIGTERM is ignored; only
+ * an operator's second Ctrl-C (a SIGINT a moment after the first signal) exits at once.
  */
 export function onShutdown(logger: Logger, timeoutMs: number, steps: Step[], onBegin?: () => void): void {
   let stopping = false;
+  let stoppingSince = 0;
   const stop = async (signal: string) => {
     if (stopping) {
-      logger.warn("second signal: exiting now", { signal });
-      process.exit(1);
+      if (signal === "SIGINT" && Date.now() - stoppingSince > SAME_SIGNAL_MS) {
+        logger.warn("second Ctrl-C: exiting now", { signal });
+        process.exit(1);
+      }
+      logger.info("already shutting down: signal ignored", { signal });
+      return;
     }
     stopping = true;
+    stoppingSince = Date.now();
     onBegin?.();
     logger.info("shutting down", { signal });
     let failed = false;

@@ -57,7 +57,7 @@ export async function spawnApp(env: Record<string, string> = {}, options: { conf
     RATE_SUBMISSIONS_PER_USER: "0",
     ...env,
   });
-  const orm = await createOrm(database.url, { poolMax: 5 });
+  const orm = await createOrm(config.databaseUrl ?? database.url, { poolMax: 5 });
   const redis = new Redis(config.redisUrl, { keyPrefix: `test:${randomUUID()}:`, maxRetriesPerRequest: 1 });
   redis.on("error", () => {}); // a test may point at a Redis that is down on purpose
   const logs: Record<string, unknown>[] = [];

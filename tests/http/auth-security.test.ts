@@ -124,6 +124,15 @@ describe("CSRF double submit (production mode)", () => {
     expect(mismatch.body).toEqual({ detail: "CSRF double submit tokens do not match" });
   });
 
+  test("a cross-site POST cannot log a user out; the front end's own can", async () => {
+    const { cookie, csrfValue } = await session();
+    const forged = await csrf.api.post("/auth/logout?responseType=json", undefined, { cookie, headers: { origin: "https://evil.example.com" } });
+    expect(forged.status).toBe(401);
+    expect(setCookies(forged)).toEqual({});
+    const own = await csrf.api.post("/auth/logout?responseType=json", undefined, { cookie, headers: { "x-csrf-token": csrfValue } });
+    expect(own.body.errorCode).toBe("Success");
+  });
+
   test("the matching header, a same-origin Origin or Sec-Fetch-Site: same-origin pass", async () => {
     const { cookie, csrfValue } = await session();
     expect((await patchMe({ cookie, headers: { "x-csrf-token": csrfValue } })).body.errorCode).toBe("Success");

@@ -87,9 +87,16 @@ describe("POST /auth/refresh", () => {
 });
 
 describe("POST /auth/logout", () => {
-  test("deletes every session cookie, with or without a valid session", async () => {
+  test("needs a session (Horse's rule): anonymous is a 401 that clears nothing", async () => {
+    const response = await t.api.post("/auth/logout?responseType=json");
+    expect(response.status).toBe(401);
+    expect(setCookies(response)).toEqual({});
+  });
+
+  test("deletes every session cookie, for a cookie or a bearer session", async () => {
     const { cookie } = await loginCookies();
-    for (const options of [{ cookie }, {}]) {
+    const { token } = await createUser(t);
+    for (const options of [{ cookie }, { token }]) {
       const response = await t.api.post("/auth/logout?responseType=json", undefined, options);
       expect(response.body).toEqual({ errorCode: "Success", errorMsg: null, data: {} });
       const cookies = setCookies(response);
@@ -100,7 +107,8 @@ describe("POST /auth/logout", () => {
   });
 
   test("cookie=false leaves cookies alone", async () => {
-    const response = await t.api.post("/auth/logout?responseType=json&cookie=false");
+    const { token } = await createUser(t);
+    const response = await t.api.post("/auth/logout?responseType=json&cookie=false", undefined, { token });
     expect(setCookies(response)).toEqual({});
   });
 });
@@ -115,9 +123,10 @@ describe("responseType=redirect", () => {
   });
 
   test("same-origin paths and allowlisted origins are followed", async () => {
-    const relative = await t.api.post("/auth/logout?responseType=redirect&redirectUrl=/login%3Fnext%3D%2Fhome");
+    const { token } = await createUser(t);
+    const relative = await t.api.post("/auth/logout?responseType=redirect&redirectUrl=/login%3Fnext%3D%2Fhome", undefined, { token });
     expect(relative.headers.get("location")).toBe("http://localhost:34765/login?next=/home");
-    const listed = await t.api.post("/auth/logout?responseType=redirect&redirect_url=https://joj.example.edu/after");
+    const listed = await t.api.post("/auth/logout?responseType=redirect&redirect_url=https://joj.example.edu/after", undefined, { token });
     expect(listed.status).toBe(302);
     expect(listed.headers.get("location")).toBe("https://joj.example.edu/after");
   });

@@ -116,6 +116,30 @@ describe("the reconciler", () => {
     }
   });
 
+  test("a lost record is found behind a backlog of 1,200 waiting records with live jobs", async () => {
+    const problem = await judgeableProblem(t, cast);
+    const model = await submitted(problem);
+    const em = t.orm.em.fork();
+    const columns = (await em.execute<{ column_name: string }[]>("select column_name from information_schema.columns where table_name = 'records'")).map((c) => c.column_name);
+    const copied = columns.map((c) => (c === "id" || c === "task_id" ? "gen_random_uuid()" : c === "updated_at" ? "now() - interval '1 hour' + make_interval(secs => n)" : `"${c}"`));
+    const backlog = await em.execute<{ id: string; task_id: string; domain_id: string }[]>(
+      `insert into records (${columns.map((c) => `"${c}"`).join(", ")}) select ${copied.join(", ")} from records, generate_series(1, 1200) as n where id = ? returning id, task_id, domain_id`,
+      [model.id],
+    );
+    // Their jobs are alive (waiting in the queue: no judge runs), and they are older than the lost one.
+    await t.jobs.queues.judge.addBulk(backlog.map((r) => ({ name: "record.judge", data: { recordId: r.id, domainId: r.domain_id, taskId: r.task_id }, opts: { jobId: r.task_id } })));
+    const lost = await submitted(problem);
+    await (await t.jobs.queues.judge.getJob(lost.taskId))!.remove();
+    await em.execute("update records set updated_at = now() - interval '1 minute' where id in (?, ?)", [lost.id, model.id]);
+    const report = await reconcile();
+    expect(report.reenqueued).toBe(1);
+    expect((await recordRow(t, lost.id)).task_id).not.toBe(lost.taskId);
+    expect(await t.jobs.isLive("judge", (await recordRow(t, lost.id)).task_id!)).toBe(true);
+    await t.jobs.queues.judge.drain();
+    const ours = [...backlog.map((r) => r.id), model.id, lost.id];
+    await em.execute("delete from records where id = any(?::uuid[])", [`{${ours.join(",")}}`]);
+  }, 60_000);
+
   test("a record whose job is still live is not enqueued twice", async () => {
     const problem = await judgeableProblem(t, cast);
     const { id, taskId } = await submitted(problem);

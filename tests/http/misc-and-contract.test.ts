@@ -85,7 +85,8 @@ describe("the wire contract", () => {
   });
 
   test("a body-less POST with the Python client's `Content-Type: application/json` works", async () => {
-    const response = await t.api.post("/auth/logout?responseType=json&cookie=False", undefined, { headers: { "content-type": "application/json", "content-length": "0" } });
+    const { token } = await createUser(t);
+    const response = await t.api.post("/auth/logout?responseType=json&cookie=False", undefined, { token, headers: { "content-type": "application/json", "content-length": "0" } });
     expect(response.body.errorCode).toBe("Success");
   });
 

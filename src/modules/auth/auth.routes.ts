@@ -79,8 +79,10 @@ export function authRoutes(deps: AppDeps) {
         detail: { operationId: "v1_login", summary: "Password login (form fields username and password)" },
       },
     )
-    // No valid token needed: a browser whose session expired must still be able to clear its cookies.
+    // Horse's rule: logging out needs a valid session, and a cookie session its CSRF check, so that
+    // another site cannot log a user out. A session that already expired is logged out anyway.
     .post("/logout", ({ query, cookie, set }) => respondLoggedOut({ cookie, set }, query, config), {
+      auth: true,
       query: AuthQuery,
       response: { 200: EmptyResp, ...REDIRECT },
       detail: { operationId: "v1_logout", summary: "Log out: delete the session cookies" },

@@ -15,7 +15,8 @@ export const CaseSchema = t.Object(
     category: t.Optional(t.String({ maxLength: 64 })),
     time: t.Optional(t.String({ pattern: TIME, description: "e.g. 1s, 500ms" })),
     memory: t.Optional(t.String({ pattern: MEMORY, description: "e.g. 64m, 256MB, 512k" })),
-    score: t.Optional(t.Integer({ minimum: 0 })),
+    // A record's score is the sum over its cases, in an integer column.
+    score: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
     ignoreWhitespace: t.Optional(t.Boolean()),
     executeFiles: t.Optional(t.Array(RelativePath)),
     executeArgs: t.Optional(t.Array(t.String())),

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DateTime, Envelope, ListOf, PaginationQuery, TimestampInput, Uuid } from "../../http/schemas";
+import { DateTime, Envelope, Int32, ListOf, PaginationQuery, TimestampInput, Uuid } from "../../http/schemas";
 import { UrlSlug } from "../domains/domains.schemas";
 import { RecordPreview } from "../problems/problems.schemas";
 
@@ -68,11 +68,11 @@ export const ProblemSetDetail = t.Object(
 );
 
 export const ProblemSetAddProblem = t.Object(
-  { problem: t.String({ minLength: 1, maxLength: 256, description: "url or id" }), position: t.Optional(t.Nullable(t.Integer({ description: "index to insert before (negative: from the end); absent: append" }))) },
+  { problem: t.String({ minLength: 1, maxLength: 256, description: "url or id" }), position: t.Optional(t.Nullable(Int32({ description: "index to insert before (negative: from the end); absent: append" }))) },
   { title: "ProblemSetAddProblem" },
 );
 export const ProblemSetUpdateProblem = t.Object(
-  { position: t.Optional(t.Nullable(t.Integer({ description: "new index (negative: from the end); absent: the end" }))) },
+  { position: t.Optional(t.Nullable(Int32({ description: "new index (negative: from the end); absent: the end" }))) },
   { title: "ProblemSetUpdateProblem" },
 );
 

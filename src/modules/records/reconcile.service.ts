@@ -60,24 +60,44 @@ export async function reconcileRecords(em: EntityManager, jobs: JobClient, logge
       await enqueueJudging(jobs, logger, { recordId: id, domainId: rows[0].domain_id, taskId });
     }
   }
-  const waiting = await em.execute<{ id: string; task_id: string | null }[]>(
-    `select id, task_id from records where state in ${WAITING} and updated_at < now() - make_interval(secs => ?)
-      order by updated_at limit ${BATCH}`,
-    [ENQUEUE_GRACE_SECONDS],
-  );
-  for (const { id, task_id: oldTask } of waiting) {
-    if (oldTask && (await jobs.isLive("judge", oldTask))) continue;
-    // A new task id: the old job id may still sit among finished jobs, where an add would be ignored.
-    const taskId = randomUUID();
-    const rows = await em.execute<{ id: string; domain_id: string }[]>(
-      `update records set state = 'queueing', task_id = ?, updated_at = now()
-        where id = ? and state in ${WAITING} and task_id is not distinct from ? returning id, domain_id`,
-      [taskId, id, oldTask],
-    );
-    if (rows.length && (await enqueueJudging(jobs, logger, { recordId: id, domainId: rows[0].domain_id, taskId }))) {
-      report.reenqueued++;
-      logger.info("record had no live job; enqueued again", { recordId: id, taskId });
-    }
-  }
+  report.reenqueued = await reenqueueLost(em, jobs, logger);
   return report;
+}
+
+/**
+ * Every waiting record without a live job, however long the backlog: the waiting records are read in
+ * pages by keyset (updated_at, id), and each page's jobs are looked up in Redis at once.
+ */
+async function reenqueueLost(em: EntityManager, jobs: JobClient, logger: Logger): Promise<number> {
+  let reenqueued = 0;
+  // The position as PostgreSQL's own text: a JavaScript Date would drop the microseconds and skip rows.
+  let after: { at: string; id: string } | null = null;
+  for (;;) {
+    const page: { id: string; task_id: string | null; at: string }[] = await em.execute(
+      `select id, task_id, updated_at::text as at from records
+        where state in ${WAITING} and updated_at < now() - make_interval(secs => ?)
+          and (?::timestamptz is null or (updated_at, id) > (?::timestamptz, ?::uuid))
+        order by updated_at, id limit ${BATCH}`,
+      [ENQUEUE_GRACE_SECONDS, after?.at ?? null, after?.at ?? null, after?.id ?? null],
+    );
+    if (page.length === 0) return reenqueued;
+    const live = await Promise.all(page.map((row) => (row.task_id ? jobs.isLive("judge", row.task_id) : false)));
+    for (const [i, { id, task_id: oldTask }] of page.entries()) {
+      if (live[i]) continue;
+      // A new task id: the old job id may still sit among finished jobs, where an add would be ignored.
+      const taskId = randomUUID();
+      const rows = await em.execute<{ id: string; domain_id: string }[]>(
+        `update records set state = 'queueing', task_id = ?, updated_at = now()
+          where id = ? and state in ${WAITING} and task_id is not distinct from ? returning id, domain_id`,
+        [taskId, id, oldTask],
+      );
+      if (rows.length && (await enqueueJudging(jobs, logger, { recordId: id, domainId: rows[0].domain_id, taskId }))) {
+        reenqueued++;
+        logger.info("record had no live job; enqueued again", { recordId: id, taskId });
+      }
+    }
+    if (page.length < BATCH) return reenqueued;
+    const last = page[page.length - 1];
+    after = { at: last.at, id: last.id };
+  }
 }

@@ -25,6 +25,8 @@ export const JudgeRecord = defineEntity({
     { name: "records_problem_set_index", properties: ["problemSet", "createdAt"] },
     // The reconciler scans unfinished records.
     { name: "records_state_index", properties: ["state", "leaseExpiresAt"] },
+    // The reconciler pages through every waiting record by (updated_at, id).
+    { name: "records_waiting_index", properties: ["state", "updatedAt", "id"] },
   ],
   properties: {
     ...baseProperties,

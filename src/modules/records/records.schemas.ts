@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { PATTERNS } from "../../http/patterns";
-import { DateTime, Envelope, ListOf, PaginationQuery, TimestampInput, Uuid } from "../../http/schemas";
+import { DateTime, Envelope, Int32, ListOf, PaginationQuery, TimestampInput, Uuid } from "../../http/schemas";
 import { CASE_RESULTS, RECORD_STATES } from "./record-states";
 
 export const RecordStateSchema = t.UnionEnum(RECORD_STATES, { title: "RecordState" });
@@ -80,9 +80,9 @@ const TaskIdField = t.Optional(t.String({ maxLength: 64, description: "the claim
 export const RecordSubmit = t.Object(
   {
     state: t.Optional(RecordStateSchema),
-    score: t.Optional(t.Integer({ minimum: 0 })),
-    timeMs: t.Optional(t.Integer({ minimum: 0 })),
-    memoryKb: t.Optional(t.Integer({ minimum: 0 })),
+    score: t.Optional(Int32({ minimum: 0 })),
+    timeMs: t.Optional(Int32({ minimum: 0 })),
+    memoryKb: t.Optional(Int32({ minimum: 0 })),
     judgedAt: t.Optional(TimestampInput),
     taskId: TaskIdField,
   },
@@ -94,10 +94,10 @@ export type RecordSubmitInput = typeof RecordSubmit.static;
 export const RecordCaseSubmit = t.Object(
   {
     state: t.Optional(RecordCaseResultSchema),
-    score: t.Optional(t.Integer({ minimum: 0 })),
-    timeMs: t.Optional(t.Integer({ minimum: 0 })),
-    memoryKb: t.Optional(t.Integer({ minimum: 0 })),
-    returnCode: t.Optional(t.Integer()),
+    score: t.Optional(Int32({ minimum: 0 })),
+    timeMs: t.Optional(Int32({ minimum: 0 })),
+    memoryKb: t.Optional(Int32({ minimum: 0 })),
+    returnCode: t.Optional(Int32()),
     stdout: t.Optional(t.String({ maxLength: 4 * 1024 * 1024 })),
     stderr: t.Optional(t.String({ maxLength: 4 * 1024 * 1024 })),
     taskId: TaskIdField,
