@@ -7,7 +7,7 @@ import { createBlobStore } from "./storage/blob-store";
 import { JobClient } from "./jobs/job-client";
 import { connectPostgres, connectRedis, exitOnStartupError } from "./runtime/connect";
 import { onShutdown } from "./runtime/shutdown";
-import { bodyLimitsOf, largestBody } from "./http/body-limits";
+import { BUN_BODY_LIMIT } from "./http/body-limits";
 
 type ShutdownStep = { name: string; run: () => unknown };
 
@@ -42,8 +42,8 @@ export async function runApi(config: Config, logger: Logger, extraShutdownSteps:
     { name: "redis", run: () => redis.quit() },
     ...finalShutdownSteps,
   ], () => { shuttingDown = true; });
-  // Nothing larger than the largest route's limit is ever buffered, chunked or not (body-limits.ts).
-  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: largestBody(bodyLimitsOf(config)) });
+  // The route limits are ours (body-limits.ts), so that a refusal is the envelope, not Bun's bare 413.
+  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: BUN_BODY_LIMIT });
   logger.info("api listening", { host: config.host, port: config.port, publicUrl: config.publicUrl, mode: config.mode });
   return app;
 }

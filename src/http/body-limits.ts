@@ -4,9 +4,9 @@ import { DEFAULT_ARCHIVE_LIMITS } from "../modules/problem-configs/archive-reade
 
 /**
  * How large a request body may be, by route class, checked before anything reads it: from
- * Content-Length when the request starts (onRequest), and while streaming for a body without one: a
- * chunked JSON body in the parse phase, a multipart upload once the route's checks passed (auth.plugin).
- * Bun's own `maxRequestBodySize` is set to the largest class, so nothing larger is ever buffered.
+ * Content-Length when the request starts (onRequest), and while streaming for a body without one: any
+ * non-multipart body in the parse phase (context.plugin), a multipart upload once the route's checks
+ * passed (auth.plugin). Nothing reads a body past its limit, so Bun's own limit stays out of the way.
  */
 export interface BodyLimits {
   json: number;
@@ -25,7 +25,11 @@ export function bodyLimitsOf(config: Config): BodyLimits {
   };
 }
 
-export const largestBody = (limits: BodyLimits) => Math.max(limits.json, limits.submission, limits.archive);
+/**
+ * Bun's `maxRequestBodySize`: far above every route's limit, so that a declared length over a route's
+ * limit reaches our check and is refused in the envelope, rather than by Bun with a bare 413.
+ */
+export const BUN_BODY_LIMIT = 2 ** 40;
 
 const SUBMIT = /^\/api\/v1\/domains\/[^/]+\/(?:problems\/[^/]+|problem_sets\/[^/]+\/problems\/[^/]+\/submit)\/?$/;
 const CONFIG_UPLOAD = /^\/api\/v1\/domains\/[^/]+\/problems\/[^/]+\/configs\/?$/;

@@ -54,8 +54,9 @@ export function contextPlugin(deps: AppDeps) {
       // JSON is decoded strictly (invalid UTF-8 is a 422, not U+FFFD) and its depth bounded; it is small
       // (BODY_MAX_KB), so it is read here, before the route's checks. A chunked body is counted as it comes.
       if (/^application\/json/i.test(contentType ?? "")) return parseJsonStrict(await readLimited(request.body, limits.json)) ?? {};
-      if (request.headers.has("content-length") || !/^application\/x-www-form-urlencoded/i.test(contentType ?? "")) return;
-      return Object.fromEntries(new URLSearchParams(new TextDecoder().decode(await readLimited(request.body, limits.json))));
+      if (request.headers.has("content-length") || /^multipart\//i.test(contentType ?? "")) return;
+      const text = new TextDecoder().decode(await readLimited(request.body, limits.json));
+      return /^application\/x-www-form-urlencoded/i.test(contentType ?? "") ? Object.fromEntries(new URLSearchParams(text)) : text;
     })
     .onTransform({ as: "global" }, (ctx) => {
       // Nothing PostgreSQL cannot store (a NUL) gets past here, wherever it hides.
