@@ -1,5 +1,6 @@
 import { Elysia, ValidationError, type TSchema } from "elysia";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { TransformDecodeCheckError } from "@sinclair/typebox/value";
 import type { Logger } from "../logger";
 import { BizError, HttpError, InputError, ServiceError } from "../errors";
 import { requestIdOf } from "./context.plugin";
@@ -52,6 +53,11 @@ export function errorsPlugin(logger: Logger) {
       set.status = 422;
       return validationBody(error, request);
     }
+    if (error instanceof TransformDecodeCheckError) {
+      // Elysia decodes some schemas (unions in a query) outside its validation step: same answer.
+      set.status = 422;
+      return { detail: [decodeIssue(error, request)], body: null };
+    }
     if (code === "PARSE") {
       set.status = 422;
       return { detail: [{ loc: ["body"], msg: "the body could not be parsed as its content type says", type: "value_error.jsondecode" }], body: null };
@@ -70,6 +76,13 @@ export function errorsPlugin(logger: Logger) {
     set.status = 500;
     return { errorCode: "InternalServerError", errorMsg: `internal server error (request id ${requestId})`, data: null };
   });
+}
+
+function decodeIssue(error: TransformDecodeCheckError, request: Request): ValidationIssue {
+  const path = error.error?.path ?? "";
+  const first = path.split("/").filter(Boolean)[0];
+  const where = first !== undefined && new URL(request.url).searchParams.has(first) ? "query" : "body";
+  return describeIssue(where, path, error.error?.schema ?? error.schema, error.error?.value ?? error.value);
 }
 
 function validationBody(error: ValidationError, request: Request) {
