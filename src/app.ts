@@ -50,7 +50,10 @@ export function createApp(deps: AppDeps) {
 }
 
 function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
-  return new Elysia()
+  // TypeBox's own cleaning: the default (exact-mirror) rebuilt a number sent for a nested object into
+  // an empty object before validation, so `"permission": 5` passed as the defaults. Responses are still
+  // cut to their schemas.
+  return new Elysia({ normalize: "typebox" })
     .use(errorsPlugin(deps.logger))
     .use(contextPlugin(deps))
     .use(docsPlugin(deps.version, routes))

@@ -177,6 +177,14 @@ describe("hostile bytes are 422s that change nothing", () => {
     expect(offset.body.detail[0].loc).toEqual(["query", "offset"]);
   });
 
+  test("a wrong type where an object belongs is a 422 at its location, never quietly a default", async () => {
+    for (const [permission, loc] of [[5, ["body", "permission"]], [{ general: 3 }, ["body", "permission", "general"]], [{ general: { view: "yes" } }, ["body", "permission", "general", "view"]]] as const) {
+      const response = await t.api.post(`/domains/${cast.domain.id}/roles`, { role: `TA ${JSON.stringify(permission)}`, permission }, { token: cast.owner.token });
+      expect(response.status).toBe(422);
+      expect(response.body.detail[0].loc).toEqual([...loc]);
+    }
+  });
+
   test("a 422 never echoes a password or a secret, and cuts long values", async () => {
     const response = await t.api.post("/auth/register?responseType=json", { username: "x".repeat(500), email: "bad", password: "hunter2-correct-horse", client_secret: "s3cr3t" });
     expect(response.status).toBe(422);
