@@ -5,7 +5,7 @@ import { HttpError, permissionDenied } from "../errors";
 import { isJudger, isSiteRoot, siteRoleGrants, type SitePermission } from "../auth/permissions";
 import type { TokenCodec } from "../auth/tokens";
 import { contextPlugin, emOf } from "./context.plugin";
-import { bodyLimitsOf, readUndeclaredForm } from "./body-limits";
+import { bodyLimitsOf, parseBody } from "./body-limits";
 import { authenticate, type Actor, type AuthInput } from "./authenticate";
 import { assertDomainVisible, assertPermitted, loadDomainAccess, type DomainAccess, type PermissionRule } from "../auth/access";
 
@@ -66,8 +66,8 @@ export function authPlugin(deps: AppDeps) {
   const gate = <T>(check: (gate: Gate) => Promise<T>) => ({
     async parse(ctx: Gate & { contentType?: string }) {
       await check(ctx);
-      // Checks passed: an upload that did not say its length is read now, counting against its limit.
-      return readUndeclaredForm(ctx.request, ctx.contentType, limits);
+      // Checks passed: now the body is read, within its route's limit.
+      return parseBody(ctx.request, ctx.contentType, limits);
     },
     resolve: (ctx: Gate) => check(ctx),
   });

@@ -1,12 +1,14 @@
 import type { Config } from "../config";
 import { ServiceError } from "../errors";
 import { DEFAULT_ARCHIVE_LIMITS } from "../modules/problem-configs/archive-reader";
+import { parseJsonStrict } from "./input-hygiene";
 
 /**
  * How large a request body may be, by route class, checked before anything reads it: from
- * Content-Length when the request starts (onRequest), and while streaming for a body without one: any
- * non-multipart body in the parse phase (context.plugin), a multipart upload once the route's checks
- * passed (auth.plugin). Nothing reads a body past its limit, so Bun's own limit stays out of the way.
+ * Content-Length when the request starts (onRequest), and while streaming for a body without one, by
+ * parseBody, which runs only once the route's checks passed: authentication and every permission
+ * check that needs no body come first. Nothing reads a body past its limit, so Bun's limit stays out
+ * of the way.
  */
 export interface BodyLimits {
   json: number;
@@ -53,13 +55,28 @@ export function checkDeclaredBody(request: Request, path: string, limits: BodyLi
 }
 
 /**
- * A multipart body without Content-Length, read with the route's limit and turned into the fields
- * object Elysia's own parser makes (a repeated field becomes a list); undefined for any other body.
+ * The body of a request whose route's checks have passed (auth.plugin's gates; the few open routes
+ * call it themselves): JSON decoded strictly (input-hygiene.ts) and read with the route's limit; a
+ * body without a length (chunked) counted as it streams; undefined where Elysia's own parser is fine
+ * (a form or an upload that declared its length, already checked against the limit).
  */
-export async function readUndeclaredForm(request: Request, contentType: string | undefined, limits: BodyLimits) {
-  if (request.headers.has("content-length") || !request.body || !/^multipart\//i.test(contentType ?? "")) return undefined;
-  const bytes = await readLimited(request.body, bodyLimitFor(request.method, new URL(request.url).pathname, limits));
-  const form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+export async function parseBody(request: Request, contentType: string | undefined, limits: BodyLimits): Promise<unknown> {
+  if (!request.body || request.headers.get("content-length") === "0") return undefined;
+  const type = contentType ?? "";
+  const limit = bodyLimitFor(request.method, new URL(request.url).pathname, limits);
+  if (/^application\/json/i.test(type)) return parseJsonStrict(await readLimited(request.body, limit)) ?? {};
+  if (request.headers.has("content-length")) return undefined;
+  const bytes = await readLimited(request.body, limit);
+  if (/^multipart\//i.test(type)) {
+    const form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+    return fieldsOf(form as unknown as FormData);
+  }
+  const text = new TextDecoder().decode(bytes);
+  return /^application\/x-www-form-urlencoded/i.test(type) ? Object.fromEntries(new URLSearchParams(text)) : text;
+}
+
+/** Form fields as Elysia's own parser makes them: a repeated field becomes a list. */
+function fieldsOf(form: FormData): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const key of new Set(form.keys())) {
     const values = form.getAll(key);

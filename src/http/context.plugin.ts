@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../app";
 import { InputError } from "../errors";
 import { acceptBothCases, normalizeQueryBooleans } from "./normalize";
-import { bodyLimitsOf, checkDeclaredBody, readLimited } from "./body-limits";
-import { assertStorableText, parseJsonStrict } from "./input-hygiene";
+import { bodyLimitsOf, checkDeclaredBody } from "./body-limits";
+import { assertStorableText } from "./input-hygiene";
 import type { EntityManager } from "@mikro-orm/postgresql";
 
 interface RequestState {
@@ -33,10 +33,9 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * Per-request plumbing shared by every route: the request id (an incoming `X-Request-ID` is kept
  * when well-formed and always echoed), one forked EntityManager, the body and query normalisation
- * the JOJ clients need, and one structured access-log line per request. Bodies are bounded before
- * anything reads them (body-limits.ts): by Content-Length here, at the very start, and while streaming
- * for a chunked JSON body in the parse phase; everything else is Elysia's parsing: an empty body (the
- * Python client's body-less POSTs) is no body, malformed JSON a PARSE error.
+ * the JOJ clients need, and one structured access-log line per request. A declared body length over
+ * the route's limit is refused here, at the very start (body-limits.ts); bodies are parsed only after
+ * the route's checks (auth.plugin). An empty body (the Python client's body-less POSTs) is no body.
  */
 export function contextPlugin(deps: AppDeps) {
   const { logger, orm, config } = deps;
@@ -48,15 +47,6 @@ export function contextPlugin(deps: AppDeps) {
       requestStates.set(request, { id, startedAt: performance.now(), em: orm.em.fork() });
       set.headers["x-request-id"] = id;
       if (request.method !== "GET" && request.method !== "HEAD") checkDeclaredBody(request, new URL(request.url).pathname, limits);
-    })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
-      if (!request.body || request.headers.get("content-length") === "0") return;
-      // JSON is decoded strictly (invalid UTF-8 is a 422, not U+FFFD) and its depth bounded; it is small
-      // (BODY_MAX_KB), so it is read here, before the route's checks. A chunked body is counted as it comes.
-      if (/^application\/json/i.test(contentType ?? "")) return parseJsonStrict(await readLimited(request.body, limits.json)) ?? {};
-      if (request.headers.has("content-length") || /^multipart\//i.test(contentType ?? "")) return;
-      const text = new TextDecoder().decode(await readLimited(request.body, limits.json));
-      return /^application\/x-www-form-urlencoded/i.test(contentType ?? "") ? Object.fromEntries(new URLSearchParams(text)) : text;
     })
     .onTransform({ as: "global" }, (ctx) => {
       // Nothing PostgreSQL cannot store (a NUL) gets past here, wherever it hides.

@@ -144,7 +144,7 @@ describe("rate limits", () => {
 
 describe("hostile bytes are 422s that change nothing", () => {
   test("NUL bytes in a path, a login, an e-mail, a domain name and a gravatar", async () => {
-    const { token } = await createUser(t);
+    const { token } = await createUser(t, { role: "root" });
     const answers = [
       await t.api.get(`/domains/abc%00def`, { token }),
       await t.api.post("/auth/login?responseType=json", { username: "pe\u0000ter", password: "x" }, { form: true }),
@@ -158,7 +158,8 @@ describe("hostile bytes are 422s that change nothing", () => {
   });
 
   test("invalid UTF-8 is refused, not stored as U+FFFD", async () => {
-    const { token } = await createUser(t);
+    // A site root: a user who may not create domains is refused (403) before the body is even read.
+    const { token } = await createUser(t, { role: "root" });
     const bytes = new Uint8Array([...new TextEncoder().encode('{"name":"caf'), 0xe9, ...new TextEncoder().encode('"}')]);
     const response = await t.app.handle(new Request("http://localhost/api/v1/domains", {
       method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: bytes,
@@ -168,7 +169,7 @@ describe("hostile bytes are 422s that change nothing", () => {
   });
 
   test("JSON nested 5,000 levels deep and an offset past 64 bits", async () => {
-    const { token } = await createUser(t);
+    const { token } = await createUser(t, { role: "root" });
     const deep = await t.api.post("/domains", undefined, { token, raw: `{"name":${"[".repeat(5000)}${"]".repeat(5000)}}` });
     expect(deep.status).toBe(422);
     expect(deep.body.detail[0].type).toBe("value_error.nesting");

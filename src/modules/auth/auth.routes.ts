@@ -4,6 +4,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, unauthorized } from "../../errors";
 import { identityKey } from "../../auth/names";
 import { RateLimiter } from "../../http/rate-limit";
+import { bodyLimitsOf, parseBody } from "../../http/body-limits";
 import { issueUserTokens, verifyRefreshToken } from "../../auth/tokens";
 import { registerWithOAuth } from "../oauth/oauth.service";
 import { authPlugin } from "../../http/auth.plugin";
@@ -25,6 +26,7 @@ export function authRoutes(deps: AppDeps) {
   const lifetimes = config;
   const rates = config.rateLimits;
   const limiter = new RateLimiter(deps.redis, deps.logger);
+  const limits = bodyLimitsOf(config);
 
   /** A login, refused (429) while its address or its account has used up its wrong passwords. */
   async function limitedLogin(em: EntityManager, login: string, password: string, ip: string) {
@@ -59,6 +61,8 @@ export function authRoutes(deps: AppDeps) {
       },
       {
         query: AuthQuery,
+        // No session to check first: the body is read (strictly, within its limit) at once.
+        parse: ({ request, contentType }) => parseBody(request, contentType, limits),
         body: UserCreate,
         response: { 200: AuthTokensResp, ...REDIRECT },
         detail: { operationId: "v1_register", summary: "Register with username, e-mail and password, or finish an OAuth login (oauth_name, oauth_account_id + the oauth token); the first user becomes site root" },
@@ -73,6 +77,7 @@ export function authRoutes(deps: AppDeps) {
       },
       {
         query: AuthQuery,
+        parse: ({ request, contentType }) => parseBody(request, contentType, limits),
         body: LoginForm,
         type: "application/x-www-form-urlencoded",
         response: { 200: AuthTokensResp, ...REDIRECT },
