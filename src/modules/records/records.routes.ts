@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
-import { ok, okPage } from "../../http/respond";
+import { ok, okList } from "../../http/respond";
+import { listRecordPage } from "./record-list";
 import { binaryResponse } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
 import { SetParams } from "../problem-sets/problem-sets.schemas";
@@ -18,7 +19,7 @@ export function recordsRoutes(deps: AppDeps) {
   const { store, config } = deps;
   return new Elysia({ name: "records-routes", prefix: "/domains/:domain", detail: { tags: ["record"] } })
     .use(authPlugin(deps))
-    .get("/records", async ({ em, access, query }) => okPage(await records.listRecords(em, access, query), records.toRecordListDetail), {
+    .get("/records", async ({ em, access, query }) => okList(await listRecordPage(em, access, query)), {
       domainVisible: true,
       params: DomainParams,
       query: RecordListQuery,

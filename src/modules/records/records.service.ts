@@ -1,6 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, permissionDenied } from "../../errors";
-import { pageWindow, parseOrdering, type ListPage } from "../../db/listing";
 import { uuidArray } from "../../db/addressing";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../../auth/access";
@@ -10,7 +9,7 @@ import type { User } from "../users/user.entity";
 import { JudgeRecord, RecordFile } from "./record.entity";
 import { isWorking, type RecordState, type StoredCase } from "./record-states";
 import { caseLayout, PUBLIC_CASE_CATEGORIES } from "./case-layout";
-import type { RecordDetailView, RecordListDetailView, RecordListQueryInput, RecordView } from "./records.schemas";
+import type { RecordDetailView, RecordView } from "./records.schemas";
 
 const RELATIONS = ["problem", "problemSet", "committer"] as const;
 
@@ -45,19 +44,6 @@ export async function findCodeReadableRecord(em: EntityManager, access: DomainAc
 }
 
 /** The domain's records, newest first; without `record.view` only the caller's own. */
-export async function listRecords(em: EntityManager, access: DomainAccess, query: RecordListQueryInput): Promise<ListPage<JudgeRecord>> {
-  const filters: object[] = [{ domain: access.domain }];
-  if (query.problemSet) filters.push({ problemSet: query.problemSet.toLowerCase() });
-  if (query.problem) filters.push({ problem: query.problem.toLowerCase() });
-  if (query.submitterId) filters.push({ committer: query.submitterId.toLowerCase() });
-  if (!holds(access, "record.view")) filters.push({ committer: access.user.id });
-  const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(JudgeRecord, { $and: filters }, {
-    populate: RELATIONS, orderBy: parseOrdering(query.ordering), offset, limit,
-  });
-  return { count, results };
-}
-
 export async function filesOf(em: EntityManager, record: JudgeRecord) {
   const files = await em.find(RecordFile, { record }, { orderBy: { path: "asc" } });
   return files.map((f) => ({ path: f.path, digest: f.digest, size: Number(f.size) }));
@@ -68,15 +54,6 @@ export function toRecordView(record: JudgeRecord): RecordView {
     createdAt: isoTime(record.createdAt), updatedAt: isoTime(record.updatedAt), id: record.id,
     domainId: (record.domain as unknown as Domain).id, state: record.state as RecordState, language: record.language,
     score: record.score, timeMs: record.timeMs, memoryKb: record.memoryKb, judgedAt: isoTime(record.judgedAt ?? null), late: record.late,
-  };
-}
-
-export function toRecordListDetail(record: JudgeRecord): RecordListDetailView {
-  return {
-    ...toRecordView(record),
-    problemSetId: record.problemSet?.id ?? null, problemSetTitle: record.problemSet?.title ?? null,
-    problemId: record.problem?.id ?? null, problemTitle: record.problem?.title ?? null,
-    committerId: record.committer?.id ?? null, committerUsername: (record.committer as User | null)?.username ?? null,
   };
 }
 
