@@ -1,0 +1,123 @@
+import { SQL } from "bun";
+import { benchApp, fmt, report } from "./harness";
+import { createUser } from "../tests/helpers/factories";
+import { submission, submit } from "../tests/helpers/records";
+
+/**
+ * `bun run bench:reads`: the hot reads the hour before a deadline, against a floor measured in the same
+ * run — a bare Bun.serve + Bun.sql server on the same port number's neighbour doing the same queries
+ * for the same JSON (JWT checked, the same rows read). Load: an in-process client, CONCURRENCY
+ * requests in flight over real HTTP, for SECONDS per route. Records are made by SQL
+ * (generate_series, realistic case outputs), first SMALL (10k) and then LARGE (1M) of them.
+ */
+const SMALL = Number(process.env.SMALL ?? 10_000);
+const LARGE = Number(process.env.LARGE ?? 1_000_000);
+const SECONDS = Number(process.env.SECONDS ?? 3);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+
+const { t, cast, problem } = await benchApp({ LOG_LEVEL: "error", RATE_SUBMISSIONS_PER_USER: "0" });
+const sql = new SQL(t.config.databaseUrl!, { max: 8 });
+const domain = cast.domain.id;
+const member = cast.member;
+const seed = (await submit(t, member.token, `/domains/${domain}/problems/${problem}`, submission("c"))).body.data.id as string;
+const set = (await t.api.post(`/domains/${domain}/problem_sets`, { title: "Week 1" }, { token: cast.admin.token })).body.data.id as string;
+const students = await Promise.all(Array.from({ length: 20 }, () => createUser(t)));
+
+/** Grows the records table to `total` rows copied from the seed, spread over problems, sets and students. */
+async function fillRecords(total: number): Promise<void> {
+  const [{ n }] = await sql`select count(*)::int as n from records`;
+  if (n >= total) return;
+  const cases = JSON.stringify(Array.from({ length: 5 }, (_, i) => ({
+    state: i % 3 ? "accepted" : "wrong_answer", score: 20, timeMs: 13, memoryKb: 2048, returnCode: 0,
+    stdout: `expected 42 but the program printed 41 on line ${i}\n`.repeat(4), stderr: "",
+  })));
+  const ids = `{${students.map((s) => s.user.id).join(",")}}`;
+  for (let done = n; done < total; done += 100_000) {
+    const batch = Math.min(100_000, total - done);
+    await sql.unsafe(
+      `insert into records (id, created_at, updated_at, domain_id, problem_set_id, problem_id, committer_id, state, language, score, time_ms, memory_kb, judged_at, cases)
+       select gen_random_uuid(), now() - make_interval(secs => g), now() - make_interval(secs => g), $1, case when g % 4 = 0 then $2::uuid end, $3,
+              ($4::uuid[])[1 + g % ${students.length}], 'accepted', 'c', 100, 13, 2048, now(), $5::jsonb
+         from generate_series(1, ${batch}) as g`,
+      [domain, set, problem, ids, cases],
+    );
+  }
+  await sql`analyze records`;
+}
+
+const token = cast.admin.token;
+const routes: [string, string][] = [
+  ["GET /users/me", "/api/v1/users/me"],
+  ["GET /domains/{d}/problems/{p}", `/api/v1/domains/${domain}/problems/${problem}`],
+  ["GET /domains/{d}/records/{id}", `/api/v1/domains/${domain}/records/${seed}`],
+  ["records?limit=100", `/api/v1/domains/${domain}/records?limit=100`],
+  ["records?problem=…", `/api/v1/domains/${domain}/records?limit=100&problem=${problem}`],
+  ["records?submitterId=…", `/api/v1/domains/${domain}/records?limit=100&submitterId=${students[3].user.id}`],
+  ["records?problemSet=…", `/api/v1/domains/${domain}/records?limit=100&problemSet=${set}`],
+  ["records?offset=5000", `/api/v1/domains/${domain}/records?limit=100&offset=5000`],
+];
+
+/** Requests for SECONDS with CONCURRENCY in flight: req/s, p50, p99 (ms). */
+async function load(base: string, path: string): Promise<{ rps: number; p50: number; p99: number }> {
+  const latencies: number[] = [];
+  const until = performance.now() + SECONDS * 1000;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (performance.now() < until) {
+      const started = performance.now();
+      const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+      latencies.push(performance.now() - started);
+    }
+  }));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
+  return { rps: latencies.length / SECONDS, p50: at(0.5), p99: at(0.99) };
+}
+
+const app = t.app.listen({ hostname: "127.0.0.1", port: 0 });
+const appBase = `http://127.0.0.1:${app.server!.port}`;
+const floor = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => floorAnswer(request) });
+const floorBase = `http://127.0.0.1:${floor.port}`;
+
+/** The floor: the JWT checked, then the same rows read with Bun.sql and returned as JSON. */
+async function floorAnswer(request: Request): Promise<Response> {
+  const claims = await t.codec.verify(request.headers.get("authorization")!.slice(7));
+  if (!claims) return new Response("no", { status: 401 });
+  const url = new URL(request.url);
+  const [user] = await sql`select id, username, role, is_active from users where id = ${claims.sub as string}`;
+  const parts = url.pathname.split("/");
+  let data: unknown = user;
+  if (url.pathname.endsWith("/users/me")) data = user;
+  else if (parts[5] === "problems") data = (await sql`select * from problems where id = ${parts[6]} and domain_id = ${domain}`)[0];
+  else if (parts[6]) data = (await sql`select * from records where id = ${parts[6]} and domain_id = ${domain}`)[0];
+  else {
+    const q = url.searchParams;
+    const [rows, [{ count }]] = await Promise.all([
+      sql`select r.id, r.created_at, r.state, r.score, r.problem_id, p.title, r.committer_id, u.username from records r
+            left join problems p on p.id = r.problem_id left join users u on u.id = r.committer_id
+           where r.domain_id = ${domain} and (${q.get("problem")}::uuid is null or r.problem_id = ${q.get("problem")})
+             and (${q.get("submitterId")}::uuid is null or r.committer_id = ${q.get("submitterId")})
+             and (${q.get("problemSet")}::uuid is null or r.problem_set_id = ${q.get("problemSet")})
+           order by r.created_at desc, r.id limit 100 offset ${Number(q.get("offset") ?? 0)}`,
+      sql`select count(*)::int as count from records where domain_id = ${domain}`,
+    ]);
+    data = { count, results: rows };
+  }
+  return Response.json({ errorCode: "Success", errorMsg: null, data });
+}
+
+for (const total of [SMALL, LARGE]) {
+  await fillRecords(total);
+  const rows: [string, string][] = [];
+  for (const [name, path] of routes) {
+    const floorResult = await load(floorBase, path);
+    const appResult = await load(appBase, path);
+    rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms) · floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · floor ÷ app ${fmt(floorResult.rps / appResult.rps)}`]);
+  }
+  report(`Hot reads at ${total.toLocaleString("en")} records (${CONCURRENCY} in flight, ${SECONDS} s each, in-process client over HTTP)`, rows);
+}
+floor.stop(true);
+await t.app.stop(true);
+await sql.close();
+await t.close();
