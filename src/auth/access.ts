@@ -29,31 +29,49 @@ export interface DomainAccess {
 }
 
 /** The permission set of a role name in a domain: its row, else the built-in default, else guest's. */
-export async function rolePermissions(em: EntityManager, domain: Domain, role: string): Promise<DomainPermissionSet> {
-  if (role === DOMAIN_ROOT_ROLE) return uniformPermissions(true);
-  const row = await em.findOne(DomainRole, { domain, role });
-  if (row) return normalizePermissionSet(row.permission, uniformPermissions(false));
-  const builtIn = DEFAULT_DOMAIN_ROLES[role as keyof typeof DEFAULT_DOMAIN_ROLES];
-  return builtIn ? builtIn() : uniformPermissions(false);
+/**
+ * Finds the domain (url or id, hidden or not) and the caller's standing in it, in one query: the
+ * domain, the membership and the role's permissions, read fresh on every request (a demotion applies
+ * at once) and mapped into the request's EntityManager as the entities the services use.
+ */
+export async function loadDomainAccess(em: EntityManager, user: User, domainRef: string): Promise<DomainAccess> {
+  const where = byUrlOrId(domainRef);
+  const [row] = await em.execute<StandingRow[]>(
+    `select d.*, m.id as m_id, m.created_at as m_created_at, m.updated_at as m_updated_at, m.role as m_role,
+            r.permission as r_permission
+       from domains d
+       left join domain_users m on m.domain_id = d.id and m.user_id = ?
+       left join domain_roles r on r.domain_id = d.id and r.role = coalesce(m.role, ?)
+      where ${"id" in where ? "d.id = ?" : "d.url = ?"}`,
+    [user.id, DOMAIN_GUEST_ROLE, "id" in where ? where.id : where.url],
+  );
+  if (!row) throw new BizError("DomainNotFoundError", "domain not found");
+  const { m_id, m_created_at, m_updated_at, m_role, r_permission, ...domainColumns } = row;
+  const domain = em.map(Domain, domainColumns);
+  const membership = m_id
+    ? em.map(DomainUser, { id: m_id, created_at: m_created_at, updated_at: m_updated_at, domain_id: domain.id, user_id: user.id, role: m_role })
+    : null;
+  const role = membership?.role ?? DOMAIN_GUEST_ROLE;
+  const stored = r_permission === null ? null : (r_permission as DomainPermissionSet);
+  return standing(user, domain, membership, role, stored);
 }
 
-/** Finds the domain (url or id, hidden or not) and the caller's standing in it. */
-export async function loadDomainAccess(em: EntityManager, user: User, domainRef: string): Promise<DomainAccess> {
-  const domain = await em.findOne(Domain, byUrlOrId(domainRef));
-  if (!domain) throw new BizError("DomainNotFoundError", "domain not found");
-  return accessFor(em, user, domain);
-}
+type StandingRow = Record<string, unknown> & { m_id: string | null; m_created_at: Date | null; m_updated_at: Date | null; m_role: string | null; r_permission: unknown };
 
 export async function accessFor(em: EntityManager, user: User, domain: Domain): Promise<DomainAccess> {
   const membership = await em.findOne(DomainUser, { domain, user });
   const role = membership?.role ?? DOMAIN_GUEST_ROLE;
+  const row = role === DOMAIN_ROOT_ROLE ? null : await em.findOne(DomainRole, { domain, role });
+  return standing(user, domain, membership, role, row ? (row.permission as DomainPermissionSet) : null);
+}
+
+/** The caller's effective permissions from the role's stored set (null: the role has no row). */
+function standing(user: User, domain: Domain, membership: DomainUser | null, role: string, stored: DomainPermissionSet | null): DomainAccess {
   const isOwner = domain.owner?.id === user.id;
-  const permissions = effectiveDomainPermissions({
-    siteRole: user.role,
-    isOwner,
-    domainRole: role,
-    rolePermissions: await rolePermissions(em, domain, role),
-  });
+  const rolePermissions = role === DOMAIN_ROOT_ROLE ? uniformPermissions(true)
+    : stored ? normalizePermissionSet(stored, uniformPermissions(false))
+      : (DEFAULT_DOMAIN_ROLES[role as keyof typeof DEFAULT_DOMAIN_ROLES]?.() ?? uniformPermissions(false));
+  const permissions = effectiveDomainPermissions({ siteRole: user.role, isOwner, domainRole: role, rolePermissions });
   return { user, domain, membership, role, permissions, isOwner };
 }
 

@@ -8,7 +8,8 @@ import type { RecordListDetailView, RecordListQueryInput } from "./records.schem
 /**
  * The records list, in one narrow query: only the columns the list shows, joined with the titles and
  * the username it names. Loading whole entities read every case's output (the `cases` JSON), each
- * problem's statement and each user's password hash for 100 rows to return 17 fields.
+ * problem's statement and each user's password hash for 100 rows to return 17 fields. Each filter has
+ * an index under its domain; counts are exact up to EXACT_UP_TO and cached beyond.
  */
 const COLUMNS = { createdAt: "r.created_at", updatedAt: "r.updated_at", id: "r.id" } as const;
 
@@ -35,7 +36,7 @@ export async function listRecordPage(em: EntityManager, access: DomainAccess, qu
   const order = Object.entries(parseOrdering(query.ordering)).map(([property, direction]) => `${COLUMNS[property as keyof typeof COLUMNS]} ${direction}`);
   const { offset, limit } = pageWindow(query);
   const condition = where.join(" and ");
-  const [rows, [{ count }]] = await Promise.all([
+  const [rows, count] = await Promise.all([
     em.execute<Row[]>(
       `select r.id, r.created_at, r.updated_at, r.domain_id, r.state, r.language, r.score, r.time_ms, r.memory_kb, r.judged_at, r.late,
               r.problem_set_id, ps.title as problem_set_title, r.problem_id, p.title as problem_title,
@@ -47,9 +48,30 @@ export async function listRecordPage(em: EntityManager, access: DomainAccess, qu
         where ${condition} order by ${order.join(", ")} limit ? offset ?`,
       [...values, limit, offset],
     ),
-    em.execute<{ count: string }[]>(`select count(*) as count from records r where ${condition}`, values),
+    countRecords(em, condition, values),
   ]);
-  return { count: Number(count), results: rows.map(toListDetail) };
+  return { count, results: rows.map(toListDetail) };
+}
+
+// Up to this many rows a count is exact on every request (reading at most this many index entries);
+// beyond it, an exact count is computed at most every COUNT_TTL_MS per list and filter, per process.
+const EXACT_UP_TO = 10_000;
+const COUNT_TTL_MS = 30_000;
+const COUNT_CACHE_SIZE = 1_000;
+const counts = new Map<string, { count: number; at: number }>();
+
+async function countRecords(em: EntityManager, condition: string, values: unknown[]): Promise<number> {
+  const [{ n }] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from (select 1 from records r where ${condition} limit ${EXACT_UP_TO + 1}) capped`, values,
+  );
+  if (n <= EXACT_UP_TO) return n;
+  const key = `${condition}|${values.join("|")}`;
+  const cached = counts.get(key);
+  if (cached && Date.now() - cached.at < COUNT_TTL_MS) return cached.count;
+  const [{ n: exact }] = await em.execute<{ n: number }[]>(`select count(*)::int as n from records r where ${condition}`, values);
+  if (counts.size >= COUNT_CACHE_SIZE) counts.delete(counts.keys().next().value!);
+  counts.set(key, { count: exact, at: Date.now() });
+  return exact;
 }
 
 function toListDetail(row: Row): RecordListDetailView {

@@ -20,6 +20,10 @@ export const JudgeRecord = defineEntity({
   tableName: "records",
   indexes: [
     { name: "records_domain_created_index", properties: ["domain", "createdAt"] },
+    // The list's filters, each under its domain, newest first (and the capped counts, index-only).
+    { name: "records_domain_problem_index", properties: ["domain", "problem", "createdAt"] },
+    { name: "records_domain_committer_index", properties: ["domain", "committer", "createdAt"] },
+    { name: "records_domain_problem_set_index", properties: ["domain", "problemSet", "createdAt"] },
     // "My latest record for this problem (in this set)" and "my records" come from this index.
     { name: "records_latest_index", properties: ["committer", "problem", "problemSet", "createdAt"] },
     { name: "records_problem_set_index", properties: ["problemSet", "createdAt"] },
