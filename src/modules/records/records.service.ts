@@ -13,9 +13,12 @@ import type { RecordDetailView, RecordView } from "./records.schemas";
 
 const RELATIONS = ["problem", "problemSet", "committer"] as const;
 
-/** A record of the path's domain, by id: a record of another domain does not exist here. */
-export async function findRecord(em: EntityManager, domain: Domain, id: string): Promise<JudgeRecord> {
-  const record = await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain }, { populate: RELATIONS });
+/**
+ * A record of the path's domain, by id: a record of another domain does not exist here. Its problem,
+ * set and committer are loaded unless the caller needs only their ids (`populate: []`).
+ */
+export async function findRecord(em: EntityManager, domain: Domain, id: string, populate: readonly (typeof RELATIONS)[number][] = RELATIONS): Promise<JudgeRecord> {
+  const record = await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain }, { populate });
   if (!record) throw new BizError("RecordNotFoundError", "record not found");
   return record;
 }
@@ -24,7 +27,8 @@ const isCommitter = (access: DomainAccess, record: JudgeRecord) => record.commit
 
 /** One's own records are always readable; anyone else's need `record.view`. */
 export async function findReadableRecord(em: EntityManager, access: DomainAccess, id: string): Promise<JudgeRecord> {
-  const record = await findRecord(em, access.domain, id);
+  // The detail view names its relations by id only: loading them read a problem's whole statement.
+  const record = await findRecord(em, access.domain, id, []);
   if (!isCommitter(access, record) && !holds(access, "record.view")) throw permissionDenied("record", "view");
   return record;
 }
