@@ -45,7 +45,10 @@ afterAll(async () => {
   await t.close();
 });
 
-type Expectation = { cases: string | string[]; check?: (record: JudgedRecord) => void };
+/** `cases`: each case's state; a list of alternatives (`oneOf`) where the kernel may stop a program either way. */
+type Expectation = { cases: string | string[]; oneOf?: string[]; check?: (record: JudgedRecord) => void };
+// A fork bomb runs out of wall time, or its 64 processes' memory passes the limit first: both refuse it.
+const FORK_BOMB: Expectation = { cases: "time_limit_exceeded", oneOf: ["time_limit_exceeded", "memory_limit_exceeded"] };
 type JudgedRecord = { state: string; score: number; timeMs: number; memoryKb: number; cases: { state: string; score: number; timeMs: number; memoryKb: number; returnCode: number; stdout: string; stderr: string }[] };
 
 const SOLVE_C = `long a, b; if (scanf("%ld %ld", &a, &b) != 2) return 9; printf("%ld\\n", a + b); return 0;`;
@@ -70,7 +73,7 @@ function cPrograms(): Record<string, [string, Expectation]> {
     flood: ['#include <stdio.h>\nint main(void){ for (;;) fputs("all work and no play makes jack a dull boy\\n", stdout); }', { cases: "output_limit_exceeded" }],
     crash: ["int main(void){ volatile int *p = 0; *p = 1; return 0; }", { cases: "runtime_error", check: (r) => expect(r.cases[0].returnCode).toBe(128 + 11) }],
     compileError: ['#include "/etc/shadow"\nint main(void){ return }', { cases: "compile_error", check: (r) => expect(r.cases[0].stderr).toContain("error") }],
-    forkBomb: [hostileC("for (;;) fork();"), { cases: "time_limit_exceeded" }],
+    forkBomb: [hostileC("for (;;) fork();"), FORK_BOMB],
     network: [hostileC(`int s = socket(AF_INET, SOCK_STREAM, 0); struct sockaddr_in to; memset(&to, 0, sizeof to); to.sin_family = AF_INET;
       to.sin_port = htons(${new URL(server).port}); to.sin_addr.s_addr = inet_addr("127.0.0.1");
       if (s >= 0 && connect(s, (struct sockaddr *)&to, sizeof to) == 0) { puts("ESCAPED"); return 0; }`), { cases: "accepted" }],
@@ -95,7 +98,7 @@ function pythonPrograms(): Record<string, [string, Expectation]> {
     flood: ["while True:\n    print('all work and no play makes jack a dull boy')\n", { cases: "output_limit_exceeded" }],
     crash: ["raise RuntimeError('boom')\n", { cases: "runtime_error", check: (r) => { expect(r.cases[0].returnCode).toBe(1); expect(r.cases[0].stderr).toContain("RuntimeError: boom"); } }],
     compileError: ["def f(:\n    pass\n", { cases: "compile_error", check: (r) => expect(r.cases[0].stderr).toContain("SyntaxError") }],
-    forkBomb: ["import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n", { cases: "time_limit_exceeded" }],
+    forkBomb: ["import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n", FORK_BOMB],
     network: [`import socket\ntry:\n    socket.create_connection(("127.0.0.1", ${new URL(server).port}), timeout=1)\n    print("ESCAPED")\nexcept OSError:\n    ${solve.replace("\n", "\n    ")}`, { cases: "accepted" }],
     shadow: [`try:\n    open("/etc/shadow").read()\n    print("ESCAPED")\nexcept OSError:\n    ${solve.replace("\n", "\n    ")}`, { cases: "accepted" }],
     plantLink: [`import os\na, b = map(int, input().split())\nos.symlink("${cachedPath("3\n")}" if a == 1 else "${cachedPath("42\n")}", ".judge-stdout")\n`, { cases: "wrong_answer" }],
@@ -115,7 +118,8 @@ async function judged(language: keyof typeof fileName, source: string): Promise<
 
 function verify(name: string, record: JudgedRecord, expectation: Expectation) {
   const wanted = Array.isArray(expectation.cases) ? expectation.cases : [expectation.cases, expectation.cases];
-  expect({ name, cases: record.cases.map((c) => c.state) }).toEqual({ name, cases: wanted });
+  const got = record.cases.map((c, i) => (expectation.oneOf?.includes(c.state) ? wanted[i] : c.state));
+  expect({ name, cases: got }).toEqual({ name, cases: wanted });
   expect({ name, state: record.state }).toEqual({ name, state: wanted.every((s) => s === "accepted") ? "accepted" : "rejected" });
   expect(record.score).toBe(wanted.filter((s) => s === "accepted").length * 50);
   expectation.check?.(record);
