@@ -44,3 +44,33 @@ test("while PostgreSQL is down: 503 envelopes with Retry-After, one log line, no
   expect(back).toBe(200);
   expect((await t.api.post("/domains", { name: "After the outage" }, { token: user.token })).body.errorCode).toBe("Success");
 });
+
+test("while Redis is down: a request that needs it is a 503 with one log line; login still works (its limits step aside); then back", async () => {
+  const redisProxy = await startTcpProxy(6379);
+  const app = await spawnApp({ REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`, RATE_LOGIN_FAILURES_PER_IP: "10,10" });
+  try {
+    const root = await createUser(app, { role: "root", username: "Søren Kierkegaard" });
+    await createUser(app, { role: "judger" }); // the judger list reads each judger's presence from Redis
+    expect((await app.api.get("/admin/judgers", { token: root.token })).status).toBe(200);
+    redisProxy.cut();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => app.api.get("/admin/judgers", { token: root.token })));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(503));
+    expect(answers[0].body.errorMsg).toContain("Redis");
+    expect(app.logs.filter((l) => String(l.msg).startsWith("Redis unavailable"))).toHaveLength(1);
+    expect(app.logs.filter((l) => l.level === "error")).toEqual([]);
+    // The rate limits step aside rather than lock everyone out.
+    const login = await app.api.post("/auth/login?responseType=json&cookie=false", { username: root.user.username, password: root.password }, { form: true });
+    expect(login.body.errorCode).toBe("Success");
+    redisProxy.restore();
+    let back = 0;
+    for (let i = 0; i < 50 && back !== 200; i++) {
+      back = (await app.api.get("/admin/judgers", { token: root.token })).status;
+      if (back !== 200) await Bun.sleep(100);
+    }
+    expect(back).toBe(200);
+  } finally {
+    redisProxy.restore();
+    await app.close();
+    redisProxy.close();
+  }
+});
