@@ -6,6 +6,8 @@ import { isJudger, isSiteRoot, siteRoleGrants, type SitePermission } from "../au
 import type { TokenCodec } from "../auth/tokens";
 import { contextPlugin, emOf } from "./context.plugin";
 import { bodyLimitsOf, parseBody } from "./body-limits";
+import { checkFailed } from "./errors.plugin";
+import { assertStorableText } from "./input-hygiene";
 import { authenticate, type Actor, type AuthInput } from "./authenticate";
 import { assertDomainVisible, assertPermitted, loadDomainAccess, type DomainAccess, type PermissionRule } from "../auth/access";
 
@@ -65,7 +67,9 @@ export function authPlugin(deps: AppDeps) {
   const limits = bodyLimitsOf(config);
   const gate = <T>(check: (gate: Gate) => Promise<T>) => ({
     async parse(ctx: Gate & { contentType?: string }) {
-      await check(ctx);
+      // The checks query by path parameters: what the database cannot take is a 422 before they run.
+      assertStorableText("path", ctx.params);
+      await check(ctx).catch((error) => { throw checkFailed(error); });
       // Checks passed: now the body is read, within its route's limit.
       return parseBody(ctx.request, ctx.contentType, limits);
     },

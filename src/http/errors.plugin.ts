@@ -14,16 +14,27 @@ import { OutageLog, outageOf } from "./outages";
  * Anything unexpected is logged with its cause and request id and answered with a generic 500:
  * never SQL, stack traces or secrets.
  */
+// Errors of the route checks that run in the parse phase (auth.plugin): not body-parsing failures.
+const checkErrors = new WeakSet<object>();
+
+/** Marks an error a route check threw before the body was read, so it is not taken for a bad body. */
+export function checkFailed(error: unknown): unknown {
+  if (error !== null && typeof error === "object") checkErrors.add(error);
+  return error;
+}
+
 export function errorsPlugin(logger: Logger) {
   const outages = new OutageLog(logger);
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code: thrownCode, error: thrown, set, request, path }) => {
-    // Elysia wraps whatever a parse hook throws (the auth checks that run before the body is read, a
-    // body over its limit) in a ParseError: those are ours, and keep their own meaning.
+    // Elysia wraps whatever a parse hook throws (the route checks that run before the body is read, a
+    // body over its limit) in a ParseError: those keep their own meaning. A check that failed for an
+    // unexpected reason is a server error (logged, 500), never "the body could not be parsed".
     const cause = thrownCode === "PARSE" ? (thrown as Error).cause : undefined;
     const ours = cause instanceof BizError || cause instanceof HttpError || cause instanceof ServiceError || cause instanceof InputError;
+    const fromCheck = !ours && typeof cause === "object" && cause !== null && checkErrors.has(cause);
     const down = outageOf(ours ? undefined : (cause ?? thrown));
-    const error = down ? outages.refuse(down, (cause ?? thrown) as Error) : ours ? cause : thrown;
-    const code = ours || down ? "OURS" : thrownCode;
+    const error = down ? outages.refuse(down, (cause ?? thrown) as Error) : ours || fromCheck ? cause : thrown;
+    const code = ours || down ? "OURS" : fromCheck ? "UNKNOWN" : thrownCode;
     if (error instanceof BizError) {
       set.status = 200;
       return { errorCode: error.code, errorMsg: error.message, data: null };
