@@ -14,6 +14,9 @@ const SMALL = Number(process.env.SMALL ?? 10_000);
 const LARGE = Number(process.env.LARGE ?? 1_000_000);
 const SECONDS = Number(process.env.SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+// For a CPU profile of the app alone (`bun --cpu-prof-md bench/reads.ts`): ROUTE=<part of a name>, APP_ONLY=1.
+const ROUTE = process.env.ROUTE ?? "";
+const APP_ONLY = Boolean(process.env.APP_ONLY);
 
 const { t, cast, problem } = await benchApp({ LOG_LEVEL: "error", RATE_SUBMISSIONS_PER_USER: "0" });
 const sql = new SQL(t.config.databaseUrl!, { max: 8 });
@@ -140,10 +143,15 @@ if (process.env.FILL_ONLY) {
   process.exit(0);
 }
 
-for (const total of [SMALL, LARGE]) {
+for (const total of [SMALL, LARGE].filter((n) => n > 0)) {
   await fillRecords(total);
   const rows: [string, string][] = [];
-  for (const [name, path] of routes) {
+  for (const [name, path] of routes.filter(([name]) => name.includes(ROUTE))) {
+    if (APP_ONLY) {
+      const appResult = await load(appBase, path);
+      rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms)`]);
+      continue;
+    }
     const floorResult = await load(floorBase, path);
     const appResult = await load(appBase, path);
     rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms) · floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · floor ÷ app ${fmt(floorResult.rps / appResult.rps)}`]);

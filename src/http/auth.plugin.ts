@@ -8,8 +8,10 @@ import { contextPlugin, emOf } from "./context.plugin";
 import { bodyLimitsOf, parseBody } from "./body-limits";
 import { checkFailed } from "./errors.plugin";
 import { assertStorableText } from "./input-hygiene";
-import { authenticate, type Actor, type AuthInput } from "./authenticate";
-import { assertDomainVisible, assertPermitted, loadDomainAccess, type DomainAccess, type PermissionRule } from "../auth/access";
+import { actorFrom, identify, type Actor, type AuthInput } from "./authenticate";
+import * as users from "../modules/users/users.service";
+import {
+  assertDomainVisible, assertPermitted, loadDomainAccess, loadUserAndDomainAccess, type DomainAccess, type PermissionRule } from "../auth/access";
 
 /** The token codec, built on @elysiajs/jwt so that the HTTP layer and the services share one signer. */
 export function createTokenCodec(secret: string): TokenCodec {
@@ -41,23 +43,45 @@ export function authPlugin(deps: AppDeps) {
   // One authentication (and one domain standing) per request, however many hooks ask for it.
   const actors = new WeakMap<Request, Promise<Actor>>();
   const accesses = new WeakMap<Request, Promise<DomainAccess>>();
-  const actorOf = ({ request, cookie }: Gate): Promise<Actor> => {
-    let pending = actors.get(request);
+  const seen = (actor: Actor) => {
+    if (isJudger(actor.user.role)) presence.markSeen(actor.user.id);
+    return actor;
+  };
+  const identified = ({ request, cookie }: Gate) => identify({ request, cookie, em: emOf(request) }, codec, config);
+  const actorOf = (g: Gate): Promise<Actor> => {
+    let pending = actors.get(g.request);
     if (!pending) {
-      pending = authenticate({ request, cookie, em: emOf(request) }, codec, config).then((actor) => {
-        if (isJudger(actor.user.role)) presence.markSeen(actor.user.id);
-        return actor;
-      });
-      actors.set(request, pending);
+      const em = emOf(g.request);
+      pending = identified(g).then(async (caller) =>
+        seen(actorFrom(caller, caller.via === "access-key" ? caller.user : await users.findActiveUser(em, caller.userId))));
+      actors.set(g.request, pending);
     }
     return pending;
   };
-  const accessOf = (gate: Gate): Promise<DomainAccess> => {
-    let pending = accesses.get(gate.request);
-    if (!pending) {
-      pending = actorOf(gate).then((actor) => loadDomainAccess(emOf(gate.request), actor.user, (gate.params as Record<string, string>).domain));
-      accesses.set(gate.request, pending);
+  const accessOf = (g: Gate): Promise<DomainAccess> => {
+    let pending = accesses.get(g.request);
+    if (pending) return pending;
+    const em = emOf(g.request);
+    const domainRef = (g.params as Record<string, string>).domain;
+    if (actors.has(g.request)) {
+      pending = actorOf(g).then((actor) => loadDomainAccess(em, actor.user, domainRef));
+    } else {
+      // A token's user and their standing in the domain come from one statement; both are memoised.
+      const both = identified(g).then(async (caller) => {
+        if (caller.via === "access-key") {
+          const actor = seen(actorFrom(caller, null));
+          return { actor, access: () => loadDomainAccess(em, actor.user, domainRef) };
+        }
+        const found = await loadUserAndDomainAccess(em, caller.userId, domainRef);
+        return { actor: seen(actorFrom(caller, found?.user ?? null)), access: found!.access };
+      });
+      const actor = both.then((b) => b.actor);
+      // The request may never ask for its actor; its failure is reported through the access.
+      actor.catch(() => {});
+      actors.set(g.request, actor);
+      pending = both.then((b) => b.access());
     }
+    accesses.set(g.request, pending);
     return pending;
   };
 
@@ -101,7 +125,10 @@ export function authPlugin(deps: AppDeps) {
         return standing;
       }),
       domainVisible: gate(visibleDomain),
-      domainAccess: gate(async (g) => ({ actor: await actorOf(g), access: await accessOf(g) })),
+      domainAccess: gate(async (g) => {
+        const access = await accessOf(g);
+        return { actor: await actorOf(g), access };
+      }),
       siteRoot: gate(async (g) => {
         const { actor } = await signedIn(g);
         if (!isSiteRoot(actor.user.role)) throw new HttpError(403, "site root Permission Denied.");

@@ -44,25 +44,40 @@ export function readAccessCredential(request: Request, cookie: AuthInput["cookie
 }
 
 /**
- * Resolves the actor or throws 401. Only `user`-category sessions count as logged in: a half-registered
- * OAuth session (`oauth`) may finish registering and nothing else.
+ * Who the credential says is calling, verified but not yet read from the database: an access key's
+ * user (checked with its secret), or the user id of a valid token. Throws 401. Only `user`-category
+ * sessions count as logged in: a half-registered OAuth session (`oauth`) may finish registering and
+ * nothing else.
  */
-export async function authenticate(input: AuthInput, codec: TokenCodec, config: Config): Promise<Actor> {
+export type Caller = { via: "access-key"; user: User } | { via: "bearer" | "cookie"; claims: AccessClaims; userId: string };
+
+export async function identify(input: AuthInput, codec: TokenCodec, config: Config): Promise<Caller> {
   const credential = readAccessCredential(input.request, input.cookie);
   if (!credential) throw unauthorized();
   if (credential.kind === "malformed") throw unauthorized("Bad Authorization header. Expected value 'Bearer <JWT>'");
   if (credential.kind === "access-key") {
     const user = await accessKeys.authenticateAccessKey(input.em, credential.keyId, credential.secret);
     if (!user) throw unauthorized("Invalid access key");
-    return { user, claims: null, via: "access-key" };
+    return { via: "access-key", user };
   }
   const claims = await verifyAccessToken(codec, credential.token);
   if (!claims) throw unauthorized("Invalid or expired token");
   if (claims.category !== "user") throw unauthorized();
   if (credential.kind === "cookie") checkCsrf(input.request, claims.csrf, config);
-  const user = await users.findActiveUser(input.em, claims.sub);
+  return { via: credential.kind, claims, userId: claims.sub };
+}
+
+/** The actor of an identified caller whose user row was read (null: gone or deactivated, a 401). */
+export function actorFrom(caller: Caller, user: User | null): Actor {
+  if (caller.via === "access-key") return { user: caller.user, claims: null, via: "access-key" };
   if (!user) throw unauthorized();
-  return { user, claims, via: credential.kind };
+  return { user, claims: caller.claims, via: caller.via };
+}
+
+/** Resolves the actor or throws 401; the user is read fresh (a demotion or deactivation applies at once). */
+export async function authenticate(input: AuthInput, codec: TokenCodec, config: Config): Promise<Actor> {
+  const caller = await identify(input, codec, config);
+  return actorFrom(caller, caller.via === "access-key" ? caller.user : await users.findActiveUser(input.em, caller.userId));
 }
 
 /**

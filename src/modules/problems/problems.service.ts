@@ -1,3 +1,4 @@
+import { row } from "../../db/statements";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../errors";
@@ -17,7 +18,11 @@ import type { ProblemCreateInput, ProblemDetailView, ProblemEditInput, ProblemVi
  * without `problem.viewHidden` (the same error as a missing one, so hidden problems cannot be probed).
  */
 export async function findProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
-  const problem = await em.findOne(Problem, { domain: access.domain, ...byUrlOrId(ref) });
+  // A prepared statement, not `findOne`: every problem page reads it.
+  const where = byUrlOrId(ref);
+  const found = await row<Record<string, unknown>>(em, `select * from problems where domain_id = ? and ${"id" in where ? "id" : "url"} = ?`,
+    [access.domain.id, "id" in where ? where.id : where.url]);
+  const problem = found && em.map(Problem, found);
   if (!problem || (problem.hidden && !holds(access, "problem.viewHidden"))) throw new BizError("ProblemNotFoundError", "problem not found");
   return problem;
 }

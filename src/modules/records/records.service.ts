@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, permissionDenied } from "../../errors";
 import { uuidArray } from "../../db/addressing";
+import { isoSql, row, rows } from "../../db/statements";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
@@ -18,7 +19,11 @@ const RELATIONS = ["problem", "problemSet", "committer"] as const;
  * set and committer are loaded unless the caller needs only their ids (`populate: []`).
  */
 export async function findRecord(em: EntityManager, domain: Domain, id: string, populate: readonly (typeof RELATIONS)[number][] = RELATIONS): Promise<JudgeRecord> {
-  const record = await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain }, { populate });
+  const record = populate.length > 0
+    ? await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain }, { populate })
+    // Relations by id only: one prepared statement (a hot read: every record page polls it).
+    : await row<Record<string, unknown>>(em, "select * from records where id = ? and domain_id = ?", [id.toLowerCase(), domain.id])
+      .then((found) => found && em.map(JudgeRecord, found));
   if (!record) throw new BizError("RecordNotFoundError", "record not found");
   return record;
 }
@@ -95,13 +100,13 @@ export interface RecordPreviewView {
  */
 export async function latestRecords(em: EntityManager, userId: string, problemIds: string[], setId: string | null): Promise<Map<string, RecordPreviewView>> {
   if (problemIds.length === 0) return new Map();
-  const rows = await em.execute<{ problem_id: string; id: string; state: string; created_at: Date }[]>(
-    `select distinct on (problem_id) problem_id, id, state, created_at from records
+  const found = await rows<{ problem_id: string; id: string; state: string; created_at: string }>(em,
+    `select distinct on (problem_id) problem_id, id, state, ${isoSql("created_at")} as created_at from records
       where committer_id = ? and problem_id = any(?::uuid[]) and ${setId ? "problem_set_id = ?" : "problem_set_id is null"}
       order by problem_id, created_at desc, id desc`,
     setId ? [userId, uuidArray(problemIds), setId] : [userId, uuidArray(problemIds)],
   );
-  return new Map(rows.map((r) => [r.problem_id, { id: r.id, state: r.state, createdAt: isoTime(new Date(r.created_at)) }]));
+  return new Map(found.map((r) => [r.problem_id, { id: r.id, state: r.state, createdAt: r.created_at }]));
 }
 
 /** Adds `latestRecord` (the caller's newest record, or null) to problem views. */

@@ -1,3 +1,4 @@
+import { row } from "../../db/statements";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../errors";
 import { hashPassword, verifyPassword } from "../../auth/passwords";
@@ -11,8 +12,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The user behind a session, if it still exists and is active. */
 export async function findActiveUser(em: EntityManager, id: string): Promise<User | null> {
   if (!UUID.test(id)) return null;
-  const user = await em.findOne(User, { id: id.toLowerCase() });
-  return user && user.isActive ? user : null;
+  // A prepared statement: every authenticated request runs it (see db/statements.ts).
+  const found = await row<Record<string, unknown>>(em, "select * from users where id = ? and is_active", [id.toLowerCase()]);
+  return found ? em.map(User, found) : null;
 }
 
 /** `me` (the caller) or a UUID; an unknown id is `UserNotFoundError`. */
