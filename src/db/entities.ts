@@ -12,12 +12,12 @@ import { ProblemConfigFile } from "../modules/problem-configs/problem-config-fil
 import { Blob } from "../modules/problem-configs/blob.entity";
 import { ProblemSet } from "../modules/problem-sets/problem-set.entity";
 import { ProblemSetProblem } from "../modules/problem-sets/problem-set-problem.entity";
-import { JudgeRecord, RecordFile } from "../modules/records/record.entity";
+import { JudgeRecord, RecordCount, RecordFile } from "../modules/records/record.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
   User, AccessKey, OAuthAccount, Domain, DomainUser, DomainRole, DomainInvitation,
   ProblemGroup, Problem, ProblemConfig, ProblemConfigFile, Blob,
   ProblemSet, ProblemSetProblem,
-  JudgeRecord, RecordFile,
+  JudgeRecord, RecordFile, RecordCount,
 ];

@@ -13,18 +13,37 @@ import * as users from "../modules/users/users.service";
 import {
   assertDomainVisible, assertPermitted, loadDomainAccess, loadUserAndDomainAccess, type DomainAccess, type PermissionRule } from "../auth/access";
 
-/** The token codec, built on @elysiajs/jwt so that the HTTP layer and the services share one signer. */
+/**
+ * The token codec, built on @elysiajs/jwt so that the HTTP layer and the services share one signer.
+ * Verified tokens are remembered (VERIFIED_CACHE of them, until their `exp`): an HS256 check through
+ * WebCrypto imports the key and verifies asynchronously, about a sixth of the CPU of a small
+ * authenticated read, and the same token arrives again with every request of a session. Only the
+ * exact token text verified before hits; its expiry is checked on every hit.
+ */
 export function createTokenCodec(secret: string): TokenCodec {
   const signer = jwt({ name: "jwt", secret, alg: "HS256" }).decorator.jwt;
+  const verified = new Map<string, { payload: Record<string, unknown>; exp: number }>();
   return {
     sign: (claims) => signer.sign(claims as Parameters<typeof signer.sign>[0]),
-    // Pinning the algorithm refuses `alg: none` and any key-confusion attempt.
     verify: async (token) => {
+      const now = Date.now() / 1000;
+      const hit = verified.get(token);
+      if (hit && now < hit.exp) return { ...hit.payload };
+      if (hit) verified.delete(token);
+      // Pinning the algorithm refuses `alg: none` and any key-confusion attempt.
       const payload = await signer.verify(token, { algorithms: ["HS256"] });
-      return payload ? (payload as Record<string, unknown>) : null;
+      if (!payload) return null;
+      const claims = payload as Record<string, unknown>;
+      if (typeof claims.exp === "number" && (typeof claims.nbf !== "number" || claims.nbf <= now)) {
+        if (verified.size >= VERIFIED_CACHE) verified.delete(verified.keys().next().value!);
+        verified.set(token, { payload: { ...claims }, exp: claims.exp });
+      }
+      return claims;
     },
   };
 }
+
+const VERIFIED_CACHE = 10_000;
 
 /**
  * Declared per route, checked here and nowhere else:

@@ -44,3 +44,49 @@ test("a row carries exactly the list's fields: no case output, no statement, not
   expect(row.committerUsername).toBe(cast.member.user.username);
   expect(row.createdAt).toMatch(/\+00:00$/);
 });
+
+test("counts follow bulk inserts, bulk deletes and a deleted problem (its records move to no problem)", async () => {
+  const problem = await judgeableProblem(t, cast);
+  const em = t.orm.em.fork();
+  const before = (await list("")).body.data.count;
+  await em.execute(
+    `insert into records (id, created_at, updated_at, domain_id, problem_id, committer_id, state, language)
+     select gen_random_uuid(), now() - make_interval(secs => g), now(), ?, ?, ?, 'accepted', 'c' from generate_series(1, 250) g`,
+    [cast.domain.id, problem, cast.member.user.id],
+  );
+  expect((await list("")).body.data.count).toBe(before + 250);
+  expect((await list(`?problem=${problem}`)).body.data.count).toBe(250);
+  const mineBefore = (await list(`?submitterId=${cast.member.user.id}`)).body.data.count;
+  await em.execute("delete from records where id in (select id from records where problem_id = ? limit 50)", [problem]);
+  expect((await list(`?problem=${problem}`)).body.data.count).toBe(200);
+  expect((await list(`?submitterId=${cast.member.user.id}`)).body.data.count).toBe(mineBefore - 50);
+  // Deleting the problem sets its records' problem to null: they stay in the domain and the submitter's counts.
+  const deleted = await t.api.delete(`/domains/${cast.domain.id}/problems/${problem}`, { token: cast.admin.token });
+  expect(deleted.status).toBe(200);
+  expect((await list(`?problem=${problem}`)).body.data.count).toBe(0);
+  expect((await list("")).body.data.count).toBe(before + 200);
+  expect((await list(`?submitterId=${cast.member.user.id}`)).body.data.count).toBe(mineBefore - 50);
+  const [{ n }] = await em.execute<{ n: number }[]>("select count(*)::int as n from records where domain_id = ?", [cast.domain.id]);
+  expect(n).toBe(before + 200);
+});
+
+test("every page, however deep and in either order, holds exactly the rows the plain offset query returns", async () => {
+  const problem = await judgeableProblem(t, cast);
+  const em = t.orm.em.fork();
+  // Ties on created_at on purpose: the id decides among them.
+  await em.execute(
+    `insert into records (id, created_at, updated_at, domain_id, problem_id, committer_id, state, language)
+     select gen_random_uuid(), timestamptz '2026-11-01' + make_interval(secs => g / 3), now(), ?, ?, ?, 'accepted', 'c'
+       from generate_series(1, 330) g`,
+    [cast.domain.id, problem, cast.member.user.id],
+  );
+  for (const [ordering, sql] of [["", "created_at desc, id asc"], ["created_at", "created_at asc, id asc"], ["-updated_at,created_at", "updated_at desc, created_at asc, id asc"]]) {
+    for (const offset of [0, 100, 290, 330]) {
+      const page = (await list(`?problem=${problem}&limit=50&offset=${offset}${ordering ? `&ordering=${ordering}` : ""}`)).body.data;
+      const expected = await em.execute<{ id: string }[]>(
+        `select id from records where problem_id = ? order by ${sql} limit 50 offset ?`, [problem, offset]);
+      expect(page.results.map((r: { id: string }) => r.id)).toEqual(expected.map((r) => r.id));
+      expect(page.count).toBe(330);
+    }
+  }
+});

@@ -19,11 +19,12 @@ export const JudgeRecord = defineEntity({
   name: "JudgeRecord",
   tableName: "records",
   indexes: [
-    { name: "records_domain_created_index", properties: ["domain", "createdAt"] },
-    // The list's filters, each under its domain, newest first (and the capped counts, index-only).
-    { name: "records_domain_problem_index", properties: ["domain", "problem", "createdAt"] },
-    { name: "records_domain_committer_index", properties: ["domain", "committer", "createdAt"] },
-    { name: "records_domain_problem_set_index", properties: ["domain", "problemSet", "createdAt"] },
+    // The list and each of its filters, under the domain, in page order with the id: a page's offset
+    // is found on the index alone (index-only), then only that page's rows are read (record-list.ts).
+    { name: "records_domain_created_index", properties: ["domain", "createdAt", "id"] },
+    { name: "records_domain_problem_index", properties: ["domain", "problem", "createdAt", "id"] },
+    { name: "records_domain_committer_index", properties: ["domain", "committer", "createdAt", "id"] },
+    { name: "records_domain_problem_set_index", properties: ["domain", "problemSet", "createdAt", "id"] },
     // "My latest record for this problem (in this set)" and "my records" come from this index.
     { name: "records_latest_index", properties: ["committer", "problem", "problemSet", "createdAt"] },
     { name: "records_problem_set_index", properties: ["problemSet", "createdAt"] },
@@ -75,3 +76,27 @@ export const RecordFile = defineEntity({
 });
 
 export type RecordFile = InferEntity<typeof RecordFile>;
+
+/**
+ * How many records each (domain, set, problem, committer) holds, kept by triggers on `records` (see
+ * the migration `records_counts`): the record list's `count` is a sum over these rows, exact at any
+ * size, instead of a count over the records. No foreign keys: a deleted problem's records move to the
+ * "none" key with the records' own `set null`. "None" is the zero UUID, so the key can be primary.
+ */
+export const RecordCount = defineEntity({
+  name: "RecordCount",
+  tableName: "record_counts",
+  indexes: [
+    { name: "record_counts_problem_index", properties: ["domainId", "problemId"] },
+    { name: "record_counts_committer_index", properties: ["domainId", "committerId"] },
+  ],
+  properties: {
+    domainId: p.uuid().primary(),
+    problemSetId: p.uuid().primary(),
+    problemId: p.uuid().primary(),
+    committerId: p.uuid().primary(),
+    records: p.integer().default(0),
+  },
+});
+
+export type RecordCount = InferEntity<typeof RecordCount>;
