@@ -6,7 +6,6 @@ import { ok } from "../../http/respond";
 import { binaryResponse, EmptyResp } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
 import * as judge from "./judge.service";
-import { judgerCredentials } from "./judger-credentials";
 import { releaseRecord } from "./judge-tasks.service";
 import { enqueueJudging } from "./judge-queue";
 import {
@@ -19,8 +18,7 @@ export function judgeRoutes(deps: AppDeps) {
   return new Elysia({ name: "judge-routes", prefix: "/domains/:domain/records/:record", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))
     .post("/judge/claim", async ({ em, access, params, body }) => {
-      const record = await judge.claimRecord(em, access, params.record, body.taskId, config.judging);
-      return ok(await judgerCredentials(em, record, config.publicUrl));
+      return ok(await judge.claimForJudger(em, access, params.record, body.taskId, config.judging, config.publicUrl));
     }, {
       domainPermission: "record.judge",
       params: RecordParams,

@@ -8,34 +8,51 @@ import type { DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Domain } from "../domains/domain.entity";
 import { JudgeRecord } from "./record.entity";
-import { aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, WAITING_SQL, type RecordState } from "./record-states";
+import { aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, type RecordState, type StoredCase } from "./record-states";
 import { caseLayout } from "./case-layout";
 import { filesOf, findRecord, isWorkingJudger } from "./records.service";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
 import { treeOf } from "../problem-configs/versions.service";
-import type { RecordCaseSubmitInput, RecordSubmitInput } from "./records.schemas";
+import type { JudgerCredentialsView, RecordCaseSubmitInput, RecordSubmitInput } from "./records.schemas";
+import { claimWaiting, mergeCase, moveState } from "./judge-statements";
+import { credentialsOfClaim, judgerCredentials } from "./judger-credentials";
+import { row } from "../../db/statements";
 
 const refused = (message: string) => new BizError("Error", message);
 
 const leaseUntil = (settings: JudgingSettings) => new Date(Date.now() + settings.leaseSeconds * 1000);
 
+/** Pinned config version and language of records judged here, for checking a case index without a read. */
+const pins = new Map<string, { configId: string | null; language: string }>();
+const PIN_LIMIT = 10_000;
+
+function pin(id: string, configId: string | null, language: string) {
+  if (pins.size >= PIN_LIMIT) pins.delete(pins.keys().next().value!);
+  pins.set(id, { configId, language });
+}
+
 /**
- * Claims a waiting record for the caller with the task id the queue handed out. One conditional
- * UPDATE decides: of two judgers racing for one task exactly one gets the row. A judger repeating its
- * own successful claim (a retry after a lost answer) gets it again with a fresh lease.
+ * Claims a waiting record for the caller with the task id the queue handed out; the answer is what
+ * the judger needs. One conditional UPDATE decides: of two judgers racing for one task exactly one
+ * gets the row. A judger repeating its own successful claim (a retry after a lost answer) gets it
+ * again with a fresh lease.
  */
-export async function claimRecord(em: EntityManager, access: DomainAccess, recordId: string, taskId: string, settings: JudgingSettings): Promise<JudgeRecord> {
+export async function claimForJudger(
+  em: EntityManager, access: DomainAccess, recordId: string, taskId: string, settings: JudgingSettings, publicUrl: string,
+): Promise<JudgerCredentialsView> {
   const id = recordId.toLowerCase();
   if (isUuid(taskId)) {
-    const claimed = await em.execute<{ id: string }[]>(
-      `update records set state = 'fetched', judger_id = ?, attempts = attempts + 1, updated_at = now(),
-              lease_expires_at = now() + make_interval(secs => ?)
-        where id = ? and domain_id = ? and task_id = ? and state in ${WAITING_SQL} and config_id is not null
-        returning id`,
-      [access.user.id, settings.leaseSeconds, id, access.domain.id, taskId.toLowerCase()],
-    );
-    if (claimed.length === 1) return loadForJudging(em, access.domain, id);
+    const claimed = await claimWaiting(em, access, id, taskId.toLowerCase(), settings.leaseSeconds);
+    if (claimed) pin(id, claimed.config_id, claimed.language);
+    if (claimed?.config_id) return credentialsOfClaim(claimed, access.domain.id, publicUrl);
+    // Claimed, but its config version went away meanwhile: answered as the ORM path always did.
+    if (claimed) return judgerCredentials(em, await loadForJudging(em, access.domain, id), publicUrl);
   }
+  return judgerCredentials(em, await reclaimRecord(em, access, id, taskId, settings), publicUrl);
+}
+
+/** A claim the first-time UPDATE refused: a repeat of the caller's own claim, or the reason it is refused. */
+async function reclaimRecord(em: EntityManager, access: DomainAccess, id: string, taskId: string, settings: JudgingSettings): Promise<JudgeRecord> {
   const record = await loadForJudging(em, access.domain, id);
   if (!taskId || record.taskId !== taskId.toLowerCase()) throw refused("this task is not the record's current task (it was re-queued or never existed)");
   if (!record.config) throw refused("the record's config version no longer exists; it cannot be judged");
@@ -81,23 +98,48 @@ function assertHolder(record: JudgeRecord, access: DomainAccess, taskId: string 
   }
 }
 
+/** What a case report changes in its case. */
+function casePatch(input: RecordCaseSubmitInput): Partial<StoredCase> {
+  const patch: Partial<StoredCase> = {};
+  if (input.state !== undefined) patch.state = input.state;
+  for (const key of ["score", "timeMs", "memoryKb", "returnCode"] as const) if (input[key] !== undefined) patch[key] = input[key];
+  if (input.stdout !== undefined) patch.stdout = capOutput(input.stdout);
+  if (input.stderr !== undefined) patch.stderr = capOutput(input.stderr);
+  return patch;
+}
+
+/** The record's pinned version and language: remembered from its claim, else read (both never change but to null). */
+async function pinOf(em: EntityManager, domain: Domain, id: string) {
+  const known = pins.get(id);
+  if (known) return known;
+  const found = await row<{ config_id: string | null; language: string }>(
+    em, "select config_id, language from records where id = ? and domain_id = ?", [id, domain.id]);
+  if (found) pin(id, found.config_id, found.language);
+  return found ? pins.get(id)! : null;
+}
+
 /** A case report: merged into the case (padding earlier cases), totals recomputed, lease extended. */
 export async function reportCase(
   em: EntityManager, store: BlobStore, access: DomainAccess, recordId: string, index: number, input: RecordCaseSubmitInput, settings: JudgingSettings,
 ): Promise<void> {
+  const id = recordId.toLowerCase();
+  const patch = casePatch(input);
+  const pinned = isUuid(id) ? await pinOf(em, access.domain, id) : null;
+  const layout = pinned && (await caseLayout(em, store, pinned.configId, pinned.language));
+  if (pinned && (!layout || index < layout.categories.length)) {
+    const report = { index, patch, taskId: input.taskId, leaseSeconds: settings.leaseSeconds };
+    if (await mergeCase(em, access, id, pinned.configId, report)) return;
+  }
+  // Refused above, or a case the config does not have: decided (and explained) on the locked record.
   await em.transactional(async (tx) => {
-    const record = await loadForJudging(tx, access.domain, recordId.toLowerCase(), true);
+    const record = await loadForJudging(tx, access.domain, id, true);
     const now = new Date();
     assertHolder(record, access, input.taskId, now);
     const layout = await caseLayout(tx, store, record.config?.id ?? null, record.language);
     if (layout && index >= layout.categories.length) throw refused(`case ${index} does not exist: the config has ${layout.categories.length} case(s) for ${record.language}`);
     const cases = record.cases.map((c) => ({ ...c }));
     while (cases.length <= index) cases.push(pendingCase());
-    const target = cases[index];
-    if (input.state !== undefined) target.state = input.state;
-    for (const key of ["score", "timeMs", "memoryKb", "returnCode"] as const) if (input[key] !== undefined) target[key] = input[key];
-    if (input.stdout !== undefined) target.stdout = capOutput(input.stdout);
-    if (input.stderr !== undefined) target.stderr = capOutput(input.stderr);
+    Object.assign(cases[index], patch);
     record.cases = cases;
     Object.assign(record, aggregate(cases));
     if (isWorking(record.state)) record.leaseExpiresAt = leaseUntil(settings);
@@ -112,8 +154,12 @@ export async function reportCase(
  */
 export async function reportRecord(em: EntityManager, access: DomainAccess, recordId: string, input: RecordSubmitInput, settings: JudgingSettings): Promise<void> {
   const judgedAt = input.judgedAt === undefined ? undefined : readTimestamp(input.judgedAt, ["body", "judgedAt"]);
+  const id = recordId.toLowerCase();
+  const report = { ...input, to: input.state ?? null, judgedAt: judgedAt ?? new Date(), leaseSeconds: settings.leaseSeconds };
+  if (isUuid(id) && (await moveState(em, access, id, report))) return;
+  // Refused above, or a repeated final report: decided (and explained) on the locked record.
   await em.transactional(async (tx) => {
-    const record = await loadForJudging(tx, access.domain, recordId.toLowerCase(), true);
+    const record = await loadForJudging(tx, access.domain, id, true);
     assertHolder(record, access, input.taskId, new Date());
     const from = record.state as RecordState;
     const to = input.state ?? from;

@@ -7,6 +7,7 @@ import { treeOf } from "../problem-configs/versions.service";
 import type { JudgeRecord } from "./record.entity";
 import { filesOf } from "./records.service";
 import type { JudgerCredentialsView } from "./records.schemas";
+import type { ClaimedRow } from "./judge-statements";
 
 /** Where a record's resources live under this API (absolute, for judgers on other machines). */
 export function recordUrl(publicUrl: string, record: JudgeRecord): string {
@@ -35,5 +36,25 @@ export async function judgerCredentials(em: EntityManager, record: JudgeRecord, 
     codeArchiveUrl: `${base}/code`,
     configFiles: (await treeOf(em, config)).map(link),
     codeFiles: (await filesOf(em, record)).map(link),
+  };
+}
+
+/** The same answer from the claim statement's row (judge-statements.ts), with no further query. */
+export function credentialsOfClaim(claimed: ClaimedRow, domainId: string, publicUrl: string): JudgerCredentialsView {
+  const base = `${publicUrl}/api/v1/domains/${domainId}/records/${claimed.id}`;
+  const link = (f: { path: string; digest: string; size: number }) => ({ ...f, size: Number(f.size), url: `${base}/judge/files/${f.digest}` });
+  return {
+    problemConfigRepoName: `joj-config-${claimed.problem_group_id ?? claimed.config_id}`,
+    problemConfigCommitId: claimed.config_commit_id!,
+    recordRepoName: `joj-submission-${claimed.problem_id ?? claimed.id}`,
+    recordCommitId: claimed.commit_id ?? claimed.id,
+    taskId: claimed.task_id,
+    language: claimed.language,
+    leaseExpiresAt: claimed.lease_expires_at,
+    problemConfigId: claimed.config_id!,
+    configArchiveUrl: `${base}/judge/config`,
+    codeArchiveUrl: `${base}/code`,
+    configFiles: claimed.config_files.map(link),
+    codeFiles: claimed.code_files.map(link),
   };
 }
