@@ -20,7 +20,7 @@ const ROUTE = process.env.ROUTE ?? "";
 const APP_ONLY = Boolean(process.env.APP_ONLY);
 
 const { t, cast, problem } = await benchApp({ LOG_LEVEL: "error", RATE_SUBMISSIONS_PER_USER: "0" });
-const sql = new SQL(t.config.databaseUrl!, { max: 8 });
+const sql = new SQL(t.config.databaseUrl!, { max: 10 });
 const domain = cast.domain.id;
 const member = cast.member;
 const seed = (await submit(t, member.token, `/domains/${domain}/problems/${problem}`, submission("c"))).body.data.id as string;

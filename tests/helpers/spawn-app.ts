@@ -37,7 +37,7 @@ export interface TestApp {
  * The real app on its own database (cloned from the migrated template) and its own Redis key prefix,
  * driven over HTTP through `app.handle`. Log lines are captured so tests can check what was logged.
  */
-export async function spawnApp(env: Record<string, string> = {}, options: { configsWorker?: boolean } = {}): Promise<TestApp> {
+export async function spawnApp(env: Record<string, string> = {}, options: { configsWorker?: boolean; poolMax?: number } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const storageDir = mkdtempSync(join(tmpdir(), "joj-blobs-"));
   const config = loadConfig({
@@ -57,7 +57,8 @@ export async function spawnApp(env: Record<string, string> = {}, options: { conf
     RATE_SUBMISSIONS_PER_USER: "0",
     ...env,
   });
-  const orm = await createOrm(config.databaseUrl ?? database.url, { poolMax: 5 });
+  // Small pools: many test files run at once. Benchmarks ask for the production size.
+  const orm = await createOrm(config.databaseUrl ?? database.url, { poolMax: options.poolMax ?? 5 });
   const redis = new Redis(config.redisUrl, { keyPrefix: `test:${randomUUID()}:`, maxRetriesPerRequest: 1 });
   redis.on("error", () => {}); // a test may point at a Redis that is down on purpose
   const logs: Record<string, unknown>[] = [];

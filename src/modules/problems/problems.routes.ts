@@ -43,8 +43,7 @@ export function problemsRoutes(deps: AppDeps) {
       detail: { operationId: "v1_clone_problem", summary: "Copy problems, with their latest config, from a domain where the caller may see them" },
     })
     .get("/:problem", async ({ em, access, params }) => {
-      const [problem] = await withLatestRecords(em, access.user, [problems.toProblemDetail(await problems.findProblem(em, access, params.problem))]);
-      return ok(problem);
+      return ok(await problems.findProblemWithLatest(em, access, params.problem));
     }, {
       domainPermission: "problem.view",
       params: ProblemParams,

@@ -1,4 +1,5 @@
-import { row } from "../../db/statements";
+import { isoSql, row } from "../../db/statements";
+import type { RecordPreviewView } from "../records/records.service";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../errors";
@@ -18,13 +19,31 @@ import type { ProblemCreateInput, ProblemDetailView, ProblemEditInput, ProblemVi
  * without `problem.viewHidden` (the same error as a missing one, so hidden problems cannot be probed).
  */
 export async function findProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
-  // A prepared statement, not `findOne`: every problem page reads it.
+  return (await readProblem(em, access, ref, null)).problem;
+}
+
+/**
+ * A problem (as findProblem) and, in the same prepared statement, the caller's newest record for it
+ * through the problem's own route: the problem page reads both, and each statement is a round trip.
+ */
+export async function findProblemWithLatest(em: EntityManager, access: DomainAccess, ref: string) {
+  const { problem, latest } = await readProblem(em, access, ref, access.user.id);
+  return { ...toProblemDetail(problem), latestRecord: latest };
+}
+
+async function readProblem(em: EntityManager, access: DomainAccess, ref: string, latestOf: string | null) {
   const where = byUrlOrId(ref);
-  const found = await row<Record<string, unknown>>(em, `select * from problems where domain_id = ? and ${"id" in where ? "id" : "url"} = ?`,
-    [access.domain.id, "id" in where ? where.id : where.url]);
-  const problem = found && em.map(Problem, found);
-  if (!problem || (problem.hidden && !holds(access, "problem.viewHidden"))) throw new BizError("ProblemNotFoundError", "problem not found");
-  return problem;
+  const latest = latestOf === null ? "null" : `(select json_build_object('id', r.id, 'state', r.state, 'createdAt', ${isoSql("r.created_at")})
+      from records r where r.committer_id = ? and r.problem_id = p.id and r.problem_set_id is null
+     order by r.created_at desc, r.id desc limit 1)`;
+  const found = await row<Record<string, unknown> & { latest_record: RecordPreviewView | null }>(em,
+    `select p.*, ${latest} as latest_record from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
+    [...(latestOf === null ? [] : [latestOf]), "id" in where ? where.id : where.url, access.domain.id]);
+  if (!found) throw new BizError("ProblemNotFoundError", "problem not found");
+  const { latest_record, ...columns } = found;
+  const problem = em.map(Problem, columns);
+  if (problem.hidden && !holds(access, "problem.viewHidden")) throw new BizError("ProblemNotFoundError", "problem not found");
+  return { problem, latest: latest_record };
 }
 
 const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>

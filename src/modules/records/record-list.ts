@@ -5,7 +5,7 @@ import { isoSql, rows } from "../../db/statements";
 import type { RecordListDetailView, RecordListQueryInput } from "./records.schemas";
 
 /**
- * The records list in two prepared statements: the page and its count.
+ * The records list in one prepared statement: the page (as JSON made by PostgreSQL) and its count.
  *
  * The page: which records are on it is decided on an index alone (its domain, filter, created_at and
  * id, index-only), so a deep `offset` skips index entries, not rows; then only those records are read,
@@ -34,20 +34,19 @@ export async function listRecordPage(em: EntityManager, access: DomainAccess, qu
   const order = Object.entries(parseOrdering(query.ordering)).map(([property, direction]) => `${COLUMNS[property as keyof typeof COLUMNS]} ${direction}`);
   const { offset, limit } = pageWindow(query);
   const condition = where.join(" and ");
-  const [results, [{ n }]] = await Promise.all([
-    rows<RecordListDetailView>(em,
-      `with page as (select id from records where ${condition} order by ${order.join(", ")} limit ? offset ?)
-       select ${isoSql("r.created_at")} as "createdAt", ${isoSql("r.updated_at")} as "updatedAt", r.id, r.domain_id as "domainId",
-              r.state, r.language, r.score, r.time_ms as "timeMs", r.memory_kb as "memoryKb", ${isoSql("r.judged_at")} as "judgedAt",
-              r.late, r.problem_set_id as "problemSetId", ps.title as "problemSetTitle", r.problem_id as "problemId",
-              p.title as "problemTitle", r.committer_id as "committerId", u.username as "committerUsername"
-         from page join records r on r.id = page.id
-         left join problem_sets ps on ps.id = r.problem_set_id
-         left join problems p on p.id = r.problem_id
-         left join users u on u.id = r.committer_id
-        order by ${order.map((o) => `r.${o}`).join(", ")}`,
-      [...values, limit, offset]),
-    rows<{ n: number }>(em, `select coalesce(sum(records), 0)::int as n from record_counts where ${condition}`, values),
-  ]);
-  return { count: n, results };
+  const [page] = await rows<{ n: number; results: RecordListDetailView[] }>(em,
+    `with page as (select id from records where ${condition} order by ${order.join(", ")} limit ? offset ?)
+     select (select coalesce(sum(records), 0)::int from record_counts where ${condition}) as n,
+            coalesce((select json_agg(json_build_object(
+                'createdAt', ${isoSql("r.created_at")}, 'updatedAt', ${isoSql("r.updated_at")}, 'id', r.id, 'domainId', r.domain_id,
+                'state', r.state, 'language', r.language, 'score', r.score, 'timeMs', r.time_ms, 'memoryKb', r.memory_kb,
+                'judgedAt', ${isoSql("r.judged_at")}, 'late', r.late, 'problemSetId', r.problem_set_id, 'problemSetTitle', ps.title,
+                'problemId', r.problem_id, 'problemTitle', p.title, 'committerId', r.committer_id, 'committerUsername', u.username
+              ) order by ${order.map((o) => `r.${o}`).join(", ")})
+              from page join records r on r.id = page.id
+              left join problem_sets ps on ps.id = r.problem_set_id
+              left join problems p on p.id = r.problem_id
+              left join users u on u.id = r.committer_id), '[]') as results`,
+    [...values, limit, offset, ...values]);
+  return { count: page.n, results: page.results };
 }
