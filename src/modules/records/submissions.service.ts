@@ -8,9 +8,10 @@ import type { Domain } from "../domains/domain.entity";
 import type { Problem } from "../problems/problem.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { ArchiveError, formatBytes, quote, requireFilePath } from "../problem-configs/archive-paths";
-import { storeBlob } from "../problem-configs/blobs.service";
 import { commitIdOf, type TreeEntry } from "../problem-configs/versions.service";
-import { JudgeRecord, RecordFile } from "./record.entity";
+import { JudgeRecord } from "./record.entity";
+import { row } from "../../db/statements";
+import { sha256Hex } from "../../storage/blob-store";
 
 export interface SubmitTarget {
   domain: Domain;
@@ -48,10 +49,32 @@ function checkFiles(files: File[], limits: SubmissionLimits): string[] {
   return paths;
 }
 
+const LATEST_SQL = `
+  select c.id as config_id, p.languages from problems p
+    left join lateral (select id from problem_configs where problem_id = p.id order by version desc limit 1) c on true
+   where p.id = ?`;
+
+// The whole submission is this one statement, so one transaction and one durable commit: the blobs'
+// ledger rows (refreshed to "now", which keeps the collector off them), the record, its files and
+// the submit counters, which move in SQL so concurrent submissions never overwrite each other's.
+const SUBMIT_SQL = `
+  with b as (
+    insert into blobs (digest, size, created_at) select d, s, now() from unnest(?::text[], ?::bigint[]) u(d, s)
+    on conflict (digest) do update set created_at = now()),
+  r as (
+    insert into records (id, domain_id, problem_set_id, problem_id, config_id, committer_id, state, language, task_id, commit_id, late)
+    values (?, ?, ?, ?, ?, ?, 'queueing', ?, ?, ?, ?) returning *),
+  f as (
+    insert into record_files (id, record_id, path, digest, size)
+    select gen_random_uuid(), r.id, u.p, u.d, u.s from r, unnest(?::text[], ?::text[], ?::bigint[]) u(p, d, s)),
+  p as (update problems set num_submit = num_submit + 1 where id = ?),
+  s as (update problem_sets set num_submit = num_submit + 1 where id = ?::uuid)
+  select * from r`;
+
 /**
- * Stores a submission: the files as blobs, then, in one transaction, the record (state `queueing`,
- * pinned to the problem's latest config version, with a fresh task id) and the submit counters.
- * The caller enqueues the task after this returns, i.e. after the commit.
+ * Stores a submission: the files as blobs, then, in one statement, the record (state `queueing`,
+ * pinned to the problem's latest config version, with a fresh task id), its files and the submit
+ * counters. The caller enqueues the task after this returns, i.e. after the commit.
  */
 export async function submitSolution(
   em: EntityManager,
@@ -63,33 +86,25 @@ export async function submitSolution(
 ): Promise<JudgeRecord> {
   const paths = checkFiles(input.files, limits);
   // One statement, one snapshot: the latest version and the languages it wrote always agree.
-  const [latest] = await em.execute<{ config_id: string | null; languages: string[] }[]>(
-    `select c.id as config_id, p.languages from problems p
-       left join lateral (select id from problem_configs where problem_id = p.id order by version desc limit 1) c on true
-     where p.id = ?`,
-    [target.problem.id],
-  );
+  const latest = await row<{ config_id: string | null; languages: string[] }>(em, LATEST_SQL, [target.problem.id]);
   if (!latest) throw new BizError("ProblemNotFoundError", "problem not found");
   if (!latest.config_id) throw new BizError("ProblemConfigNotFoundError", "the problem has no config yet, so it cannot be judged");
   if (!latest.languages.includes(input.language)) {
     throw new BizError("UnsupportedLanguageError", `language ${quote(input.language)} is not one of the problem's: ${latest.languages.join(", ") || "(none)"}`);
   }
   const contents = await Promise.all(input.files.map(async (file) => new Uint8Array(await file.arrayBuffer())));
-  return em.transactional(async (tx) => {
-    // The blobs' ledger rows are written in this transaction (one durable commit, not one per file);
-    // storeBlob takes each row before writing the bytes, so the collector cannot delete them meanwhile.
-    const tree: TreeEntry[] = [];
-    for (const [i, data] of contents.entries()) tree.push({ path: paths[i], ...(await storeBlob(tx, store, data)) });
-    const record = tx.create(JudgeRecord, {
-      domain: target.domain.id, problem: target.problem.id, problemSet: target.set?.id ?? null, config: latest.config_id,
-      committer: committer.id, language: input.language, state: "queueing", taskId: randomUUID(), commitId: commitIdOf(tree),
-      late: target.late, cases: [],
-    });
-    for (const entry of tree) tx.create(RecordFile, { record, path: entry.path, digest: entry.digest, size: entry.size });
-    await tx.flush();
-    // Counters move in SQL: concurrent submissions never overwrite each other's increment.
-    await tx.execute("update problems set num_submit = num_submit + 1 where id = ?", [target.problem.id]);
-    if (target.set) await tx.execute("update problem_sets set num_submit = num_submit + 1 where id = ?", [target.set.id]);
-    return record;
-  });
+  const tree: TreeEntry[] = contents.map((data, i) => ({ path: paths[i], digest: sha256Hex(data), size: data.byteLength }));
+  for (const [i, data] of contents.entries()) await store.put(data, tree[i].digest);
+  const blobs = new Map(tree.map((entry) => [entry.digest, entry.size]));
+  const inserted = await row<Record<string, unknown>>(em, SUBMIT_SQL, [
+    [...blobs.keys()], [...blobs.values()],
+    randomUUID(), target.domain.id, target.set?.id ?? null, target.problem.id, latest.config_id, committer.id,
+    input.language, randomUUID(), commitIdOf(tree), target.late,
+    tree.map((e) => e.path), tree.map((e) => e.digest), tree.map((e) => e.size),
+    target.problem.id, target.set?.id ?? null,
+  ]);
+  // The bytes were written before the ledger rows: a collector that took the same (old, unused) blob
+  // in between deleted them, so they are written again; from the commit on the fresh rows keep them.
+  for (const [i, data] of contents.entries()) if (!(await store.has(tree[i].digest))) await store.put(data, tree[i].digest);
+  return em.map(JudgeRecord, inserted!);
 }
