@@ -1,4 +1,5 @@
 import { t, type TSchema } from "elysia";
+import { Type, type IntegerOptions } from "@sinclair/typebox";
 import { ERROR_CODES } from "../errors";
 import { TIMESTAMP_FORMS } from "./timestamps";
 
@@ -13,9 +14,16 @@ export const Envelope = <T extends TSchema>(data: T, title?: string) =>
     { title },
   );
 
+/**
+ * An integer the API writes (responses). Elysia's `t.Integer` also accepts "5" and turns it into 5, with
+ * a transform, and a response schema holding any transform is encoded through TypeBox's slow,
+ * uncompiled path: 40% of the CPU of a page of 100 records. Inputs keep `t.Integer`; outputs use this.
+ */
+export const OutInt = (options: IntegerOptions = {}) => Type.Integer(options);
+
 /** Horse's `XxxList`: `count` is the total before paging, `results` the page. */
 export const ListOf = <T extends TSchema>(item: T, title?: string) =>
-  t.Object({ count: t.Integer({ default: 0 }), results: t.Array(item, { default: [] }) }, { title });
+  t.Object({ count: OutInt({ default: 0 }), results: t.Array(item, { default: [] }) }, { title });
 
 export const EmptySchema = t.Object({}, { title: "Empty" });
 export const EmptyResp = Envelope(EmptySchema, "EmptyResp");

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Envelope, QueryBoolean } from "../../http/schemas";
+import { Envelope, QueryBoolean, OutInt } from "../../http/schemas";
 import { EmailAddress, LoginName, Username } from "../../http/formats";
 import { MAX_PASSWORD_LENGTH } from "../../auth/passwords";
 
@@ -48,10 +48,10 @@ export const AuthTokensResp = Envelope(AuthTokens, "AuthTokensResp");
 export const JWTAccessToken = t.Object(
   {
     sub: t.String(),
-    iat: t.Integer(),
-    nbf: t.Integer(),
+    iat: OutInt(),
+    nbf: OutInt(),
     jti: t.String(),
-    exp: t.Integer(),
+    exp: OutInt(),
     type: t.String(),
     fresh: t.Boolean({ default: false }),
     csrf: t.Optional(t.String()),

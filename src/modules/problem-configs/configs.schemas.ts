@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DateTime, Envelope, ListOf, PaginationQuery, Uuid } from "../../http/schemas";
+import { DateTime, Envelope, ListOf, PaginationQuery, Uuid, OutInt } from "../../http/schemas";
 import { ProblemConfigJson } from "./config-json";
 
 export const ProblemConfigDetail = t.Object(
@@ -11,7 +11,7 @@ export const ProblemConfigDetail = t.Object(
     committerId: t.Nullable(Uuid),
     createdAt: DateTime,
     updatedAt: DateTime,
-    version: t.Integer({ description: "1, 2, … per problem; the highest is `latest`" }),
+    version: OutInt({ description: "1, 2, … per problem; the highest is `latest`" }),
   },
   { title: "ProblemConfigDetail" },
 );
@@ -39,10 +39,10 @@ export const ConfigParams = t.Object({
   config: t.String({ minLength: 1, maxLength: 64, description: "`latest` or a version id" }),
 });
 
-const Pagination = t.Object({ has_more: t.Boolean(), next_offset: t.String(), results: t.Integer(), max_per_page: t.Integer() }, { title: "Pagination" });
+const Pagination = t.Object({ has_more: t.Boolean(), next_offset: t.String(), results: OutInt(), max_per_page: OutInt() }, { title: "Pagination" });
 const PathType = t.UnionEnum(["object", "common_prefix"], { title: "PathTypeEnum" });
 const ObjectStats = t.Object(
-  { path: t.String(), path_type: PathType, checksum: t.String(), size_bytes: t.Optional(t.Integer()), mtime: t.Integer(), content_type: t.Optional(t.String()) },
+  { path: t.String(), path_type: PathType, checksum: t.String(), size_bytes: t.Optional(OutInt()), mtime: OutInt(), content_type: t.Optional(t.String()) },
   { title: "ObjectStats" },
 );
 const Diff = t.Object(

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DateTime, Envelope, Int32, ListOf, PaginationQuery, TimestampInput, Uuid } from "../../http/schemas";
+import { DateTime, Envelope, Int32, ListOf, PaginationQuery, TimestampInput, Uuid, OutInt } from "../../http/schemas";
 import { UrlSlug } from "../domains/domains.schemas";
 import { RecordPreview } from "../problems/problems.schemas";
 
@@ -51,8 +51,8 @@ const setFields = {
   dueAt: t.Nullable(DateTime),
   lockAt: t.Nullable(DateTime),
   unlockAt: t.Nullable(DateTime),
-  numSubmit: t.Integer({ default: 0 }),
-  numAccept: t.Integer({ default: 0 }),
+  numSubmit: OutInt({ default: 0 }),
+  numAccept: OutInt({ default: 0 }),
   ownerId: t.Nullable(Uuid),
 };
 export const ProblemSetSchema = t.Object(setFields, { title: "ProblemSet" });

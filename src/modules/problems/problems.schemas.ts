@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { DateTime, Envelope, ListOf, PaginationQuery, Uuid } from "../../http/schemas";
+import { DateTime, Envelope, ListOf, PaginationQuery, Uuid, OutInt } from "../../http/schemas";
 import { UrlSlug } from "../domains/domains.schemas";
 
 export const ProblemCreate = t.Object(
@@ -33,8 +33,8 @@ const problemFields = {
   url: t.String(),
   title: t.String(),
   hidden: t.Boolean({ default: false }),
-  numSubmit: t.Integer({ default: 0 }),
-  numAccept: t.Integer({ default: 0 }),
+  numSubmit: OutInt({ default: 0 }),
+  numAccept: OutInt({ default: 0 }),
   ownerId: t.Nullable(Uuid),
   problemGroupId: t.Nullable(Uuid),
 };

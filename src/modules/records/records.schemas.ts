@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { PATTERNS } from "../../http/patterns";
-import { DateTime, Envelope, Int32, ListOf, PaginationQuery, TimestampInput, Uuid } from "../../http/schemas";
+import { DateTime, Envelope, Int32, ListOf, PaginationQuery, TimestampInput, Uuid, OutInt } from "../../http/schemas";
 import { CASE_RESULTS, RECORD_STATES } from "./record-states";
 
 export const RecordStateSchema = t.UnionEnum(RECORD_STATES, { title: "RecordState" });
@@ -20,9 +20,9 @@ const recordFields = {
   domainId: Uuid,
   state: RecordStateSchema,
   language: t.String(),
-  score: t.Integer({ default: 0 }),
-  timeMs: t.Integer({ default: 0 }),
-  memoryKb: t.Integer({ default: 0 }),
+  score: OutInt({ default: 0 }),
+  timeMs: OutInt({ default: 0 }),
+  memoryKb: OutInt({ default: 0 }),
   judgedAt: t.Nullable(DateTime),
   late: t.Boolean({ default: false, description: "submitted to a problem set after its due time (extension)" }),
 };
@@ -46,10 +46,10 @@ export type RecordListDetailView = typeof RecordListDetail.static;
 export const RecordCase = t.Object(
   {
     state: RecordCaseResultSchema,
-    score: t.Integer({ default: 0 }),
-    timeMs: t.Integer({ default: 0 }),
-    memoryKb: t.Integer({ default: 0 }),
-    returnCode: t.Integer({ default: 0 }),
+    score: OutInt({ default: 0 }),
+    timeMs: OutInt({ default: 0 }),
+    memoryKb: OutInt({ default: 0 }),
+    returnCode: OutInt({ default: 0 }),
     stdout: t.String({ default: "" }),
     stderr: t.String({ default: "" }),
   },
@@ -67,7 +67,7 @@ export const RecordDetail = t.Object(
     problemConfigId: t.Nullable(Uuid),
     committerId: t.Nullable(Uuid),
     judgerId: t.Nullable(Uuid),
-    attempts: t.Integer({ description: "how many times a judger claimed it (extension)" }),
+    attempts: OutInt({ description: "how many times a judger claimed it (extension)" }),
     codeUrl: t.Nullable(t.String({ description: "where the caller may download the submitted files, if they may (extension)" })),
   },
   { title: "RecordDetail" },
@@ -119,7 +119,7 @@ export const JudgeTaskResp = Envelope(JudgeTaskSchema, "JudgeTaskResp");
 
 export const JudgerClaim = t.Object({ taskId: t.String({ minLength: 1, maxLength: 64 }) }, { title: "JudgerClaim" });
 
-const FileLink = t.Object({ path: t.String(), digest: t.String(), size: t.Integer(), url: t.String() }, { title: "JudgerFile" });
+const FileLink = t.Object({ path: t.String(), digest: t.String(), size: OutInt(), url: t.String() }, { title: "JudgerFile" });
 
 /**
  * Horse's four `JudgerCredentials` strings, plus what a judger needs to fetch everything through this

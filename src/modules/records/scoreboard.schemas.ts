@@ -1,15 +1,15 @@
 import { t } from "elysia";
-import { DateTime, Envelope, Uuid } from "../../http/schemas";
+import { DateTime, Envelope, Uuid, OutInt } from "../../http/schemas";
 
 const ScoreboardCell = t.Object(
   {
     problemId: Uuid,
-    score: t.Integer(),
+    score: OutInt(),
     state: t.String(),
     recordId: Uuid,
     late: t.Boolean(),
     submittedAt: DateTime,
-    submissions: t.Integer({ description: "judged submissions to this problem through the set" }),
+    submissions: OutInt({ description: "judged submissions to this problem through the set" }),
   },
   { title: "ScoreboardCell" },
 );
@@ -20,11 +20,11 @@ export const Scoreboard = t.Object(
     rule: t.UnionEnum(["best", "last"]),
     problems: t.Array(t.Object({ id: Uuid, url: t.String(), title: t.String() })),
     rows: t.Array(t.Object({
-      rank: t.Integer(),
+      rank: OutInt(),
       userId: Uuid,
       username: t.String(),
-      totalScore: t.Integer(),
-      accepted: t.Integer(),
+      totalScore: OutInt(),
+      accepted: OutInt(),
       cells: t.Array(ScoreboardCell, { description: "the problems with a judged record, in the set's order (`problemId` says which)" }),
     })),
   },
