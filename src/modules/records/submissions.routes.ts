@@ -10,7 +10,6 @@ import { SetProblemParams } from "../problem-sets/problem-sets.schemas";
 import { findProblemInSet, findProblemSet, submissionWindow } from "../problem-sets/problem-sets.service";
 import { submitSolution, type SubmitTarget } from "./submissions.service";
 import { enqueueJudging } from "./judge-queue";
-import { toRecordView } from "./records.service";
 import { ProblemSolutionSubmit, RecordResp, type SubmissionInput } from "./records.schemas";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Logger } from "../../logger";
@@ -24,8 +23,8 @@ export function submissionsRoutes(deps: AppDeps) {
   async function submit(em: EntityManager, log: Logger, access: DomainAccess, target: SubmitTarget, body: SubmissionInput) {
     await limiter.take(`submit-user:${(access.user as User).id}`, config.rateLimits.submissionsPerUser, "submissions");
     const record = await submitSolution(em, store, config.submissions, access.user as User, target, body);
-    await enqueueJudging(jobs, log, { recordId: record.id, domainId: target.domain.id, taskId: record.taskId! });
-    return ok(toRecordView(record));
+    await enqueueJudging(jobs, log, { recordId: record.id, domainId: target.domain.id, taskId: record.taskId });
+    return ok(record.view);
   }
 
   return new Elysia({ name: "submissions-routes", prefix: "/domains/:domain", detail: { tags: ["problem"] } })

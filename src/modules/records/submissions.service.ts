@@ -9,7 +9,9 @@ import type { Problem } from "../problems/problem.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { ArchiveError, formatBytes, quote, requireFilePath } from "../problem-configs/archive-paths";
 import { commitIdOf, type TreeEntry } from "../problem-configs/versions.service";
-import { JudgeRecord } from "./record.entity";
+import type { JudgeRecord } from "./record.entity";
+import { toRecordView } from "./records.service";
+import type { RecordView } from "./records.schemas";
 import { row } from "../../db/statements";
 import { sha256Hex } from "../../storage/blob-store";
 
@@ -62,19 +64,21 @@ const SUBMIT_SQL = `
     insert into blobs (digest, size, created_at) select d, s, now() from unnest(?::text[], ?::bigint[]) u(d, s)
     on conflict (digest) do update set created_at = now()),
   r as (
-    insert into records (id, domain_id, problem_set_id, problem_id, config_id, committer_id, state, language, task_id, commit_id, late)
-    values (?, ?, ?, ?, ?, ?, 'queueing', ?, ?, ?, ?) returning *),
+    insert into records (id, created_at, updated_at, domain_id, problem_set_id, problem_id, config_id, committer_id, state, language,
+                         task_id, commit_id, late)
+    values (?, ?, ?, ?, ?, ?, ?, ?, 'queueing', ?, ?, ?, ?) returning id),
   f as (
     insert into record_files (id, record_id, path, digest, size)
     select gen_random_uuid(), r.id, u.p, u.d, u.s from r, unnest(?::text[], ?::text[], ?::bigint[]) u(p, d, s)),
   p as (update problems set num_submit = num_submit + 1 where id = ?),
   s as (update problem_sets set num_submit = num_submit + 1 where id = ?::uuid)
-  select * from r`;
+  select id from r`;
 
 /**
  * Stores a submission: the files as blobs, then, in one statement, the record (state `queueing`,
  * pinned to the problem's latest config version, with a fresh task id), its files and the submit
- * counters. The caller enqueues the task after this returns, i.e. after the commit.
+ * counters. The caller enqueues the task after this returns, i.e. after the commit. The answer is the
+ * record's id, task and view.
  */
 export async function submitSolution(
   em: EntityManager,
@@ -83,7 +87,7 @@ export async function submitSolution(
   committer: User,
   target: SubmitTarget,
   input: { language: string; files: File[] },
-): Promise<JudgeRecord> {
+): Promise<{ id: string; taskId: string; view: RecordView }> {
   const paths = checkFiles(input.files, limits);
   // One statement, one snapshot: the latest version and the languages it wrote always agree.
   const latest = await row<{ config_id: string | null; languages: string[] }>(em, LATEST_SQL, [target.problem.id]);
@@ -96,15 +100,20 @@ export async function submitSolution(
   const tree: TreeEntry[] = contents.map((data, i) => ({ path: paths[i], digest: sha256Hex(data), size: data.byteLength }));
   for (const [i, data] of contents.entries()) await store.put(data, tree[i].digest);
   const blobs = new Map(tree.map((entry) => [entry.digest, entry.size]));
-  const inserted = await row<Record<string, unknown>>(em, SUBMIT_SQL, [
+  const [id, taskId, now] = [randomUUID(), randomUUID(), new Date()];
+  await row(em, SUBMIT_SQL, [
     [...blobs.keys()], [...blobs.values()],
-    randomUUID(), target.domain.id, target.set?.id ?? null, target.problem.id, latest.config_id, committer.id,
-    input.language, randomUUID(), commitIdOf(tree), target.late,
+    id, now, now, target.domain.id, target.set?.id ?? null, target.problem.id, latest.config_id, committer.id,
+    input.language, taskId, commitIdOf(tree), target.late,
     tree.map((e) => e.path), tree.map((e) => e.digest), tree.map((e) => e.size),
     target.problem.id, target.set?.id ?? null,
   ]);
   // The bytes were written before the ledger rows: a collector that took the same (old, unused) blob
   // in between deleted them, so they are written again; from the commit on the fresh rows keep them.
   for (const [i, data] of contents.entries()) if (!(await store.has(tree[i].digest))) await store.put(data, tree[i].digest);
-  return em.map(JudgeRecord, inserted!);
+  // The view of the row just written, from the values it was written with (mapping a managed entity
+  // for the answer alone cost more than the statement): the fields toRecordView reads, as inserted.
+  const written = { id, createdAt: now, updatedAt: now, domain: { id: target.domain.id }, state: "queueing", language: input.language,
+    score: 0, timeMs: 0, memoryKb: 0, judgedAt: null, late: target.late };
+  return { id, taskId, view: toRecordView(written as unknown as JudgeRecord) };
 }
