@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { spawnApp, type TestApp } from "../helpers/spawn-app";
+import { makeCast, type Cast } from "../helpers/domain-factories";
+import { judgeableProblem, submission, submit } from "../helpers/records";
+
+// The hot reads answer from one prepared statement for the caller and their standing, and one for the
+// resource: what the entity path guaranteed, they must keep, from the very next request on.
+let t: TestApp;
+let cast: Cast;
+beforeAll(async () => {
+  t = await spawnApp();
+  cast = await makeCast(t);
+});
+afterAll(() => t.close());
+
+const sql = (text: string, values: unknown[] = []) => t.orm.em.fork().execute(text, values);
+const setRole = (userId: string, role: string) =>
+  sql("update domain_users set role = ? where domain_id = ? and user_id = ?", [role, cast.domain.id, userId]);
+const problemPath = (ref: string) => `/domains/${cast.domain.id}/problems/${ref}`;
+
+test("a hidden problem exists for viewHidden holders only, by id and by url, and a demotion hides it at once", async () => {
+  const created = await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "草稿 · Entwurf", url: "draft-1", hidden: true }, { token: cast.admin.token });
+  const id = created.body.data.id as string;
+  for (const ref of [id, "draft-1"]) {
+    expect((await t.api.get(problemPath(ref), { token: cast.admin.token })).body.data.title).toBe("草稿 · Entwurf");
+    expect((await t.api.get(problemPath(ref), { token: cast.member.token })).body.errorCode).toBe("ProblemNotFoundError");
+  }
+  await setRole(cast.admin.user.id, "user");
+  try {
+    expect((await t.api.get(problemPath(id), { token: cast.admin.token })).body.errorCode).toBe("ProblemNotFoundError");
+  } finally {
+    await setRole(cast.admin.user.id, "admin");
+  }
+  expect((await t.api.get(problemPath(id), { token: cast.admin.token })).status).toBe(200);
+});
+
+test("the problem page's latest record is the caller's own newest, through the problem's route", async () => {
+  const problem = await judgeableProblem(t, cast);
+  expect((await t.api.get(problemPath(problem), { token: cast.member.token })).body.data.latestRecord).toBeNull();
+  await submit(t, cast.member.token, problemPath(problem), submission("c"));
+  const newest = (await submit(t, cast.member.token, problemPath(problem), submission("c"))).body.data.id;
+  const page = (await t.api.get(problemPath(problem), { token: cast.member.token })).body.data;
+  expect(page.latestRecord).toMatchObject({ id: newest, state: expect.any(String) });
+  expect(page.latestRecord.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+  // Someone else's newest record is not the admin's.
+  expect((await t.api.get(problemPath(problem), { token: cast.admin.token })).body.data.latestRecord).toBeNull();
+});
+
+test("case output: blank for the author without record.detail, shown to holders, and gone with a demotion", async () => {
+  const problem = await judgeableProblem(t, cast);
+  const id = (await submit(t, cast.member.token, problemPath(problem), submission("c"))).body.data.id as string;
+  const cases = [{ state: "wrong_answer", score: 0, timeMs: 3, memoryKb: 900, returnCode: 0, stdout: "the hidden answer 42\n", stderr: "" }];
+  await sql("update records set cases = ?::jsonb, config_id = null where id = ?", [JSON.stringify(cases), id]);
+  const path = `/domains/${cast.domain.id}/records/${id}`;
+  expect((await t.api.get(path, { token: cast.member.token })).body.data.cases[0].stdout).toBe("");
+  expect((await t.api.get(path, { token: cast.admin.token })).body.data.cases[0].stdout).toBe("the hidden answer 42\n");
+  await setRole(cast.admin.user.id, "user");
+  try {
+    expect((await t.api.get(path, { token: cast.admin.token })).status).toBe(403);
+  } finally {
+    await setRole(cast.admin.user.id, "admin");
+  }
+});
+
+test("a remembered token of a deactivated user is refused on the very next domain request", async () => {
+  const problem = await judgeableProblem(t, cast);
+  expect((await t.api.get(problemPath(problem), { token: cast.member.token })).status).toBe(200);
+  await sql("update users set is_active = false where id = ?", [cast.member.user.id]);
+  try {
+    expect((await t.api.get(problemPath(problem), { token: cast.member.token })).status).toBe(401);
+    expect((await t.api.get(`/domains/${cast.domain.id}/records`, { token: cast.member.token })).status).toBe(401);
+  } finally {
+    await sql("update users set is_active = true where id = ?", [cast.member.user.id]);
+  }
+});
