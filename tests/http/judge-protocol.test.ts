@@ -107,6 +107,17 @@ describe("reports", () => {
     expect(a.judgerId).toBe(judgerA.user.id);
   });
 
+  test("case reports arriving all at once each land: none overwrites another's case or totals", async () => {
+    const { id } = await claimed();
+    const report = (i: number) => ({ state: "accepted", score: 10, timeMs: i + 1, memoryKb: 100 * (i + 1), stdout: `out ${i}` });
+    const indexes = Array.from({ length: 8 }, () => [2, 0, 1]).flat();
+    const answers = await Promise.all(indexes.map((i) => putCase(id, i, report(i))));
+    expect(answers.map((a) => a.body.errorCode)).toEqual(indexes.map(() => "Success"));
+    const row = await recordRow(t, id);
+    expect(row).toMatchObject({ score: 30, time_ms: 6, memory_kb: 300 });
+    expect(row.cases).toEqual([0, 1, 2].map((i) => ({ ...report(i), returnCode: 0, stderr: "" })));
+  });
+
   test("a naive judgedAt (Python's datetime.now().isoformat(), as JOJ's tiger sends) is UTC and the record ends", async () => {
     const { id } = await claimed();
     const response = await putRecord(id, { state: "accepted", judgedAt: "2026-11-23T18:42:13.430123" });
