@@ -70,8 +70,8 @@ const CASE_SQL = `
      for update),
   merged as (
     select cur.id, cur.state,
-           jsonb_agg(case when i = ? then coalesce(cur.cases -> i, ?::jsonb) || ?::jsonb else coalesce(cur.cases -> i, ?::jsonb) end
-                     order by i) as cases
+           jsonb_agg(case when i = ? then coalesce(cur.cases -> i, ?::jsonb) || ?::jsonb
+                          else coalesce(cur.cases -> i, ?::jsonb) end order by i) as cases
       from cur, generate_series(0, greatest(jsonb_array_length(cur.cases) - 1, ?)) i
      group by cur.id, cur.state)
   update records r set cases = m.cases, ${totals("m.cases")}, updated_at = now(),
@@ -110,7 +110,8 @@ function stateSql(to: RecordState | null): string {
            score = case when jsonb_array_length(r.cases) > 0 then t.score else coalesce(?::int, r.score) end,
            time_ms = case when jsonb_array_length(r.cases) > 0 then t.time_ms else coalesce(?::int, r.time_ms) end,
            memory_kb = case when jsonb_array_length(r.cases) > 0 then t.memory_kb else coalesce(?::int, r.memory_kb) end,
-           ${final ? "judged_at = ?::timestamptz, lease_expires_at = null" : "lease_expires_at = now() + make_interval(secs => ?)"}
+           ${final ? "judged_at = ?::timestamptz, lease_expires_at = null"
+             : "lease_expires_at = now() + make_interval(secs => ?)"}
       from cur, lateral (select coalesce(sum((c->>'score')::int), 0) as score, coalesce(sum((c->>'timeMs')::int), 0) as time_ms,
                                 greatest(0, coalesce(max((c->>'memoryKb')::int), 0)) as memory_kb
                            from jsonb_array_elements(cur.cases) c) t
@@ -137,7 +138,9 @@ const stateStatements = new Map<RecordState | null, string>();
  */
 export async function moveState(
   em: EntityManager, access: DomainAccess, id: string,
-  report: { to: RecordState | null; score?: number; timeMs?: number; memoryKb?: number; judgedAt: Date; taskId?: string; leaseSeconds: number },
+  report: {
+    to: RecordState | null; score?: number; timeMs?: number; memoryKb?: number; judgedAt: Date; taskId?: string; leaseSeconds: number;
+  },
 ): Promise<boolean> {
   let sql = stateStatements.get(report.to);
   if (sql === undefined) stateStatements.set(report.to, (sql = stateSql(report.to)));

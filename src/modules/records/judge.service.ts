@@ -8,7 +8,9 @@ import type { DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Domain } from "../domains/domain.entity";
 import { JudgeRecord } from "./record.entity";
-import { aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, type RecordState, type StoredCase } from "./record-states";
+import {
+  aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, type RecordState, type StoredCase,
+} from "./record-states";
 import { caseLayout } from "./case-layout";
 import { filesOf, findRecord, isWorkingJudger } from "./records.service";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
@@ -52,7 +54,9 @@ export async function claimForJudger(
 }
 
 /** A claim the first-time UPDATE refused: a repeat of the caller's own claim, or the reason it is refused. */
-async function reclaimRecord(em: EntityManager, access: DomainAccess, id: string, taskId: string, settings: JudgingSettings): Promise<JudgeRecord> {
+async function reclaimRecord(
+  em: EntityManager, access: DomainAccess, id: string, taskId: string, settings: JudgingSettings,
+): Promise<JudgeRecord> {
   const record = await loadForJudging(em, access.domain, id);
   if (!taskId || record.taskId !== taskId.toLowerCase()) throw refused("this task is not the record's current task (it was re-queued or never existed)");
   if (!record.config) throw refused("the record's config version no longer exists; it cannot be judged");

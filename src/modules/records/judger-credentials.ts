@@ -42,7 +42,8 @@ export async function judgerCredentials(em: EntityManager, record: JudgeRecord, 
 /** The same answer from the claim statement's row (judge-statements.ts), with no further query. */
 export function credentialsOfClaim(claimed: ClaimedRow, domainId: string, publicUrl: string): JudgerCredentialsView {
   const base = `${publicUrl}/api/v1/domains/${domainId}/records/${claimed.id}`;
-  const link = (f: { path: string; digest: string; size: number }) => ({ ...f, size: Number(f.size), url: `${base}/judge/files/${f.digest}` });
+  const link = (f: { path: string; digest: string; size: number }) =>
+    ({ ...f, size: Number(f.size), url: `${base}/judge/files/${f.digest}` });
   return {
     problemConfigRepoName: `joj-config-${claimed.problem_group_id ?? claimed.config_id}`,
     problemConfigCommitId: claimed.config_commit_id!,

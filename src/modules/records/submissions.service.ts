@@ -113,7 +113,9 @@ export async function submitSolution(
   for (const [i, data] of contents.entries()) if (!(await store.has(tree[i].digest))) await store.put(data, tree[i].digest);
   // The view of the row just written, from the values it was written with (mapping a managed entity
   // for the answer alone cost more than the statement): the fields toRecordView reads, as inserted.
-  const written = { id, createdAt: now, updatedAt: now, domain: { id: target.domain.id }, state: "queueing", language: input.language,
-    score: 0, timeMs: 0, memoryKb: 0, judgedAt: null, late: target.late };
+  const written = {
+    id, createdAt: now, updatedAt: now, domain: { id: target.domain.id }, state: "queueing", language: input.language,
+    score: 0, timeMs: 0, memoryKb: 0, judgedAt: null, late: target.late,
+  };
   return { id, taskId, view: toRecordView(written as unknown as JudgeRecord) };
 }
