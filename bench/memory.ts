@@ -28,7 +28,7 @@ const url = `http://127.0.0.1:${app.server!.port}/api/v1/domains/${domain}/recor
 const headers = { authorization: `Bearer ${cast.admin.token}` };
 
 const settle = () => { Bun.gc(true); return process.memoryUsage(); };
-const first = await fetch(url, { headers }).then((r) => r.json());
+const first = await fetch(url, { headers }).then((r) => r.json() as Promise<{ data?: { results?: unknown[] } }>);
 if (first.data?.results?.length !== 100) throw new Error(`expected a full page: ${JSON.stringify(t.logs.filter((l) => l.level === "error")).slice(0, 1500)}`);
 // Warm up first (JIT, pools, allocator arenas), so that what is measured is what a page costs.
 for (let i = 0; i < 10; i++) await fetch(url, { headers }).then((r) => r.arrayBuffer());
