@@ -1,5 +1,5 @@
-import { isoSql, row } from "../../db/statements";
-import type { RecordPreviewView } from "../records/records.service";
+import { row } from "../../db/statements";
+import { latestRecordSql, type RecordPreviewView } from "../records/records.service";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../errors";
@@ -33,9 +33,7 @@ export async function findProblemWithLatest(em: EntityManager, access: DomainAcc
 
 async function readProblem(em: EntityManager, access: DomainAccess, ref: string, latestOf: string | null) {
   const where = byUrlOrId(ref);
-  const latest = latestOf === null ? "null" : `(select json_build_object('id', r.id, 'state', r.state, 'createdAt', ${isoSql("r.created_at")})
-      from records r where r.committer_id = ? and r.problem_id = p.id and r.problem_set_id is null
-     order by r.created_at desc, r.id desc limit 1)`;
+  const latest = latestOf === null ? "null" : latestRecordSql("p.id", false);
   const found = await row<Record<string, unknown> & { latest_record: RecordPreviewView | null }>(em,
     `select p.*, ${latest} as latest_record from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
     [...(latestOf === null ? [] : [latestOf]), "id" in where ? where.id : where.url, access.domain.id]);

@@ -95,18 +95,23 @@ export interface RecordPreviewView {
 }
 
 /**
- * The caller's newest record for each problem, through the problem's own route (`setId` null) or
- * through one set. Read straight from the records (an index covers it), so it is never stale.
+ * The caller's newest record for a problem (`problemColumn`), through the problem's own route or
+ * through one set, as a RecordPreview JSON value or null: one index lookup (records_latest_index), read
+ * straight from the records, so it is never stale. Its placeholders: the committer, then the set.
  */
+export const latestRecordSql = (problemColumn: string, throughSet: boolean) =>
+  `(select json_build_object('id', r.id, 'state', r.state, 'createdAt', ${isoSql("r.created_at")}) from records r
+     where r.committer_id = ? and r.problem_id = ${problemColumn} and ${throughSet ? "r.problem_set_id = ?" : "r.problem_set_id is null"}
+     order by r.created_at desc, r.id desc limit 1)`;
+
+/** The caller's newest record for each problem (see latestRecordSql), in one statement. */
 export async function latestRecords(em: EntityManager, userId: string, problemIds: string[], setId: string | null): Promise<Map<string, RecordPreviewView>> {
   if (problemIds.length === 0) return new Map();
-  const found = await rows<{ problem_id: string; id: string; state: string; created_at: string }>(em,
-    `select distinct on (problem_id) problem_id, id, state, ${isoSql("created_at")} as created_at from records
-      where committer_id = ? and problem_id = any(?::uuid[]) and ${setId ? "problem_set_id = ?" : "problem_set_id is null"}
-      order by problem_id, created_at desc, id desc`,
-    setId ? [userId, uuidArray(problemIds), setId] : [userId, uuidArray(problemIds)],
+  const found = await rows<{ problem_id: string; latest: RecordPreviewView | null }>(em,
+    `select p.id as problem_id, ${latestRecordSql("p.id", setId !== null)} as latest from unnest(?::uuid[]) as p(id)`,
+    [userId, ...(setId === null ? [] : [setId]), uuidArray(problemIds)],
   );
-  return new Map(found.map((r) => [r.problem_id, { id: r.id, state: r.state, createdAt: r.created_at }]));
+  return new Map(found.filter((r) => r.latest !== null).map((r) => [r.problem_id, r.latest!]));
 }
 
 /** Adds `latestRecord` (the caller's newest record, or null) to problem views. */
