@@ -3,7 +3,7 @@ import { benchApp, fmt, report } from "./harness";
 import { createUser } from "../tests/helpers/factories";
 import { scriptedJudger, submit } from "../tests/helpers/records";
 import { queueConnection } from "../src/jobs/catalogue";
-import { enqueueJudging } from "../src/modules/records/judge-queue";
+import { enqueueJudging } from "../src/modules/judge-tasks/judge-queue";
 import type { RecordJudgePayload } from "../src/jobs/catalogue";
 
 /**

@@ -24,10 +24,11 @@ import { invitationsRoutes } from "./modules/domains/invitations.routes";
 import { problemGroupsRoutes, problemsRoutes } from "./modules/problems/problems.routes";
 import { configsRoutes } from "./modules/problem-configs/configs.routes";
 import { problemSetsRoutes } from "./modules/problem-sets/problem-sets.routes";
-import { submissionsRoutes } from "./modules/records/submissions.routes";
+import { submissionsRoutes } from "./modules/submissions/submissions.routes";
 import { recordsRoutes } from "./modules/records/records.routes";
-import { judgeRoutes } from "./modules/records/judge.routes";
-import { judgeTasksRoutes } from "./modules/records/judge-tasks.routes";
+import { judgeRoutes } from "./modules/judge-protocol/judge.routes";
+import { judgeTasksRoutes } from "./modules/judge-tasks/judge-tasks.routes";
+import { scoreboardRoutes } from "./modules/scoreboard/scoreboard.routes";
 
 export interface AppDeps {
   config: Config;
@@ -77,6 +78,7 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
         .use(problemSetsRoutes(deps))
         .use(submissionsRoutes(deps))
         .use(recordsRoutes(deps))
+        .use(scoreboardRoutes(deps))
         .use(judgeRoutes(deps))
         .use(judgeTasksRoutes(deps)),
     );

@@ -5,12 +5,8 @@ import { ok, okList } from "../../http/respond";
 import { listRecordPage } from "./record-list";
 import { binaryResponse } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
-import { SetParams } from "../problem-sets/problem-sets.schemas";
-import { findProblemSet } from "../problem-sets/problem-sets.service";
 import * as records from "./records.service";
-import { recordUrl } from "./judger-credentials";
-import { scoreboard } from "./scoreboard.service";
-import { ScoreboardResp } from "./scoreboard.schemas";
+import { recordUrl } from "../judge-protocol/judger-credentials";
 import { DomainParams } from "../domains/domains.schemas";
 import { ArchiveQuery, RecordDetailResp, RecordListDetailListResp, RecordListQuery, RecordParams } from "./records.schemas";
 
@@ -47,12 +43,5 @@ export function recordsRoutes(deps: AppDeps) {
         summary: "The submitted files as an archive: for their author, record.code holders and the judging judger (extension)",
         responses: binaryResponse("zip or tar.gz", "application/zip", "application/gzip"),
       },
-    })
-    .get("/problem_sets/:problemSet/scoreboard", async ({ em, access, params }) =>
-      ok(await scoreboard(em, access, await findProblemSet(em, access, params.problemSet))), {
-      domainPermission: "problemSet.view",
-      params: SetParams,
-      response: ScoreboardResp,
-      detail: { operationId: "v1_get_problem_set_scoreboard", tags: ["problem set"], summary: "Per user and problem the best (or last) score, and totals (extension)" },
     });
 }

@@ -9,7 +9,7 @@ import type { Domain } from "../domains/domain.entity";
 import type { User } from "../users/user.entity";
 import { JudgeRecord, RecordFile } from "./record.entity";
 import { isWorking, type RecordState, type StoredCase } from "./record-states";
-import { caseLayout, PUBLIC_CASE_CATEGORIES } from "./case-layout";
+import { caseLayout, PUBLIC_CASE_CATEGORIES } from "../judge-protocol/case-layout";
 import type { RecordDetailView, RecordView } from "./records.schemas";
 
 const RELATIONS = ["problem", "problemSet", "committer"] as const;

@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { BizError } from "../../errors";
 import type { DomainAccess } from "../../auth/access";
 import type { RecordJudgePayload } from "../../jobs/catalogue";
-import { findRecord } from "./records.service";
-import { REQUEUE_ASSIGNMENTS, WAITING_SQL, WORKING_SQL } from "./record-states";
+import { findRecord } from "../records/records.service";
+import { REQUEUE_ASSIGNMENTS, WAITING_SQL, WORKING_SQL } from "../records/record-states";
 
 /** A task a judger may claim (the queue's payload: record, domain, the task id the claim must name) and its language. */
 export type JudgeTask = RecordJudgePayload & { language: string };

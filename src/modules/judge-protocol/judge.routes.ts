@@ -6,11 +6,10 @@ import { ok } from "../../http/respond";
 import { binaryResponse, EmptyResp } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
 import * as judge from "./judge.service";
-import { releaseRecord } from "./judge-tasks.service";
-import { enqueueJudging } from "./judge-queue";
-import {
-  ArchiveQuery, BlobParams, CaseParams, JudgerClaim, JudgerCredentialsResp, RecordCaseSubmit, RecordParams, RecordSubmit,
-} from "./records.schemas";
+import { releaseRecord } from "../judge-tasks/judge-tasks.service";
+import { enqueueJudging } from "../judge-tasks/judge-queue";
+import { ArchiveQuery, RecordParams } from "../records/records.schemas";
+import { BlobParams, CaseParams, JudgerClaim, JudgerCredentialsResp, RecordCaseSubmit, RecordSubmit } from "./judge.schemas";
 
 /** Horse's three judge routes, fenced (claim, lease, forward-only states), plus the judger's downloads. */
 export function judgeRoutes(deps: AppDeps) {

@@ -3,7 +3,7 @@ import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
 import { ok } from "../../http/respond";
 import { nextTask } from "./judge-tasks.service";
-import { JudgeTaskResp, NextTaskBody } from "./records.schemas";
+import { JudgeTaskResp, NextTaskBody } from "./judge-tasks.schemas";
 
 /** Longest a long poll may hold its connection; above the 30 s a judger may ask for. */
 const POLL_IDLE_SECONDS = 40;

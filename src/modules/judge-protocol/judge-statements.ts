@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isoSql, row } from "../../db/statements";
 import type { DomainAccess } from "../../auth/access";
-import { judgerMayMove, pendingCase, WAITING_SQL, WORKING_SQL, WORKING_STATES, type RecordState } from "./record-states";
+import { judgerMayMove, pendingCase, WAITING_SQL, WORKING_SQL, WORKING_STATES, type RecordState } from "../records/record-states";
 
 /**
  * The judge protocol's common case, each in one statement (one round trip, one implicit transaction):

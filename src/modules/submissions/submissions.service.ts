@@ -9,9 +9,9 @@ import type { Problem } from "../problems/problem.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { ArchiveError, formatBytes, quote, requireFilePath } from "../problem-configs/archive-paths";
 import { commitIdOf, type TreeEntry } from "../problem-configs/versions.service";
-import type { JudgeRecord } from "./record.entity";
-import { toRecordView } from "./records.service";
-import type { RecordView } from "./records.schemas";
+import type { JudgeRecord } from "../records/record.entity";
+import { toRecordView } from "../records/records.service";
+import type { RecordView } from "../records/records.schemas";
 import { row } from "../../db/statements";
 import { sha256Hex } from "../../storage/blob-store";
 

@@ -5,7 +5,7 @@ import type { JobClient } from "../../jobs/job-client";
 import type { ReconcileReport } from "../../jobs/catalogue";
 import type { Logger } from "../../logger";
 import { enqueueJudging } from "./judge-queue";
-import { pendingCase, REQUEUE_ASSIGNMENTS, WAITING_SQL as WAITING, WORKING_SQL as WORKING, type StoredCase } from "./record-states";
+import { pendingCase, REQUEUE_ASSIGNMENTS, WAITING_SQL as WAITING, WORKING_SQL as WORKING, type StoredCase } from "../records/record-states";
 
 /** A waiting record this young may still be on its way to Redis from the API that just saved it. */
 const ENQUEUE_GRACE_SECONDS = 5;

@@ -7,15 +7,15 @@ import { readTimestamp } from "../../http/timestamps";
 import type { DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Domain } from "../domains/domain.entity";
-import { JudgeRecord } from "./record.entity";
+import { JudgeRecord } from "../records/record.entity";
 import {
   aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, type RecordState, type StoredCase,
-} from "./record-states";
+} from "../records/record-states";
 import { caseLayout } from "./case-layout";
-import { filesOf, findRecord, isWorkingJudger } from "./records.service";
+import { filesOf, findRecord, isWorkingJudger } from "../records/records.service";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
 import { treeOf } from "../problem-configs/versions.service";
-import type { JudgerCredentialsView, RecordCaseSubmitInput, RecordSubmitInput } from "./records.schemas";
+import type { JudgerCredentialsView, RecordCaseSubmitInput, RecordSubmitInput } from "./judge.schemas";
 import { claimWaiting, mergeCase, moveState } from "./judge-statements";
 import { credentialsOfClaim, judgerCredentials } from "./judger-credentials";
 import { row } from "../../db/statements";

@@ -4,9 +4,9 @@ import type { Domain } from "../domains/domain.entity";
 import type { Problem } from "../problems/problem.entity";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
 import { treeOf } from "../problem-configs/versions.service";
-import type { JudgeRecord } from "./record.entity";
-import { filesOf } from "./records.service";
-import type { JudgerCredentialsView } from "./records.schemas";
+import type { JudgeRecord } from "../records/record.entity";
+import { filesOf } from "../records/records.service";
+import type { JudgerCredentialsView } from "./judge.schemas";
 import type { ClaimedRow } from "./judge-statements";
 
 /** Where a record's resources live under this API (absolute, for judgers on other machines). */
