@@ -12,6 +12,7 @@ import { setPasswordHashConcurrency } from "./auth/passwords";
 import { contextPlugin } from "./http/context.plugin";
 import { docsPlugin, DOCS_PATH, type RouteInfo } from "./http/docs.plugin";
 import { healthRoutes } from "./http/health.routes";
+import { metricsRoutes } from "./http/metrics.routes";
 import { authRoutes } from "./modules/auth/auth.routes";
 import { oauthRoutes } from "./modules/oauth/oauth.routes";
 import { usersRoutes } from "./modules/users/users.routes";
@@ -59,6 +60,7 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
     .use(contextPlugin(deps))
     .use(docsPlugin(deps.version, routes))
     .use(healthRoutes(deps))
+    .use(metricsRoutes(deps))
     .get("/", ({ redirect }) => redirect(DOCS_PATH, 307))
     .get("/api", ({ redirect }) => redirect(DOCS_PATH, 307))
     .group("/api/v1", (api) =>

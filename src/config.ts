@@ -35,6 +35,8 @@ export interface Config {
   /** Password hashes (argon2id, 64 MiB each) computed at once; more wait their turn. */
   passwordHashConcurrency: number;
   logLevel: LogLevel;
+  /** Bearer token for `/metrics` from anywhere but loopback; unset: loopback only. */
+  metricsToken: string | null;
   queuePrefix: string;
   judgerAliveSeconds: number;
   storage: {
@@ -143,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     passwordHashConcurrency: read.integer("PASSWORD_HASH_CONCURRENCY", Math.max(1, cpus().length), 1, 256),
     logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
+    metricsToken: readMetricsToken(env, problems),
     queuePrefix: read.string("QUEUE_PREFIX", "joj"),
     judgerAliveSeconds: read.integer("JUDGER_ALIVE_SECONDS", 60, 5, 86400),
     storage: {
@@ -168,6 +171,14 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** A guessable token would publish the operator's view of the service: at least 16 characters. */
+function readMetricsToken(env: Env, problems: string[]): string | null {
+  const token = env.METRICS_TOKEN?.trim();
+  if (!token) return null;
+  if (token.length < 16) problems.push("METRICS_TOKEN must be at least 16 characters (or unset: /metrics then answers loopback only)");
+  return token;
 }
 
 /**

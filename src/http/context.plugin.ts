@@ -6,6 +6,7 @@ import { acceptBothCases, normalizeQueryBooleans } from "./normalize";
 import { bodyLimitsOf, checkDeclaredBody } from "./body-limits";
 import { assertStorableText } from "./input-hygiene";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import * as metrics from "../metrics";
 
 interface RequestState {
   id: string;
@@ -27,6 +28,18 @@ export function emOf(request: Request): EntityManager {
   if (!state) throw new Error("no request state: the context plugin did not see this request");
   return state.em;
 }
+
+/**
+ * The route's template (`/api/v1/domains/:domain/records`), never the path: ids in labels would grow the
+ * metrics without bound. A request no route matched (a scanner's guesses) is counted as one label.
+ */
+function countRequest(method: string, route: string | undefined, status: number, durationMs: number | undefined): void {
+  const labels = { method: KNOWN_METHODS.has(method) ? method : "other", route: route || "unmatched", status: String(status) };
+  metrics.httpRequests.inc(labels);
+  if (durationMs !== undefined) metrics.httpDuration.observe(labels, durationMs / 1000);
+}
+
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -68,10 +81,11 @@ export function contextPlugin(deps: AppDeps) {
       const requestId = requestIdOf(request);
       return { em: requestStates.get(request)?.em ?? orm.em.fork(), requestId, log: logger.child({ requestId }) };
     })
-    .onAfterResponse({ as: "global" }, ({ request, set, path }) => {
+    .onAfterResponse({ as: "global" }, ({ request, set, path, route }) => {
       const state = requestStates.get(request);
       const status = typeof set.status === "number" ? set.status : 200;
       const durationMs = state ? Math.round((performance.now() - state.startedAt) * 10) / 10 : undefined;
       logger.info("request", { requestId: state?.id, method: request.method, path, status, durationMs });
+      countRequest(request.method, route, status, durationMs);
     });
 }

@@ -17,6 +17,7 @@ import { ProblemConfig } from "../problem-configs/problem-config.entity";
 import { treeOf } from "../problem-configs/versions.service";
 import type { JudgerCredentialsView, RecordCaseSubmitInput, RecordSubmitInput } from "./judge.schemas";
 import { claimWaiting, mergeCase, moveState } from "./judge-statements";
+import * as metrics from "../../metrics";
 import { credentialsOfClaim, judgerCredentials } from "./judger-credentials";
 import { row } from "../../db/statements";
 
@@ -45,7 +46,10 @@ export async function claimForJudger(
   const id = recordId.toLowerCase();
   if (isUuid(taskId)) {
     const claimed = await claimWaiting(em, access, id, taskId.toLowerCase(), settings.leaseSeconds);
-    if (claimed) pin(id, claimed.config_id, claimed.language);
+    if (claimed) {
+      pin(id, claimed.config_id, claimed.language);
+      metrics.judgeClaims.inc();
+    }
     if (claimed?.config_id) return credentialsOfClaim(claimed, access.domain.id, publicUrl);
     // Claimed, but its config version went away meanwhile: answered as the ORM path always did.
     if (claimed) return judgerCredentials(em, await loadForJudging(em, access.domain, id), publicUrl);
@@ -132,7 +136,7 @@ export async function reportCase(
   const layout = pinned && (await caseLayout(em, store, pinned.configId, pinned.language));
   if (pinned && (!layout || index < layout.categories.length)) {
     const report = { index, patch, taskId: input.taskId, leaseSeconds: settings.leaseSeconds };
-    if (await mergeCase(em, access, id, pinned.configId, report)) return;
+    if (await mergeCase(em, access, id, pinned.configId, report)) return countCase(patch.state);
   }
   // Refused above, or a case the config does not have: decided (and explained) on the locked record.
   await em.transactional(async (tx) => {
@@ -149,7 +153,10 @@ export async function reportCase(
     if (isWorking(record.state)) record.leaseExpiresAt = leaseUntil(settings);
     await tx.flush();
   });
+  countCase(patch.state);
 }
+
+const countCase = (state: string | undefined) => void (state && metrics.caseVerdicts.inc({ result: state }));
 
 /**
  * The record report: moves the state forward (never back, never out of a final state), and on a final
@@ -160,8 +167,12 @@ export async function reportRecord(em: EntityManager, access: DomainAccess, reco
   const judgedAt = input.judgedAt === undefined ? undefined : readTimestamp(input.judgedAt, ["body", "judgedAt"]);
   const id = recordId.toLowerCase();
   const report = { ...input, to: input.state ?? null, judgedAt: judgedAt ?? new Date(), leaseSeconds: settings.leaseSeconds };
-  if (isUuid(id) && (await moveState(em, access, id, report))) return;
+  if (isUuid(id) && (await moveState(em, access, id, report))) {
+    if (report.to && isFinal(report.to)) metrics.recordsJudged.inc({ state: report.to });
+    return;
+  }
   // Refused above, or a repeated final report: decided (and explained) on the locked record.
+  let judged = null as string | null;
   await em.transactional(async (tx) => {
     const record = await loadForJudging(tx, access.domain, id, true);
     assertHolder(record, access, input.taskId, new Date());
@@ -184,5 +195,7 @@ export async function reportRecord(em: EntityManager, access: DomainAccess, reco
       await tx.execute("update problems set num_accept = num_accept + 1 where id = ?", [record.problem?.id ?? null]);
       if (record.problemSet) await tx.execute("update problem_sets set num_accept = num_accept + 1 where id = ?", [record.problemSet.id]);
     }
+    judged = to;
   });
+  if (judged) metrics.recordsJudged.inc({ state: judged });
 }

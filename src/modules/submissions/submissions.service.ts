@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import * as metrics from "../../metrics";
 import { randomUUID } from "node:crypto";
 import type { SubmissionLimits } from "../../config";
 import { BizError } from "../../errors";
@@ -108,6 +109,7 @@ export async function submitSolution(
     tree.map((e) => e.path), tree.map((e) => e.digest), tree.map((e) => e.size),
     target.problem.id, target.set?.id ?? null,
   ]);
+  metrics.submissions.inc();
   // The bytes were written before the ledger rows: a collector that took the same (old, unused) blob
   // in between deleted them, so they are written again; from the commit on the fresh rows keep them.
   for (const [i, data] of contents.entries()) if (!(await store.has(tree[i].digest))) await store.put(data, tree[i].digest);
