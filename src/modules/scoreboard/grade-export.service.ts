@@ -1,0 +1,56 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { stringify } from "csv-stringify/sync";
+import type { DomainAccess } from "../../auth/access";
+import { uuidArray } from "../../db/addressing";
+import type { ProblemSet } from "../problem-sets/problem-set.entity";
+import { scoreboard } from "./scoreboard.service";
+
+interface Person {
+  id: string;
+  username: string;
+  student_id: string;
+  real_name: string;
+}
+
+/** Spreadsheet programs read UTF-8 without a byte-order mark as the local code page: Chinese names break. */
+const BOM = "\uFEFF";
+
+/**
+ * The set's grades for a grade book: one row per member of the domain (and per anyone else with a
+ * judged record in the set, a member since removed), by student id. Each problem gives its score (the
+ * set's rule: best or last; empty when nothing was judged) and a late flag, then the total. The same
+ * scoreboard decides the figures, so the file and `GET …/scoreboard` always agree.
+ *
+ * Cells a spreadsheet would run as a formula (a name starting with `=`, `+`, `-`, `@`) are prefixed
+ * with `'` (csv-stringify's `escape_formulas`): a student's chosen name must not execute on the
+ * teacher's machine.
+ */
+export async function gradeCsv(em: EntityManager, access: DomainAccess, set: ProblemSet): Promise<string> {
+  const board = await scoreboard(em, access, set);
+  const ranked = new Map(board.rows.map((row) => [row.userId, row]));
+  const people = await em.execute<Person[]>(
+    `select u.id, u.username, u.student_id, u.real_name from users u
+      where u.id in (select user_id from domain_users where domain_id = ?) or u.id = any(?::uuid[])`,
+    [access.domain.id, uuidArray([...ranked.keys()])],
+  );
+  people.sort((a, b) => compareText(a.student_id, b.student_id) || compareText(a.username, b.username));
+  const header = ["student id", "real name", "username"];
+  for (const problem of board.problems) header.push(problem.title, `${problem.title} (late)`);
+  header.push("total");
+  const lines = people.map((person) => {
+    const row = ranked.get(person.id);
+    const cells = new Map(row?.cells.map((cell) => [cell.problemId, cell]));
+    const line: (string | number)[] = [person.student_id, person.real_name, person.username];
+    for (const problem of board.problems) {
+      const cell = cells.get(problem.id);
+      line.push(cell ? cell.score : "", cell?.late ? "late" : "");
+    }
+    line.push(row?.totalScore ?? 0);
+    return line;
+  });
+  return BOM + stringify([header, ...lines], { escape_formulas: true, record_delimiter: "windows" });
+}
+
+/** Student ids sort as people read them ("2" before "10"), whatever their script. */
+const collator = new Intl.Collator("en", { numeric: true });
+const compareText = (a: string, b: string) => (a === b ? 0 : a === "" ? 1 : b === "" ? -1 : collator.compare(a, b));
