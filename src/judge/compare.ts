@@ -1,9 +1,14 @@
+import type { CompareMode } from "../modules/problem-configs/config-json";
+import { linesMatchUnordered } from "./compare-lines";
+import { floatsMatch, tokensMatchIgnoringCase } from "./compare-tokens";
+
 /**
  * Output comparison: bytes, never decoded text, in one pass, linear in time and constant in extra
  * memory, and yielding to the event loop every CHUNK bytes so that a flood of output (3 MB of blank
  * lines, one endless line) never stalls the judge's lease renewals or other records.
  *
- * Rules (both modes): CRLF and LF are the same line end; a missing final line end does not matter.
+ * Rules (exact and whitespace; the tolerant comparisons are in compare-tokens.ts): CRLF and LF are
+ * the same line end; a missing final line end does not matter.
  * - exact: otherwise byte for byte.
  * - whitespace: lines of tokens separated by spaces, tabs, \v, \f or \r; how many separators stand
  *   between tokens, at a line's start or at its end does not matter; blank lines between tokens count,
@@ -105,5 +110,22 @@ export async function outputMatches(actual: Uint8Array, expected: Uint8Array, ig
       nextYield += CHUNK;
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+}
+
+/** A case's built-in comparison (config.json `compare`, with `epsilon` for `float`). */
+export interface CompareRule {
+  compare: CompareMode;
+  epsilon: number | null;
+}
+
+/** True when the program's output matches the expected output under the case's comparison. */
+export function judgeOutput(actual: Uint8Array, expected: Uint8Array, rule: CompareRule): Promise<boolean> {
+  switch (rule.compare) {
+    case "exact": return outputMatches(actual, expected, false);
+    case "whitespace": return outputMatches(actual, expected, true);
+    case "float": return floatsMatch(actual, expected, rule.epsilon ?? 0);
+    case "tokens-icase": return tokensMatchIgnoringCase(actual, expected);
+    case "lines-unordered": return linesMatchUnordered(actual, expected);
   }
 }

@@ -1,4 +1,6 @@
-import { parseConfigJson, resolveLanguages, type JudgeCase } from "../modules/problem-configs/config-json";
+import { parseConfigJson, resolveLanguages, type JudgeCase, type ScoringRule } from "../modules/problem-configs/config-json";
+import type { ResolvedSubtask } from "../modules/problem-configs/config-judging";
+import type { CompareRule } from "./compare";
 import type { Limits } from "./sandbox";
 import type { JudgeSettings } from "./judge-settings";
 
@@ -10,13 +12,27 @@ export interface JudgePlan {
   /** Empty: nothing to compile (an interpreted language); the compile files are the program. */
   compileArgs: string[];
   cases: CasePlan[];
+  /** Groups of cases scored together (config.json `subtasks`); cases in none score on their own. */
+  subtasks: ResolvedSubtask[];
+  scoring: ScoringRule;
+}
+
+/** A checker (special judge) from the config archive: built once per set of file digests, run per case. */
+export interface CheckerPlan {
+  /** Config paths of the files it is built from. */
+  files: string[];
+  /** Empty: nothing to compile (a script). */
+  compileArgs: string[];
+  executeArgs: string[];
 }
 
 export interface CasePlan {
   index: number;
   category: string;
   score: number;
-  ignoreWhitespace: boolean;
+  /** The built-in comparison, used when there is no checker. */
+  compare: CompareRule;
+  checker: CheckerPlan | null;
   /** Files copied from the compile directory (or the config) into each case's fresh directory. */
   executeFiles: string[];
   executeArgs: string[];
@@ -70,12 +86,17 @@ export function planJudging(configJson: Uint8Array, language: string, settings: 
       index,
       category: c.category,
       score: c.score,
-      ignoreWhitespace: c.ignoreWhitespace,
+      compare: { compare: c.compare, epsilon: c.epsilon },
+      checker: c.checker && {
+        files: c.checker.files.map(normalisePath), compileArgs: c.checker.compileArgs ?? [], executeArgs: c.checker.executeArgs,
+      },
       executeFiles: c.executeFiles.map(normalisePath),
       executeArgs: c.executeArgs,
       inputPath: normalisePath(c.executeInputFile),
       expectedPath: normalisePath(c.executeOutputFile),
       limits: caseLimits(c, settings),
     })),
+    subtasks: resolved.subtasks,
+    scoring: resolved.scoring,
   };
 }

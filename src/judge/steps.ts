@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, join } from "node:path";
 import type { CaseReport } from "./judge-api";
 import type { JudgeSettings } from "./judge-settings";
 import type { CasePlan, JudgePlan } from "./plan";
-import { outputMatches } from "./compare";
+import { judgeOutput } from "./compare";
 import { freshWorkDir, readOutput, runSandboxed, STDERR_KEEP_BYTES, type RunResult, type SandboxRun } from "./sandbox";
 import type { Slot } from "./slots";
 import { escapeOutput } from "./text";
@@ -118,7 +118,7 @@ export async function runCase(plan: CasePlan, program: StagedFile[], inputHost: 
     assertRan(run);
     let state = classifyRun(run, limits);
     // Bytes against bytes, in linear time, yielding to the event loop (compare.ts).
-    if (state === "ran") state = (await outputMatches(run.stdout, await readFile(expectedHost), plan.ignoreWhitespace)) ? "accepted" : "wrong_answer";
+    if (state === "ran") state = (await judgeOutput(run.stdout, await readFile(expectedHost), plan.compare)) ? "accepted" : "wrong_answer";
     return {
       state,
       score: state === "accepted" ? plan.score : 0,

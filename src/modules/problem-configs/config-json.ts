@@ -3,12 +3,39 @@ import { Value } from "@sinclair/typebox/value";
 import { BizError } from "../../errors";
 import { acceptBothCases, camelToSnake } from "../../http/normalize";
 import { PATTERNS } from "../../http/patterns";
+import { assertCheckerFiles, resolveOutputCheck, resolveSubtasks, type OutputCheck, type ResolvedSubtask } from "./config-judging";
 
-/** Horse's (joj-elephant's) `config.json`: languages, each with compile settings and test cases. */
+/**
+ * Horse's (joj-elephant's) `config.json`: languages, each with compile settings and test cases, plus
+ * this judge's own fields (README "How config.json is judged"): `compare`, `epsilon`, `checker` at the
+ * case, `caseDefault`, language or `languageDefault` level, and `subtasks` with `scoring` per language.
+ */
 
 const RelativePath = t.String({ minLength: 1, maxLength: 255, pattern: PATTERNS.relativePath });
 const TIME = PATTERNS.duration;
 const MEMORY = PATTERNS.memorySize;
+// Closed lists as unions of literals: no implied default (a UnionEnum defaults to its first value,
+// which Elysia would write into a body that left the field out).
+const CompareSchema = t.Union([t.Literal("exact"), t.Literal("whitespace"), t.Literal("float"), t.Literal("tokens-icase"), t.Literal("lines-unordered")]);
+export type CompareMode = Static<typeof CompareSchema>;
+const ScoringSchema = t.Union([t.Literal("all"), t.Literal("min")]);
+export type ScoringRule = Static<typeof ScoringSchema>;
+
+export const CheckerSchema = t.Object(
+  {
+    files: t.Array(RelativePath, { minItems: 1, maxItems: 64, description: "files of the config archive the checker is built from" }),
+    compileArgs: t.Optional(t.Array(t.String(), { description: "empty or absent: nothing to compile (a script)" })),
+    executeArgs: t.Array(t.String(), { minItems: 1, description: "run as `executeArgs… <input> <program output> <expected output>`" }),
+  },
+  { title: "Checker" },
+);
+
+/** How a case's output is judged; most specific level wins (case, caseDefault, language, languageDefault). */
+const outputCheckFields = {
+  compare: t.Optional(CompareSchema),
+  epsilon: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 1, description: "for `float`: absolute or relative error, the looser" })),
+  checker: t.Optional(t.Nullable(CheckerSchema)),
+};
 
 export const CaseSchema = t.Object(
   {
@@ -22,8 +49,18 @@ export const CaseSchema = t.Object(
     executeArgs: t.Optional(t.Array(t.String())),
     executeInputFile: t.Optional(RelativePath),
     executeOutputFile: t.Optional(RelativePath),
+    ...outputCheckFields,
   },
   { title: "Case" },
+);
+
+export const SubtaskSchema = t.Object(
+  {
+    score: t.Integer({ minimum: 0, maximum: 1_000_000 }),
+    cases: t.Array(t.Integer({ minimum: 0 }), { minItems: 1, description: "indices into the language's cases" }),
+    dependsOn: t.Optional(t.Array(t.Integer({ minimum: 0 }), { description: "indices of subtasks that must be fully accepted first" })),
+  },
+  { title: "Subtask" },
 );
 
 const languageDefaultFields = {
@@ -31,6 +68,9 @@ const languageDefaultFields = {
   compileArgs: t.Optional(t.Array(t.String())),
   caseDefault: t.Optional(t.Nullable(CaseSchema)),
   cases: t.Optional(t.Nullable(t.Array(CaseSchema))),
+  ...outputCheckFields,
+  subtasks: t.Optional(t.Nullable(t.Array(SubtaskSchema))),
+  scoring: t.Optional(ScoringSchema),
 };
 export const LanguageDefaultSchema = t.Object(languageDefaultFields, { title: "LanguageDefault" });
 export const LanguageSchema = t.Object({ ...languageDefaultFields, name: t.String({ minLength: 1, maxLength: 256 }) }, { title: "Language" });
@@ -39,11 +79,22 @@ export const ProblemConfigJson = t.Object(
   { title: "ProblemConfigJson" },
 );
 export type ConfigJson = Static<typeof ProblemConfigJson>;
-type CaseInput = Static<typeof CaseSchema>;
-export type JudgeCase = Required<CaseInput>;
-export interface JudgeLanguage { name: string; compileFiles: string[]; compileArgs: string[]; cases: JudgeCase[] }
+export type CaseInput = Static<typeof CaseSchema>;
+export type CheckerInput = Static<typeof CheckerSchema>;
+type HorseCase = Required<Omit<CaseInput, keyof typeof outputCheckFields>>;
+/** A case as the judge runs it: Horse's fields with every default applied, and how its output is judged. */
+export type JudgeCase = HorseCase & OutputCheck;
+export interface JudgeLanguage {
+  name: string;
+  compileFiles: string[];
+  compileArgs: string[];
+  cases: JudgeCase[];
+  /** Empty when the language has none: then every case scores on its own. */
+  subtasks: ResolvedSubtask[];
+  scoring: ScoringRule;
+}
 
-export const CASE_DEFAULTS: JudgeCase = {
+export const CASE_DEFAULTS: HorseCase = {
   category: "pretest", time: "1s", memory: "64m", score: 10, ignoreWhitespace: true,
   executeFiles: ["./a.out"], executeArgs: ["./a.out", "--test"], executeInputFile: "case.in", executeOutputFile: "case.out",
 };
@@ -53,54 +104,77 @@ export function defaultConfigJson(): ConfigJson {
   return { languages: [{ name: "c++", compileFiles: ["a.cpp"], compileArgs: ["gcc", "a.cpp"], caseDefault: null, cases: [{ ...CASE_DEFAULTS }] }], languageDefault: null };
 }
 
-const invalid = (message: string) => new BizError("FileValidationError", `config.json: ${message}`);
+export const invalidConfig = (message: string) => new BizError("FileValidationError", `config.json: ${message}`);
+const invalid = invalidConfig;
+
+/** What the caller knows besides config.json: the paths of the version's files, when it has them. */
+export interface ConfigContext {
+  archiveFiles?: Iterable<string>;
+}
 
 /** Parses and validates config.json bytes (either key case); every problem is a FileValidationError saying what and where. */
-export function parseConfigJson(bytes: Uint8Array | string): ConfigJson {
+export function parseConfigJson(bytes: Uint8Array | string, context: ConfigContext = {}): ConfigJson {
   let raw: unknown;
   try {
     raw = JSON.parse(typeof bytes === "string" ? bytes : new TextDecoder().decode(bytes));
   } catch (error) {
     throw invalid(`not valid JSON (${error instanceof Error ? error.message : "parse error"})`);
   }
-  return validateConfigJson(raw);
+  return validateConfigJson(raw, context);
 }
 
-export function validateConfigJson(raw: unknown): ConfigJson {
+export function validateConfigJson(raw: unknown, context: ConfigContext = {}): ConfigJson {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw invalid("must be a JSON object");
   acceptBothCases(raw, true);
   const config = Value.Clean(ProblemConfigJson, Value.Clone(raw)) as ConfigJson;
-  const error = deepest(Value.Errors(ProblemConfigJson, config).First());
-  if (error) throw invalid(`${error.path || "/"}: ${error.message}`);
+  const error = deepest(Value.Errors(ProblemConfigJson, config).First() as SchemaError | undefined);
+  if (error) throw invalid(`${error.path || "/"}: ${describe(error)}`);
   const names = new Set<string>();
   for (const language of config.languages) {
     if (names.has(language.name)) throw invalid(`language "${language.name}" is listed twice`);
     names.add(language.name);
   }
   resolveLanguages(config);
+  if (context.archiveFiles) assertCheckerFiles(config, new Set(context.archiveFiles));
   return config;
 }
 
 /**
  * What a judge runs: each language with `languageDefault` filled in where it says nothing, and each
- * case with the language's `caseDefault` and then Horse's case defaults.
+ * case with the language's `caseDefault` and then Horse's case defaults. Throws FileValidationError
+ * for what only the merged view shows (an epsilon without float, a subtask naming a missing case).
  */
 export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
   const fallback = config.languageDefault ?? {};
   return config.languages.map((language, i) => {
-    const caseDefault = language.caseDefault ?? fallback.caseDefault ?? {};
-    const cases = language.cases ?? fallback.cases ?? [];
-    if (cases.length === 0) throw invalid(`/languages/${i}: language "${language.name}" has no cases (and languageDefault gives none)`);
+    const at = `/languages/${i}`;
+    const [caseDefault, caseDefaultAt] = language.caseDefault ? [language.caseDefault, `${at}/caseDefault`] : [fallback.caseDefault ?? {}, "/languageDefault/caseDefault"];
+    const [cases, casesAt] = language.cases ? [language.cases, `${at}/cases`] : [fallback.cases ?? [], "/languageDefault/cases"];
+    const note = (path: string) => (path.startsWith("/languageDefault") ? ` (language "${language.name}")` : "");
+    const named = (path: string) => `${path}${note(path)}`;
+    if (cases.length === 0) throw invalid(`${at}: language "${language.name}" has no cases (and languageDefault gives none)`);
+    const resolved = cases.map((c, j) => ({
+      ...CASE_DEFAULTS, ...stripJudging(stripUndefined(caseDefault)), ...stripJudging(stripUndefined(c)),
+      ...resolveOutputCheck([
+        { at: named(`${casesAt}/${j}`), fields: c },
+        { at: named(caseDefaultAt), fields: caseDefault },
+        { at, fields: language },
+        { at: "/languageDefault", fields: fallback },
+      ]),
+    }));
+    const [subtasks, subtasksAt] = language.subtasks ? [language.subtasks, `${at}/subtasks`] : [fallback.subtasks ?? [], "/languageDefault/subtasks"];
     return {
       name: language.name,
       compileFiles: language.compileFiles ?? fallback.compileFiles ?? ["a.cpp"],
       compileArgs: language.compileArgs ?? fallback.compileArgs ?? ["gcc", "a.cpp"],
-      cases: cases.map((c) => ({ ...CASE_DEFAULTS, ...stripUndefined(caseDefault), ...stripUndefined(c) })),
+      cases: resolved,
+      subtasks: resolveSubtasks(subtasks, resolved.length, subtasksAt, note(subtasksAt)),
+      scoring: language.scoring ?? fallback.scoring ?? "all",
     };
   });
 }
 
-type SchemaError = { path: string; message: string; errors?: Iterable<SchemaError>[] };
+type SchemaError = { path: string; message: string; value?: unknown; schema?: { anyOf?: { const?: unknown }[] }; errors?: Iterable<SchemaError>[] };
 
 /** A union (a nullable group) reports only "Expected union value": its branches know what is wrong. */
 function deepest(error: SchemaError | undefined): SchemaError | undefined {
@@ -114,8 +188,21 @@ function deepest(error: SchemaError | undefined): SchemaError | undefined {
   return best;
 }
 
+/** A closed list (`compare`, `scoring`) names what it accepts instead of TypeBox's "Expected union value". */
+function describe(error: SchemaError): string {
+  const allowed = error.schema?.anyOf?.map((branch) => branch.const);
+  if (!allowed?.length || allowed.some((value) => typeof value !== "string")) return error.message;
+  return `unknown value ${JSON.stringify(error.value)} (one of ${allowed.map((v) => `"${v}"`).join(", ")})`;
+}
+
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
+}
+
+/** The output-check fields are resolved level by level (config-judging.ts), not merged blindly. */
+function stripJudging<T extends Partial<CaseInput>>(value: T): Omit<T, keyof typeof outputCheckFields> {
+  const { compare: _compare, epsilon: _epsilon, checker: _checker, ...rest } = value;
+  return rest;
 }
 
 export function languageNames(config: ConfigJson): string[] {

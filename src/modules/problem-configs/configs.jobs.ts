@@ -31,7 +31,7 @@ export async function unpackConfigArchive(payload: ConfigUnpackPayload, ctx: Con
     const committer = await em.findOne(User, { id: payload.committerId });
     const entries = await readUpload(store, payload.uploadDigest, ctx.limits ?? DEFAULT_ARCHIVE_LIMITS);
     const files = await withConfigJson(em, store, problem, entries, payload.configJsonOnMissing);
-    const config = parseConfigJson(files.find((f) => f.path === CONFIG_JSON)!.data);
+    const config = parseConfigJson(files.find((f) => f.path === CONFIG_JSON)!.data, { archiveFiles: files.map((f) => f.path) });
     const tree = [];
     for (const file of files) tree.push({ path: file.path, ...(await storeBlob(em, store, file.data)) });
     const version = await commitVersion(em, { problem, committer, tree, languages: languageNames(config) });
