@@ -22,6 +22,13 @@ export class JobClient {
     return job.id ?? "";
   }
 
+  /** Several jobs of one queue in one round trip (BullMQ's addBulk: added together or not at all). */
+  async enqueueBulk<N extends JobName>(
+    queue: QueueName, batch: { name: N; payload: PayloadOf<N>; options: JobsOptions }[],
+  ): Promise<void> {
+    await this.queues[queue].addBulk(batch.map(({ name, payload, options }) => ({ name, data: payload, opts: options })));
+  }
+
   /**
    * Whether a job is still on its way to a worker or being worked on. A finished, failed or vanished
    * job (a Redis flush) is not live.

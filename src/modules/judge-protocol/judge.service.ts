@@ -116,7 +116,11 @@ function casePatch(input: RecordCaseSubmitInput): Partial<StoredCase> {
   return patch;
 }
 
-/** The record's pinned version and language: remembered from its claim, else read (both never change but to null). */
+/**
+ * The record's pinned version and language: remembered from its claim, else read. A rejudge may pin
+ * another version: the case statement checks the version, and a mismatch takes the slow path, which
+ * remembers the new one.
+ */
 async function pinOf(em: EntityManager, domain: Domain, id: string) {
   const known = pins.get(id);
   if (known) return known;
@@ -141,6 +145,7 @@ export async function reportCase(
   // Refused above, or a case the config does not have: decided (and explained) on the locked record.
   await em.transactional(async (tx) => {
     const record = await loadForJudging(tx, access.domain, id, true);
+    pin(id, record.config?.id ?? null, record.language);
     const now = new Date();
     assertHolder(record, access, input.taskId, now);
     const layout = await caseLayout(tx, store, record.config?.id ?? null, record.language);

@@ -1,4 +1,5 @@
 import type { JobClient } from "../../jobs/job-client";
+import type { RecordJudgePayload } from "../../jobs/catalogue";
 import type { Logger } from "../../logger";
 import { announceTask } from "./judge-tasks.service";
 
@@ -8,34 +9,66 @@ const KEEP_FINISHED = { count: 10_000 };
 const ENQUEUE_TIMEOUT_MS = 2_000;
 
 /**
+ * The BullMQ priority of a judge task, stored on the record (`records.priority`). BullMQ hands out
+ * plain jobs (priority 0, its default) before any prioritized job, and among prioritized jobs the
+ * lower number first: submissions, single rejudges and their re-queues are plain; a bulk rejudge
+ * waits behind them all, so students' fresh submissions are never starved by it.
+ */
+export const JUDGE_PRIORITY = { normal: 0, bulkRejudge: 10 } as const;
+
+/** A task to enqueue: the job's payload and the priority it is queued at (default normal). */
+export type QueuedTask = RecordJudgePayload & { priority?: number };
+
+const jobOptions = (task: QueuedTask) => ({
+  jobId: task.taskId, removeOnComplete: KEEP_FINISHED, removeOnFail: KEEP_FINISHED,
+  // Priority 0 is left out: BullMQ then keeps the job in its plain wait list, taken first.
+  ...(task.priority ? { priority: task.priority } : {}),
+});
+
+async function withinTimeout(work: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Puts a record's current task on the judge queue. Called only after the record (with this task id)
  * is committed; the job id is the task id, so a repeated enqueue of the same task collapses into one
  * job. A failure is logged, not raised: the record is safe in PostgreSQL and the reconciler enqueues
  * it once Redis answers again.
  */
-export async function enqueueJudging(
-  jobs: JobClient,
-  logger: Logger,
-  task: { recordId: string; domainId: string; taskId: string },
-): Promise<boolean> {
+export async function enqueueJudging(jobs: JobClient, logger: Logger, task: QueuedTask): Promise<boolean> {
   // Judgers long-polling this process (HTTP mode) need no Redis to hear of it.
   announceTask();
+  const { priority: _priority, ...payload } = task;
   try {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
-    });
-    try {
-      await Promise.race([
-        jobs.enqueue("record.judge", task, { queue: "judge", jobId: task.taskId, removeOnComplete: KEEP_FINISHED, removeOnFail: KEEP_FINISHED }),
-        timeout,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withinTimeout(jobs.enqueue("record.judge", payload, { queue: "judge", ...jobOptions(task) }));
     return true;
   } catch (error) {
     logger.warn("record saved but not enqueued; the reconciler will enqueue it", { recordId: task.recordId, error });
+    return false;
+  }
+}
+
+/** Many committed tasks in one round trip (a bulk rejudge's batch); a failure is logged as above. */
+export async function enqueueJudgingBatch(jobs: JobClient, logger: Logger, tasks: QueuedTask[]): Promise<boolean> {
+  if (tasks.length === 0) return true;
+  announceTask();
+  const batch = tasks.map((task) => {
+    const { priority: _priority, ...payload } = task;
+    return { name: "record.judge" as const, payload, options: jobOptions(task) };
+  });
+  try {
+    await withinTimeout(jobs.enqueueBulk("judge", batch));
+    return true;
+  } catch (error) {
+    logger.warn("records saved but not enqueued; the reconciler will enqueue them", { records: tasks.length, error });
     return false;
   }
 }

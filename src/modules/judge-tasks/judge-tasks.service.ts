@@ -47,7 +47,7 @@ async function oldestUnoffered(em: EntityManager): Promise<JudgeTask | null> {
   const rows = await em.execute<{ id: string; domain_id: string; task_id: string; language: string }[]>(
     `select id, domain_id, task_id, language from records
       where state in ${WAITING_SQL} and config_id is not null and task_id is not null and not (task_id = any(?::uuid[]))
-      order by created_at limit 1`,
+      order by priority, created_at limit 1`,
     [`{${[...offered.keys()].join(",")}}`],
   );
   if (rows.length === 0) return null;
@@ -57,8 +57,9 @@ async function oldestUnoffered(em: EntityManager): Promise<JudgeTask | null> {
 }
 
 /**
- * The oldest waiting task not just offered to another judger, waiting up to `waitMs` for one. Stops
- * early when the caller goes away or the server shuts down (`stop`).
+ * The waiting task to judge next, not just offered to another judger: by priority as the queue takes
+ * them (submissions before a bulk rejudge, see JUDGE_PRIORITY), then oldest first, waiting up to
+ * `waitMs` for one. Stops early when the caller goes away or the server shuts down (`stop`).
  */
 export async function nextTask(em: EntityManager, waitMs: number, stop: AbortSignal): Promise<JudgeTask | null> {
   const deadline = Date.now() + waitMs;
@@ -75,16 +76,21 @@ export async function nextTask(em: EntityManager, waitMs: number, stop: AbortSig
  * The lease holder gives a record back (a judger stopping cleanly): it waits again under a new task
  * id, its partial results cleared, and the attempt does not count against it. Returns the new task.
  */
-export async function releaseRecord(em: EntityManager, access: DomainAccess, recordId: string, taskId: string): Promise<JudgeTask> {
+export async function releaseRecord(
+  em: EntityManager, access: DomainAccess, recordId: string, taskId: string,
+): Promise<JudgeTask & { priority: number }> {
   const id = recordId.toLowerCase();
   const next = randomUUID();
-  const rows = await em.execute<{ language: string }[]>(
+  const rows = await em.execute<{ language: string; priority: number }[]>(
     `update records set ${REQUEUE_ASSIGNMENTS}, attempts = greatest(attempts - 1, 0)
       where id = ? and domain_id = ? and judger_id = ? and task_id::text = ? and state in ${WORKING_SQL} and lease_expires_at > now()
-      returning language`,
+      returning language, priority`,
     [next, id, access.domain.id, access.user.id, taskId.toLowerCase()],
   );
-  if (rows.length === 1) return { recordId: id, domainId: access.domain.id, taskId: next, language: rows[0].language };
+  if (rows.length === 1) {
+    const [{ language, priority }] = rows;
+    return { recordId: id, domainId: access.domain.id, taskId: next, language, priority };
+  }
   await findRecord(em, access.domain, id); // RecordNotFoundError first
   throw new BizError("Error", "only the judger holding this record's current task and lease may give it back");
 }

@@ -11,7 +11,6 @@ import { pendingCase, REQUEUE_ASSIGNMENTS, WAITING_SQL as WAITING, WORKING_SQL a
 const ENQUEUE_GRACE_SECONDS = 5;
 const BATCH = 500;
 
-
 function abandonedCase(attempts: number, leaseSeconds: number): StoredCase {
   return {
     ...pendingCase(),
@@ -27,6 +26,7 @@ function abandonedCase(attempts: number, leaseSeconds: number): StoredCase {
  *    reports are refused from then on), or ends `failed` once it used up its attempts;
  * 2. a waiting record without a live job (a crash between commit and enqueue, a Redis flush, a judger
  *    that gave up) is enqueued again under a new task id.
+ * Either is enqueued at the priority stored on the record (a bulk rejudge's stays low).
  * Each change is a conditional UPDATE, so concurrent reconcilers and judgers never double-act.
  */
 export async function reconcileRecords(em: EntityManager, jobs: JobClient, logger: Logger, settings: JudgingSettings): Promise<ReconcileReport> {
@@ -49,15 +49,15 @@ export async function reconcileRecords(em: EntityManager, jobs: JobClient, logge
       continue;
     }
     const taskId = randomUUID();
-    const rows = await em.execute<{ id: string; domain_id: string }[]>(
+    const rows = await em.execute<{ id: string; domain_id: string; priority: number }[]>(
       `update records set ${REQUEUE_ASSIGNMENTS}
-        where id = ? and state in ${WORKING} and lease_expires_at <= now() returning id, domain_id`,
+        where id = ? and state in ${WORKING} and lease_expires_at <= now() returning id, domain_id, priority`,
       [taskId, id],
     );
     if (rows.length) {
       report.requeued++;
       logger.info("lease lapsed; record re-queued", { recordId: id, attempts, taskId });
-      await enqueueJudging(jobs, logger, { recordId: id, domainId: rows[0].domain_id, taskId });
+      await enqueueJudging(jobs, logger, { recordId: id, domainId: rows[0].domain_id, taskId, priority: rows[0].priority });
     }
   }
   report.reenqueued = await reenqueueLost(em, jobs, logger);
@@ -86,12 +86,14 @@ async function reenqueueLost(em: EntityManager, jobs: JobClient, logger: Logger)
       if (live[i]) continue;
       // A new task id: the old job id may still sit among finished jobs, where an add would be ignored.
       const taskId = randomUUID();
-      const rows = await em.execute<{ id: string; domain_id: string }[]>(
+      const rows = await em.execute<{ id: string; domain_id: string; priority: number }[]>(
         `update records set state = 'queueing', task_id = ?, updated_at = now()
-          where id = ? and state in ${WAITING} and task_id is not distinct from ? returning id, domain_id`,
+          where id = ? and state in ${WAITING} and task_id is not distinct from ? returning id, domain_id, priority`,
         [taskId, id, oldTask],
       );
-      if (rows.length && (await enqueueJudging(jobs, logger, { recordId: id, domainId: rows[0].domain_id, taskId }))) {
+      // At the priority it was queued at: a lost bulk-rejudge task stays behind new submissions.
+      const task = rows.length ? { recordId: id, domainId: rows[0].domain_id, taskId, priority: rows[0].priority } : null;
+      if (task && (await enqueueJudging(jobs, logger, task))) {
         reenqueued++;
         logger.info("record had no live job; enqueued again", { recordId: id, taskId });
       }

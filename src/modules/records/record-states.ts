@@ -1,6 +1,7 @@
 /**
  * The record state machine. Waiting states hold a task in the queue; a claim moves the record to
- * `fetched`; the judger then moves it forward only, and a final state is never left.
+ * `fetched`; the judger then moves it forward only, and a final state is never left by a judger. A
+ * rejudge (staff, from any state) starts the record over under a new task id.
  *
  *   processing | queueing | retrying ──claim──► fetched → compiling → running → judging → accepted | rejected | failed
  *          ▲                                      │ (lease lapses, attempts left: new task id)
@@ -56,6 +57,22 @@ export interface StoredCase {
   returnCode: number;
   stdout: string;
   stderr: string;
+}
+
+/**
+ * One earlier judgement of a record, kept when a rejudge replaced it (oldest first in `history`): the
+ * result, the config version it was judged with, and when and by whom it was rejudged. Timestamps are
+ * stored as they are shown (isoSql).
+ */
+export interface RecordHistoryEntry {
+  state: RecordState;
+  score: number;
+  timeMs: number;
+  memoryKb: number;
+  problemConfigId: string | null;
+  judgedAt: string | null;
+  rejudgedAt: string;
+  rejudgedBy: string | null;
 }
 
 export const pendingCase = (): StoredCase => ({ state: "etc", score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr: "" });

@@ -6,7 +6,7 @@ import { Domain } from "../domains/domain.entity";
 import { Problem } from "../problems/problem.entity";
 import { ProblemSet } from "../problem-sets/problem-set.entity";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
-import type { StoredCase } from "./record-states";
+import type { RecordHistoryEntry, StoredCase } from "./record-states";
 
 /**
  * A submission and its judgement (Horse's `records`; named JudgeRecord so TypeScript's `Record`
@@ -65,6 +65,13 @@ export const JudgeRecord = defineEntity({
     /** Submitted to a set after its due time (and before it locked). */
     late: p.boolean().default(false),
     cases: p.json<StoredCase[]>().defaultRaw("'[]'::jsonb"),
+    /** The judgements rejudges replaced, oldest first (rejudge-statements.ts appends to it). */
+    history: p.json<RecordHistoryEntry[]>().defaultRaw("'[]'::jsonb"),
+    /**
+     * The BullMQ priority of its current task (judge-queue.ts JUDGE_PRIORITY): kept here so that the
+     * reconciler re-enqueues a lost task, and the HTTP hand-out offers it, at the priority it was given.
+     */
+    priority: p.integer().default(0),
   },
 });
 

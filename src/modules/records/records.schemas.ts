@@ -48,6 +48,21 @@ export const RecordCase = t.Object(
   { title: "RecordCase" },
 );
 
+/** A judgement a rejudge replaced (RecordHistoryEntry in record-states.ts). */
+export const RecordHistoryEntrySchema = t.Object(
+  {
+    state: RecordStateSchema,
+    score: OutInt(),
+    timeMs: OutInt(),
+    memoryKb: OutInt(),
+    problemConfigId: t.Nullable(Uuid),
+    judgedAt: t.Nullable(DateTime),
+    rejudgedAt: DateTime,
+    rejudgedBy: t.Nullable(Uuid, { description: "the user who asked for the rejudge" }),
+  },
+  { title: "RecordHistoryEntry" },
+);
+
 export const RecordDetail = t.Object(
   {
     ...recordFields,
@@ -61,6 +76,7 @@ export const RecordDetail = t.Object(
     judgerId: t.Nullable(Uuid),
     attempts: OutInt({ description: "how many times a judger claimed it (extension)" }),
     codeUrl: t.Nullable(t.String({ description: "where the caller may download the submitted files, if they may (extension)" })),
+    history: t.Array(RecordHistoryEntrySchema, { description: "earlier judgements that rejudges replaced, oldest first (extension)" }),
   },
   { title: "RecordDetail" },
 );

@@ -85,6 +85,7 @@ export async function toRecordDetail(
     problemSetId: record.problemSet?.id ?? null, problemId: record.problem?.id ?? null, problemConfigId: record.config?.id ?? null,
     committerId: record.committer?.id ?? null, judgerId: record.judger?.id ?? null, attempts: record.attempts,
     codeUrl: mayReadCode(access, record) ? codeUrl : null,
+    history: record.history ?? [],
   };
 }
 
