@@ -30,6 +30,7 @@ import { recordsRoutes } from "./modules/records/records.routes";
 import { judgeRoutes } from "./modules/judge-protocol/judge.routes";
 import { judgeTasksRoutes } from "./modules/judge-tasks/judge-tasks.routes";
 import { scoreboardRoutes } from "./modules/scoreboard/scoreboard.routes";
+import { rejudgeRoutes } from "./modules/rejudge/rejudge.routes";
 
 export interface AppDeps {
   config: Config;
@@ -81,6 +82,7 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
         .use(submissionsRoutes(deps))
         .use(recordsRoutes(deps))
         .use(scoreboardRoutes(deps))
+        .use(rejudgeRoutes(deps))
         .use(judgeRoutes(deps))
         .use(judgeTasksRoutes(deps)),
     );

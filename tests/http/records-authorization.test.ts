@@ -7,7 +7,7 @@ import { judgeableProblem, recordRow, submission, submit } from "../helpers/reco
 /**
  * Who gets what on every submission, record and judge operation of a hidden domain: no token, a
  * non-member, a guest-role member, a member (submits, reads own records), a domain admin (all record
- * flags, record.judge included) and the site root. The records acted on are the owner's.
+ * flags, record.judge and record.rejudge included) and the site root. The records acted on are the owner's.
  */
 const CALLERS: Caller[] = ["anonymous", "outsider", "guest", "member", "admin", "siteRoot"];
 
@@ -46,6 +46,8 @@ const OPERATIONS: Operation[] = [
   { name: "PUT judge (unclaimed)", method: "PUT", body: async () => (await ownersRecord(), { state: "accepted" }), path: (c) => `${domain(c)}/records/${current.id}/judge`, expect: [401, "NF", 403, 403, "Error", "Error"] },
   { name: "PUT case judge (unclaimed)", method: "PUT", body: async () => (await ownersRecord(), { state: "accepted" }), path: (c) => `${domain(c)}/records/${current.id}/cases/0/judge`, expect: [401, "NF", 403, 403, "Error", "Error"] },
   { name: "GET judge/config (unclaimed)", method: "GET", path: async (c) => `${domain(c)}/records/${(await ownersRecord()).id}/judge/config`, expect: [401, "NF", 403, 403, "Error", "Error"] },
+  { name: "POST record rejudge", method: "POST", body: () => ({}), path: async (c) => `${domain(c)}/records/${(await ownersRecord()).id}/rejudge`, expect: [401, "NF", 403, 403, "OK", "OK"] },
+  { name: "POST problem rejudge", method: "POST", body: () => ({ state: "failed" }), path: (c) => `${domain(c)}/problems/${problem}/rejudge`, expect: [401, "NF", 403, 403, "OK", "OK"] },
   { name: "GET scoreboard", method: "GET", path: (c) => `${domain(c)}/problem_sets/${set}/scoreboard`, expect: [401, "NF", 403, "OK", "OK", "OK"] },
 ];
 

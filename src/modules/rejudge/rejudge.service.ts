@@ -1,0 +1,105 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { BizError } from "../../errors";
+import { isUuid } from "../../db/addressing";
+import { row } from "../../db/statements";
+import type { DomainAccess } from "../../auth/access";
+import type { JobClient } from "../../jobs/job-client";
+import type { Logger } from "../../logger";
+import type { Problem } from "../problems/problem.entity";
+import type { ProblemSet } from "../problem-sets/problem-set.entity";
+import { quote } from "../problem-configs/archive-paths";
+import { enqueueJudgingBatch, JUDGE_PRIORITY, type QueuedTask } from "../judge-tasks/judge-queue";
+import { rejudgeSelected, type RejudgeOptions } from "./rejudge-statements";
+import type { ProblemRejudgeInput, RejudgeConfigChoice, RejudgeQueuedView } from "./rejudge.schemas";
+
+/** Records one bulk statement takes: bounded, so no statement locks a whole problem's records at once. */
+const BATCH = 500;
+
+const notFound = () => new BizError("RecordNotFoundError", "record not found");
+
+/**
+ * Judges one record again, now: pinned to the problem's latest config version (or its own, `record`),
+ * under a new task id at normal priority, whatever its state. A record waiting or being judged is
+ * re-queued the same way (the judger on the old task is refused from then on); only a judged record
+ * has a result to keep in its history. The caller enqueues the returned task.
+ */
+export async function rejudgeRecord(
+  em: EntityManager, access: DomainAccess, recordId: string, config: RejudgeConfigChoice,
+): Promise<QueuedTask> {
+  const id = recordId.toLowerCase();
+  if (!isUuid(id)) throw notFound();
+  const options: RejudgeOptions = {
+    ownConfig: config === "record", priority: JUDGE_PRIORITY.normal, force: true, actorId: access.user.id,
+  };
+  const selection = { where: "r.id = ? and r.domain_id = ?", values: [id, access.domain.id], limit: 1 };
+  const done = await rejudgeSelected(em, selection, options);
+  if (done.queued.length === 1) return done.queued[0];
+  if (done.matched === 0) throw notFound();
+  throw await whyNotPinned(em, id, config);
+}
+
+interface PinRow {
+  problem_id: string | null;
+  language: string;
+  languages: string[] | null;
+  latest: string | null;
+}
+
+/** Why the statement found no config version to pin for the record, read after the fact. */
+async function whyNotPinned(em: EntityManager, id: string, config: RejudgeConfigChoice): Promise<BizError> {
+  if (config === "record") {
+    return new BizError("ProblemConfigNotFoundError", "the record's own config version no longer exists; rejudge it with the latest");
+  }
+  const found = await row<PinRow>(em,
+    `select r.problem_id, r.language, p.languages,
+            (select c.id from problem_configs c where c.problem_id = p.id order by c.version desc limit 1) as latest
+       from records r left join problems p on p.id = r.problem_id where r.id = ?`, [id]);
+  const ownConfig = 'rejudge it with its own config version ("config": "record")';
+  if (!found?.problem_id) return new BizError("ProblemNotFoundError", `the record's problem no longer exists; ${ownConfig}`);
+  if (!found.latest) return new BizError("ProblemConfigNotFoundError", "the problem has no config, so the record cannot be judged");
+  const languages = (found.languages ?? []).join(", ") || "(none)";
+  return new BizError("UnsupportedLanguageError",
+    `the latest config has no language ${quote(found.language)} (it has: ${languages}); ${ownConfig}`);
+}
+
+/** A problem's records and the optional filters; `KEYSET` continues after a batch (on records_domain_problem_index). */
+const PROBLEM_RECORDS = `r.domain_id = ? and r.problem_id = ?
+  and (?::uuid is null or r.problem_set_id = ?::uuid)
+  and (?::text[] is null or r.state = any(?::text[]))
+  and (?::text is null or r.language = ?)`;
+const KEYSET = " and (r.created_at, r.id) > (?::timestamptz, ?::uuid)";
+
+/**
+ * Judges again every record of a problem that matches the filters, in batches of BATCH records by
+ * (created_at, id), each batch one statement and then one enqueue. Judged records are queued at the
+ * low bulk priority, behind every new submission; records still waiting or being judged keep theirs.
+ * Answers once all are queued, not judged: how many were queued and how many had no config version
+ * to pin (the latest lacks their language, or their own version is gone).
+ */
+export async function rejudgeProblem(
+  em: EntityManager, jobs: JobClient, logger: Logger, access: DomainAccess,
+  target: { problem: Problem; set: ProblemSet | null }, input: ProblemRejudgeInput,
+): Promise<RejudgeQueuedView> {
+  const options: RejudgeOptions = {
+    ownConfig: input.config === "record", priority: JUDGE_PRIORITY.bulkRejudge, force: false, actorId: access.user.id,
+  };
+  const setId = target.set?.id ?? null;
+  const states = input.state === undefined ? null : `{${[input.state].flat().join(",")}}`;
+  const language = input.language ?? null;
+  const filters = [access.domain.id, target.problem.id, setId, setId, states, states, language, language];
+  const answer = { queued: 0, skipped: 0 };
+  let after: { at: string; id: string } | null = null;
+  for (;;) {
+    const selection = after
+      ? { where: PROBLEM_RECORDS + KEYSET, values: [...filters, after.at, after.id], limit: BATCH }
+      : { where: PROBLEM_RECORDS, values: filters, limit: BATCH };
+    const batch = await rejudgeSelected(em, selection, options);
+    answer.queued += batch.queued.length;
+    answer.skipped += batch.matched - batch.queued.length;
+    await enqueueJudgingBatch(jobs, logger, batch.queued);
+    if (batch.matched < BATCH || !batch.last) break;
+    after = batch.last;
+  }
+  logger.info("bulk rejudge queued", { problemId: target.problem.id, by: access.user.id, ...answer });
+  return answer;
+}
