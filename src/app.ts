@@ -30,6 +30,7 @@ import { recordsRoutes } from "./modules/records/records.routes";
 import { judgeRoutes } from "./modules/judge-protocol/judge.routes";
 import { judgeTasksRoutes } from "./modules/judge-tasks/judge-tasks.routes";
 import { scoreboardRoutes } from "./modules/scoreboard/scoreboard.routes";
+import { recordEventsRoutes } from "./modules/record-events/record-events.routes";
 import { rejudgeRoutes } from "./modules/rejudge/rejudge.routes";
 
 export interface AppDeps {
@@ -80,6 +81,7 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
         .use(configsRoutes(deps))
         .use(problemSetsRoutes(deps))
         .use(submissionsRoutes(deps))
+        .use(recordEventsRoutes(deps))
         .use(recordsRoutes(deps))
         .use(scoreboardRoutes(deps))
         .use(rejudgeRoutes(deps))

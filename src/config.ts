@@ -35,6 +35,8 @@ export interface Config {
   /** Password hashes (argon2id, 64 MiB each) computed at once; more wait their turn. */
   passwordHashConcurrency: number;
   logLevel: LogLevel;
+  /** Server-Sent Event streams of records: per user at once, and the heartbeat's period. */
+  liveStreams: { maxPerUser: number; heartbeatSeconds: number };
   /** Bearer token for `/metrics` from anywhere but loopback; unset: loopback only. */
   metricsToken: string | null;
   queuePrefix: string;
@@ -146,6 +148,10 @@ export function loadConfig(env: Env = process.env): Config {
     passwordHashConcurrency: read.integer("PASSWORD_HASH_CONCURRENCY", Math.max(1, cpus().length), 1, 256),
     logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
     metricsToken: readMetricsToken(env, problems),
+    liveStreams: {
+      maxPerUser: read.integer("LIVE_STREAMS_PER_USER", 8, 1, 1000),
+      heartbeatSeconds: read.integer("LIVE_HEARTBEAT_SECONDS", 15, 1, 300),
+    },
     queuePrefix: read.string("QUEUE_PREFIX", "joj"),
     judgerAliveSeconds: read.integer("JUDGER_ALIVE_SECONDS", 60, 5, 86400),
     storage: {

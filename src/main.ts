@@ -8,6 +8,7 @@ import { JobClient } from "./jobs/job-client";
 import { connectPostgres, connectRedis, exitOnStartupError } from "./runtime/connect";
 import { onShutdown } from "./runtime/shutdown";
 import { BUN_BODY_LIMIT } from "./http/body-limits";
+import { closeLiveStreams } from "./modules/record-events/record-events.routes";
 
 type ShutdownStep = { name: string; run: () => unknown };
 
@@ -34,6 +35,8 @@ export async function runApi(config: Config, logger: Logger, extraShutdownSteps:
   });
   // Handlers before listening: a SIGTERM that arrives right after start-up must still stop cleanly.
   onShutdown(logger, config.shutdownTimeoutMs, [
+    // Live streams never finish by themselves: end them, so that the server's stop below can.
+    { name: "live streams", run: () => closeLiveStreams(jobs) },
     // Stop accepting; in-flight requests finish before the pools close.
     { name: "http", run: () => app.stop(false) },
     ...extraShutdownSteps,

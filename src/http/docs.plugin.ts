@@ -30,7 +30,8 @@ export function docsPlugin(version: VersionInfo, routes: () => readonly RouteInf
         specPath: SPEC_PATH,
         provider: "swagger-ui",
         swagger: { cdn: `${DOCS_PATH}/assets/swagger-ui-bundle.js`, theme: `${DOCS_PATH}/assets/swagger-ui.css`, autoDarkMode: false },
-        exclude: { paths: [/^\/api\/v1\/docs/, "/healthz", "/readyz", "/", "/api"] },
+        // staticFile: routes with a dot would be dropped as static files (the grades export, `scoreboard.csv`).
+        exclude: { staticFile: false, paths: [/^\/api\/v1\/docs/, "/healthz", "/readyz", "/metrics", "/", "/api"] },
         documentation: {
           info: { title: "JOJ Horse-compatible judge API", version: "1", description: `Build ${version.version} (${version.git})` },
           components: { securitySchemes: { HTTPBearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },

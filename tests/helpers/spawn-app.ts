@@ -1,4 +1,5 @@
 import Redis from "ioredis";
+import { closeLiveStreams } from "../../src/modules/record-events/record-events.routes";
 import { randomUUID } from "node:crypto";
 import { createApp, type App } from "../../src/app";
 import { loadConfig, type Config } from "../../src/config";
@@ -89,6 +90,7 @@ export async function spawnApp(env: Record<string, string> = {}, options: { conf
     logs,
     close: async () => {
       await worker?.close();
+      await closeLiveStreams(jobs);
       await jobs.close();
       rmSync(storageDir, { recursive: true, force: true });
       await orm.close(true);

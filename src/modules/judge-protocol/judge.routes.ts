@@ -8,16 +8,22 @@ import { archiveDownload } from "../problem-configs/archive-writer";
 import * as judge from "./judge.service";
 import { releaseRecord } from "../judge-tasks/judge-tasks.service";
 import { enqueueJudging } from "../judge-tasks/judge-queue";
+import { announceRecordChange } from "../record-events/record-events.bus";
 import { ArchiveQuery, RecordParams } from "../records/records.schemas";
 import { BlobParams, CaseParams, JudgerClaim, JudgerCredentialsResp, RecordCaseSubmit, RecordSubmit } from "./judge.schemas";
 
 /** Horse's three judge routes, fenced (claim, lease, forward-only states), plus the judger's downloads. */
 export function judgeRoutes(deps: AppDeps) {
   const { store, config, jobs, logger } = deps;
+  // Live streams hear of each change; not awaited: a judge's report does not wait on the announcement.
+  const announce = (domainId: string, recordId: string) =>
+    void announceRecordChange(jobs, config.queuePrefix, logger, domainId, recordId.toLowerCase());
   return new Elysia({ name: "judge-routes", prefix: "/domains/:domain/records/:record", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))
     .post("/judge/claim", async ({ em, access, params, body }) => {
-      return ok(await judge.claimForJudger(em, access, params.record, body.taskId, config.judging, config.publicUrl));
+      const claimed = await judge.claimForJudger(em, access, params.record, body.taskId, config.judging, config.publicUrl);
+      announce(access.domain.id, params.record);
+      return ok(claimed);
     }, {
       domainPermission: "record.judge",
       params: RecordParams,
@@ -27,6 +33,7 @@ export function judgeRoutes(deps: AppDeps) {
     })
     .post("/judge/release", async ({ em, access, params, body }) => {
       await enqueueJudging(jobs, logger, await releaseRecord(em, access, params.record, body.taskId));
+      announce(access.domain.id, params.record);
       return ok({});
     }, {
       domainPermission: "record.judge",
@@ -37,6 +44,7 @@ export function judgeRoutes(deps: AppDeps) {
     })
     .put("/judge", async ({ em, access, params, body }) => {
       await judge.reportRecord(em, access, params.record, body, config.judging);
+      announce(access.domain.id, params.record);
       return ok({});
     }, {
       domainPermission: "record.judge",
@@ -47,6 +55,7 @@ export function judgeRoutes(deps: AppDeps) {
     })
     .put("/cases/:index/judge", async ({ em, access, params, body }) => {
       await judge.reportCase(em, store, access, params.record, params.index, body, config.judging);
+      announce(access.domain.id, params.record);
       return ok({});
     }, {
       domainPermission: "record.judge",

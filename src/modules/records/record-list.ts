@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { holds, type DomainAccess } from "../../auth/access";
 import { pageWindow, parseOrdering, type ListPage } from "../../db/listing";
 import { isoSql, rows } from "../../db/statements";
+import { uuidArray } from "../../db/addressing";
 import type { RecordListDetailView, RecordListQueryInput } from "./records.schemas";
 
 /**
@@ -18,7 +19,19 @@ import type { RecordListDetailView, RecordListQueryInput } from "./records.schem
  */
 const COLUMNS = { createdAt: "created_at", updatedAt: "updated_at", id: "id" } as const;
 
-export async function listRecordPage(em: EntityManager, access: DomainAccess, query: RecordListQueryInput): Promise<ListPage<RecordListDetailView>> {
+/** A list row as JSON, from `records r` with ROW_JOINS: the fields of RecordListDetail. */
+const ROW_JSON = `json_build_object(
+  'createdAt', ${isoSql("r.created_at")}, 'updatedAt', ${isoSql("r.updated_at")}, 'id', r.id, 'domainId', r.domain_id,
+  'state', r.state, 'language', r.language, 'score', r.score, 'timeMs', r.time_ms, 'memoryKb', r.memory_kb,
+  'judgedAt', ${isoSql("r.judged_at")}, 'late', r.late, 'problemSetId', r.problem_set_id, 'problemSetTitle', ps.title,
+  'problemId', r.problem_id, 'problemTitle', p.title, 'committerId', r.committer_id, 'committerUsername', u.username)`;
+const ROW_JOINS = `left join problem_sets ps on ps.id = r.problem_set_id left join problems p on p.id = r.problem_id
+  left join users u on u.id = r.committer_id`;
+
+export type RecordListFilters = Pick<RecordListQueryInput, "problemSet" | "problem" | "submitterId">;
+
+/** The list's WHERE: the domain, the filters given, and without record.view the caller's own records only. */
+function listCondition(access: DomainAccess, query: RecordListFilters) {
   const where = ["domain_id = ?"];
   const values: unknown[] = [access.domain.id];
   const filter = (column: string, value: string | undefined) => {
@@ -29,24 +42,30 @@ export async function listRecordPage(em: EntityManager, access: DomainAccess, qu
   filter("problem_set_id", query.problemSet);
   filter("problem_id", query.problem);
   filter("committer_id", query.submitterId);
-  // Without record.view one sees one's own records only.
   if (!holds(access, "record.view")) filter("committer_id", access.user.id);
+  return { where, values };
+}
+
+/** The list rows of some records, as the list would show them to this caller with these filters (live updates). */
+export async function listRowsOf(em: EntityManager, access: DomainAccess, filters: RecordListFilters, ids: string[]): Promise<RecordListDetailView[]> {
+  const { where, values } = listCondition(access, filters);
+  const [found] = await rows<{ results: RecordListDetailView[] }>(em,
+    `select coalesce(json_agg(${ROW_JSON} order by r.updated_at, r.id), '[]') as results
+       from records r ${ROW_JOINS} where r.id = any(?::uuid[]) and ${where.map((w) => `r.${w}`).join(" and ")}`,
+    [uuidArray(ids), ...values]);
+  return found.results;
+}
+
+export async function listRecordPage(em: EntityManager, access: DomainAccess, query: RecordListQueryInput): Promise<ListPage<RecordListDetailView>> {
+  const { where, values } = listCondition(access, query);
   const order = Object.entries(parseOrdering(query.ordering)).map(([property, direction]) => `${COLUMNS[property as keyof typeof COLUMNS]} ${direction}`);
   const { offset, limit } = pageWindow(query);
   const condition = where.join(" and ");
   const [page] = await rows<{ n: number; results: RecordListDetailView[] }>(em,
     `with page as (select id from records where ${condition} order by ${order.join(", ")} limit ? offset ?)
      select (select coalesce(sum(records), 0)::int from record_counts where ${condition}) as n,
-            coalesce((select json_agg(json_build_object(
-                'createdAt', ${isoSql("r.created_at")}, 'updatedAt', ${isoSql("r.updated_at")}, 'id', r.id, 'domainId', r.domain_id,
-                'state', r.state, 'language', r.language, 'score', r.score, 'timeMs', r.time_ms, 'memoryKb', r.memory_kb,
-                'judgedAt', ${isoSql("r.judged_at")}, 'late', r.late, 'problemSetId', r.problem_set_id, 'problemSetTitle', ps.title,
-                'problemId', r.problem_id, 'problemTitle', p.title, 'committerId', r.committer_id, 'committerUsername', u.username
-              ) order by ${order.map((o) => `r.${o}`).join(", ")})
-              from page join records r on r.id = page.id
-              left join problem_sets ps on ps.id = r.problem_set_id
-              left join problems p on p.id = r.problem_id
-              left join users u on u.id = r.committer_id), '[]') as results`,
+            coalesce((select json_agg(${ROW_JSON} order by ${order.map((o) => `r.${o}`).join(", ")})
+              from page join records r on r.id = page.id ${ROW_JOINS}), '[]') as results`,
     [...values, limit, offset, ...values]);
   return { count: page.n, results: page.results };
 }

@@ -1,0 +1,159 @@
+import Redis from "ioredis";
+import type { JobClient } from "../../jobs/job-client";
+import type { Logger } from "../../logger";
+
+/**
+ * The record-change bus: whoever changes a record (a judge report, a submission, the reconciler, a
+ * rejudge) announces `(domain, record)`; every API process hears it through Redis pub/sub and tells
+ * the live streams of that domain (record-events.service.ts), which re-read the record themselves.
+ * A message carries no record data, so nothing a stream sends skips the reader's permission checks.
+ *
+ * Each announcement is also appended to a capped Redis stream, in the same script, so its id (the SSE
+ * event id) orders announcements identically on the log and on the channel: a client resuming with
+ * `Last-Event-ID` reads the log after that id and misses nothing the channel carried.
+ */
+const LOG_LENGTH = 10_000;
+const ANNOUNCE = `
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'd', ARGV[2], 'r', ARGV[3])
+redis.call('PUBLISH', KEYS[2], id .. ' ' .. ARGV[2] .. ' ' .. ARGV[3])
+return id`;
+
+export const channelOf = (queuePrefix: string) => `${queuePrefix}:records:events`;
+export const logOf = (queuePrefix: string) => `${queuePrefix}:records:log`;
+
+/** The queues' connection (ioredis under BullMQ's backend interface, which lists only what BullMQ uses). */
+export const commandsOf = async (jobs: JobClient) => (await jobs.queues.judge.getBackend().client) as unknown as Redis;
+
+/**
+ * Announces that a record changed. Never fails the change itself: the record is safe in PostgreSQL,
+ * and a stream that misses an announcement catches up at its next one or on reconnection.
+ */
+export async function announceRecordChange(jobs: JobClient, queuePrefix: string, logger: Logger, domainId: string, recordId: string): Promise<void> {
+  try {
+    const redis = await commandsOf(jobs);
+    await redis.eval(ANNOUNCE, 2, logOf(queuePrefix), channelOf(queuePrefix), LOG_LENGTH, domainId, recordId);
+  } catch (error) {
+    logger.warn("record change not announced to live streams", { recordId, error });
+  }
+}
+
+export interface Change {
+  /** The log's id: the SSE event id. */
+  id: string;
+  domainId: string;
+  recordId: string;
+}
+
+type Listener = (change: Change) => void;
+
+/**
+ * One subscriber connection per API process (and queue prefix), fanning the channel out to the
+ * process's streams by domain. It connects with the first stream and stays for the process.
+ */
+export class RecordBus {
+  private subscriber: Redis | null = null;
+  private ready: Promise<void> | null = null;
+  private readonly listeners = new Map<string, Set<Listener>>();
+
+  constructor(
+    private readonly redisUrl: string,
+    private readonly queuePrefix: string,
+    private readonly logger: Logger,
+    /** A connection for commands (a subscribed one takes none): the queues' own. */
+    private readonly commands: () => Promise<Redis>,
+  ) {}
+
+  /** Starts listening for a domain's changes; the returned function stops. Rejects when Redis is down. */
+  async listen(domainId: string, listener: Listener): Promise<() => void> {
+    await this.connect();
+    const set = this.listeners.get(domainId) ?? new Set();
+    this.listeners.set(domainId, set.add(listener));
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(domainId);
+    };
+  }
+
+  /** Changes after `afterId`, oldest first, or null when the log no longer reaches back that far. */
+  async changesSince(afterId: string, limit = 1000): Promise<Change[] | null> {
+    const redis = await this.commands();
+    const first = (await redis.xrange(logOf(this.queuePrefix), "-", "+", "COUNT", 1))[0];
+    // Trimmed past the client's position: what it missed is gone from the log.
+    if (first && compareIds(first[0], afterId) > 0) return null;
+    const entries = await redis.xrange(logOf(this.queuePrefix), `(${afterId}`, "+", "COUNT", limit);
+    return entries.map(([id, fields]) => ({ id, domainId: fields[1], recordId: fields[3] }));
+  }
+
+  /** The newest id in the log: where a fresh stream starts. */
+  async lastId(): Promise<string> {
+    const redis = await this.commands();
+    return (await redis.xrevrange(logOf(this.queuePrefix), "+", "-", "COUNT", 1))[0]?.[0] ?? "0-0";
+  }
+
+  /**
+   * Takes one of a user's stream slots, shared by every API process: a sorted set of stream ids scored
+   * by their last heartbeat, so the slots of a process that died free themselves after `staleMs`.
+   * False when all `max` are taken.
+   */
+  async takeSlot(userId: string, streamId: string, max: number, staleMs: number): Promise<boolean> {
+    const redis = await this.commands();
+    const key = `${this.queuePrefix}:records:streams:${userId}`;
+    const now = Date.now();
+    const [, [, held]] = (await redis.multi().zremrangebyscore(key, 0, now - staleMs).zcard(key).exec()) as [unknown, [unknown, number]];
+    if (held >= max) return false;
+    await redis.multi().zadd(key, now, streamId).pexpire(key, staleMs).exec();
+    // Two streams opening at once may both have seen max - 1: the later one gives its slot back.
+    const rank = await redis.zrank(key, streamId);
+    if (rank !== null && rank >= max) {
+      await redis.zrem(key, streamId);
+      return false;
+    }
+    return true;
+  }
+
+  async keepSlot(userId: string, streamId: string, staleMs: number): Promise<void> {
+    const redis = await this.commands();
+    const key = `${this.queuePrefix}:records:streams:${userId}`;
+    await redis.multi().zadd(key, "XX", Date.now(), streamId).pexpire(key, staleMs).exec();
+  }
+
+  async freeSlot(userId: string, streamId: string): Promise<void> {
+    await (await this.commands()).zrem(`${this.queuePrefix}:records:streams:${userId}`, streamId);
+  }
+
+  private connect(): Promise<void> {
+    if (this.ready) return this.ready;
+    const subscriber = new Redis(this.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+    subscriber.on("error", (error) => this.logger.debug("record bus connection error", { error: error.message }));
+    subscriber.on("message", (_channel, message: string) => {
+      const [id, domainId, recordId] = message.split(" ");
+      for (const listener of this.listeners.get(domainId) ?? []) listener({ id, domainId, recordId });
+    });
+    this.subscriber = subscriber;
+    this.ready = subscriber.connect().then(() => subscriber.subscribe(channelOf(this.queuePrefix))).then(() => {});
+    this.ready.catch(() => {
+      // The next stream tries again.
+      this.ready = null;
+      this.subscriber = null;
+      subscriber.disconnect();
+    });
+    return this.ready;
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    const subscriber = this.subscriber;
+    this.subscriber = null;
+    this.ready = null;
+    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+}
+
+/** Redis stream ids (`ms-seq`) in order. */
+export function compareIds(a: string, b: string): number {
+  const [am, as] = a.split("-").map(BigInt);
+  const [bm, bs] = b.split("-").map(BigInt);
+  return am === bm ? Number(as - bs) : am < bm ? -1 : 1;
+}
+
+export const isStreamId = (text: string) => /^\d{1,20}-\d{1,20}$/.test(text);

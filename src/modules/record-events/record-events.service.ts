@@ -1,0 +1,168 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { assertDomainVisible, loadUserAndDomainAccess, type DomainAccess } from "../../auth/access";
+import type { BlobStore } from "../../storage/blob-store";
+import { BizError } from "../../errors";
+import { findReadableRecord, toRecordDetail } from "../records/records.service";
+import { listRowsOf, type RecordListFilters } from "../records/record-list";
+import { isFinal } from "../records/record-states";
+import type { Change, RecordBus } from "./record-events.bus";
+
+/** Where a stream's events go: the routes turn these into `text/event-stream` frames. */
+export interface Sink {
+  send(event: string, data: unknown, id: string): void;
+  /** Ends the stream (after a final state, or when the caller may no longer see it). */
+  end(): void;
+}
+
+export interface StreamDeps {
+  bus: RecordBus;
+  fork: () => EntityManager;
+  store: BlobStore;
+  codeUrl: (recordId: string) => string;
+}
+
+/**
+ * The caller's standing, read again for every burst of events: a demotion, a removal from the domain
+ * or a deactivated account takes effect at the next event, exactly as on the next GET. Null: gone.
+ */
+async function standing(em: EntityManager, userId: string, domainId: string): Promise<DomainAccess | null> {
+  try {
+    const found = await loadUserAndDomainAccess(em, userId, domainId);
+    if (!found) return null;
+    const access = found.access();
+    assertDomainVisible(access);
+    return access;
+  } catch (error) {
+    if (error instanceof BizError) return null;
+    throw error;
+  }
+}
+
+/**
+ * Runs `work` for the newest pending event id, one burst at a time: events that arrive while a burst
+ * is being read are folded into the next, so a judge reporting faster than a stream reads costs one
+ * read per burst, never a queue.
+ */
+function serialised(work: (id: string) => Promise<void>, fail: (error: unknown) => void) {
+  let pending: string | null = null;
+  let running = false;
+  return (id: string) => {
+    pending = id;
+    if (running) return;
+    running = true;
+    void (async () => {
+      try {
+        while (pending !== null) {
+          const next: string = pending;
+          pending = null;
+          await work(next);
+        }
+      } catch (error) {
+        fail(error);
+      } finally {
+        running = false;
+      }
+    })();
+  };
+}
+
+/**
+ * One record as it is judged: `record` (state and totals) when they change, `case` for each case
+ * whose result changed, and `end` with the final state, after which the stream closes. Each burst
+ * re-reads the record through the same checks and case-output rules as `GET …/records/{record}`. On
+ * (re)connection the current record and its cases are sent whole: events are idempotent by case index.
+ */
+export async function watchRecord(
+  deps: StreamDeps, userId: string, domainId: string, recordId: string, sink: Sink, onError: (error: unknown) => void,
+): Promise<() => void> {
+  const sent = { record: "", cases: [] as string[] };
+  let ended = false;
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    stop();
+    sink.end();
+  };
+  const burst = serialised(async (eventId) => {
+    if (ended) return;
+    const em = deps.fork();
+    const access = await standing(em, userId, domainId);
+    const record = access && (await findReadableRecord(em, access, recordId).catch((error) => {
+      if (error instanceof BizError) return null;
+      throw error;
+    }));
+    if (!access || !record) return finish();
+    const detail = await toRecordDetail(em, deps.store, access, record, deps.codeUrl(record.id));
+    const { cases, ...summary } = detail;
+    const head = { id: summary.id, state: summary.state, score: summary.score, timeMs: summary.timeMs, memoryKb: summary.memoryKb, judgedAt: summary.judgedAt };
+    if (JSON.stringify(head) !== sent.record) sink.send("record", head, eventId);
+    sent.record = JSON.stringify(head);
+    // A rejudge clears the cases: what was sent before no longer stands.
+    if (cases.length < sent.cases.length) sent.cases = [];
+    cases.forEach((c, index) => {
+      const text = JSON.stringify(c);
+      if (text !== sent.cases[index]) sink.send("case", { index, ...c }, eventId);
+      sent.cases[index] = text;
+    });
+    if (isFinal(summary.state)) {
+      sink.send("end", { state: summary.state }, eventId);
+      finish();
+    }
+  }, onError);
+  const stop = await deps.bus.listen(domainId, (change) => {
+    if (change.recordId === recordId) burst(change.id);
+  });
+  burst(await deps.bus.lastId());
+  return () => {
+    ended = true;
+    stop();
+  };
+}
+
+/**
+ * The records list as it changes: a `record` event with the list row (the shape of `GET …/records`'
+ * results) for each record of the domain that changed and that the list, with these filters, shows
+ * the caller. Resuming after `Last-Event-ID` replays the changes since from the log; when the log no
+ * longer reaches back that far, a `reset` event tells the client to reload the list.
+ */
+export async function watchList(
+  deps: StreamDeps, userId: string, domainId: string, filters: RecordListFilters, lastEventId: string | null,
+  sink: Sink, onError: (error: unknown) => void,
+): Promise<() => void> {
+  const changed = new Set<string>();
+  const sentAt = new Map<string, string>();
+  let stopped = false;
+  const burst = serialised(async (eventId) => {
+    if (stopped || changed.size === 0) return;
+    const ids = [...changed];
+    changed.clear();
+    const em = deps.fork();
+    const access = await standing(em, userId, domainId);
+    if (!access) {
+      stopped = true;
+      stop();
+      return sink.end();
+    }
+    for (const row of await listRowsOf(em, access, filters, ids)) {
+      if (sentAt.get(row.id) === row.updatedAt) continue;
+      sentAt.set(row.id, row.updatedAt);
+      sink.send("record", row, eventId);
+    }
+    // Bounded memory on a stream left open for a semester.
+    if (sentAt.size > 10_000) sentAt.clear();
+  }, onError);
+  const hear = (change: Change) => {
+    changed.add(change.recordId);
+    burst(change.id);
+  };
+  const stop = await deps.bus.listen(domainId, hear);
+  if (lastEventId) {
+    const missed = await deps.bus.changesSince(lastEventId);
+    if (missed === null) sink.send("reset", { reason: "the events since Last-Event-ID are no longer kept: reload the list" }, await deps.bus.lastId());
+    else for (const change of missed) if (change.domainId === domainId) hear(change);
+  }
+  return () => {
+    stopped = true;
+    stop();
+  };
+}
