@@ -5,7 +5,19 @@ import { TIMESTAMP_FORMS } from "./timestamps";
 
 /** Shared wire primitives: the envelope, lists, paging, ordering, ids and timestamps. Defined once. */
 
-export const ErrorCodeSchema = t.UnionEnum(ERROR_CODES, { title: "ErrorCode" });
+/**
+ * A closed list of strings, with no implied default. Elysia's `t.UnionEnum` gives the first value as
+ * the default, and request normalisation fills defaults in: a judge's case report without `state` was
+ * stored as `accepted`, and renaming a problem set reset its scoreboard rule to `best`. A default, where
+ * one is meant, is given explicitly.
+ */
+export function Choice<const V extends readonly [string, ...string[]]>(values: V, options: { title?: string; description?: string; default?: V[number] } = {}) {
+  const schema = t.UnionEnum(values, options);
+  if (!("default" in options)) delete (schema as { default?: unknown }).default;
+  return schema;
+}
+
+export const ErrorCodeSchema = Choice(ERROR_CODES, { title: "ErrorCode" });
 
 /** Horse's `XxxResp`: `{errorCode, errorMsg, data}`; errorMsg is null on success. */
 export const Envelope = <T extends TSchema>(data: T, title?: string) =>

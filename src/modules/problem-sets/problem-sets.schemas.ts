@@ -1,9 +1,9 @@
 import { t } from "elysia";
-import { DateTime, Envelope, Int32, ListOf, PaginationQuery, TimestampInput, Uuid, OutInt } from "../../http/schemas";
+import { Choice, DateTime, Envelope, Int32, ListOf, PaginationQuery, TimestampInput, Uuid, OutInt } from "../../http/schemas";
 import { UrlSlug } from "../domains/domains.schemas";
 import { RecordPreview } from "../problems/problems.schemas";
 
-const ScoreboardRule = t.UnionEnum(["best", "last"], { description: "which of a user's scores per problem the scoreboard counts (extension)" });
+const ScoreboardRule = Choice(["best", "last"], { description: "which of a user's scores per problem the scoreboard counts (extension)" });
 
 const windowFields = {
   unlockAt: t.Optional(t.Nullable(TimestampInput)),

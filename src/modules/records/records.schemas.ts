@@ -1,9 +1,9 @@
 import { t } from "elysia";
-import { DateTime, Envelope, ListOf, PaginationQuery, Uuid, OutInt } from "../../http/schemas";
+import { Choice, DateTime, Envelope, ListOf, PaginationQuery, Uuid, OutInt } from "../../http/schemas";
 import { CASE_RESULTS, RECORD_STATES } from "./record-states";
 
-export const RecordStateSchema = t.UnionEnum(RECORD_STATES, { title: "RecordState" });
-export const RecordCaseResultSchema = t.UnionEnum(CASE_RESULTS, { title: "RecordCaseResult" });
+export const RecordStateSchema = Choice(RECORD_STATES, { title: "RecordState" });
+export const RecordCaseResultSchema = Choice(CASE_RESULTS, { title: "RecordCaseResult" });
 
 const recordFields = {
   createdAt: DateTime,

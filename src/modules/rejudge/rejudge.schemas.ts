@@ -1,9 +1,8 @@
 import { t } from "elysia";
-import { Envelope, OutInt } from "../../http/schemas";
+import { Choice, Envelope, OutInt } from "../../http/schemas";
 import { RECORD_STATES } from "../records/record-states";
 
-// Elysia's UnionEnum defaults to its first value, which would turn a missing filter into "processing".
-const StateFilter = t.UnionEnum(RECORD_STATES, { title: "RecordState", default: undefined });
+const StateFilter = Choice(RECORD_STATES, { title: "RecordState" });
 
 const ConfigChoice = t.UnionEnum(["latest", "record"], {
   default: "latest",
