@@ -11,7 +11,7 @@ import { planJudging } from "../src/judge/plan";
 import { ensureRunner, freshWorkDir, runSandboxed } from "../src/judge/sandbox";
 import { SlotPool } from "../src/judge/slots";
 import { detectCgroups } from "../src/judge/cgroups";
-import { runCase } from "../src/judge/steps";
+import { compareWith, runCase } from "../src/judge/steps";
 import { fmt, report, timed } from "./harness";
 
 /**
@@ -62,7 +62,7 @@ const sandboxRun = async () => {
   if (run.lost || run.exitCode !== 0) throw new Error(`sandboxed run failed: ${run.diagnostics}`);
 };
 const wholeCase = async () => {
-  const result = await runCase(plan, program, join(scratch, "in"), join(scratch, "out"), slot, { runner, settings });
+  const { report: result } = await runCase(plan, program, join(scratch, "in"), compareWith(join(scratch, "out"), plan.compare), slot, { runner, settings });
   if (result.state !== "accepted") throw new Error(`case ended ${result.state}`);
 };
 for (const warm of [bareRun, sandboxRun, wholeCase]) await warm();

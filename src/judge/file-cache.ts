@@ -1,11 +1,19 @@
 import { createHash } from "node:crypto";
-import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { RemoteFile } from "./judge-api";
+
+/** A file of a built directory, as built (in memory) and as kept (on the host). */
+export interface BuiltFile { path: string; mode: number; bytes: Uint8Array }
+export interface KeptFile { path: string; mode: number; hostPath: string }
+interface Manifest { files: { path: string; mode: number }[]; bytes: number }
 
 const DIGEST = /^[0-9a-f]{64}$/;
 /** A file used this recently may be in a running record's hands: never pruned. */
 const IN_USE_MS = 15 * 60_000;
+/** Built directories (compiled checkers) live beside the digest shards, each with its manifest. */
+const BUILT = "built";
+const MANIFEST = "manifest.json";
 
 /**
  * Config files on the judge machine, by SHA-256. A config version's files never change, so an entry
@@ -15,6 +23,7 @@ const IN_USE_MS = 15 * 60_000;
  */
 export class FileCache {
   private readonly pending = new Map<string, Promise<string>>();
+  private readonly building = new Map<string, Promise<KeptFile[]>>();
   private bytesSincePrune = 0;
 
   constructor(private readonly dir: string, private readonly maxBytes: number) {}
@@ -46,11 +55,65 @@ export class FileCache {
     return path;
   }
 
-  /** Drops least recently used files until the cache is under 80 % of its bound. */
+  /**
+   * Files built once from config files (a compiled checker) under `key`, a digest of everything the
+   * build depends on: built by `build` on a miss (concurrent asks share one build), written to a
+   * temporary directory and renamed into place, so a half-written build is never seen. A build that
+   * throws is not kept: the next ask builds again.
+   */
+  async built(key: string, build: () => Promise<BuiltFile[]>): Promise<KeptFile[]> {
+    if (!DIGEST.test(key)) throw new Error(`not a SHA-256 digest: ${key}`);
+    const root = join(this.dir, BUILT, key);
+    const kept = await this.readBuilt(root);
+    if (kept) return kept;
+    let pending = this.building.get(key);
+    if (!pending) {
+      pending = build().then((files) => this.store(root, files)).finally(() => this.building.delete(key));
+      this.building.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async readBuilt(root: string): Promise<KeptFile[] | null> {
+    const manifest = await readFile(join(root, MANIFEST), "utf8").then((text) => JSON.parse(text) as Manifest, () => null);
+    if (!manifest) return null;
+    const now = new Date();
+    await utimes(root, now, now).catch(() => undefined);
+    return manifest.files.map((f) => ({ ...f, hostPath: join(root, "files", f.path) }));
+  }
+
+  private async store(root: string, files: BuiltFile[]): Promise<KeptFile[]> {
+    const temp = `${root}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      for (const file of files) {
+        await mkdir(dirname(join(temp, "files", file.path)), { recursive: true });
+        await writeFile(join(temp, "files", file.path), file.bytes, { mode: file.mode });
+      }
+      const bytes = files.reduce((sum, f) => sum + f.bytes.length, 0);
+      await writeFile(join(temp, MANIFEST), JSON.stringify({ files: files.map(({ path, mode }) => ({ path, mode })), bytes } satisfies Manifest));
+      // Another judge process on this machine may have stored the same build first: then its copy stands.
+      await rename(temp, root).catch(() => undefined);
+      this.bytesSincePrune += bytes;
+    } finally {
+      await rm(temp, { recursive: true, force: true });
+    }
+    const kept = await this.readBuilt(root);
+    if (!kept) throw new Error(`could not keep the build in ${root}`);
+    return kept;
+  }
+
+  /** Drops least recently used files (and builds) until the cache is under 80 % of its bound. */
   async prune(): Promise<void> {
     this.bytesSincePrune = 0;
     const entries: { path: string; size: number; used: number }[] = [];
+    for (const key of await readdir(join(this.dir, BUILT)).catch(() => [] as string[])) {
+      const root = join(this.dir, BUILT, key);
+      const manifest = await readFile(join(root, MANIFEST), "utf8").then((text) => JSON.parse(text) as Manifest, () => null);
+      const info = await stat(root).catch(() => null);
+      if (manifest && info) entries.push({ path: root, size: manifest.bytes, used: info.mtimeMs });
+    }
     for (const shard of await readdir(this.dir).catch(() => [] as string[])) {
+      if (shard === BUILT) continue;
       for (const name of await readdir(join(this.dir, shard)).catch(() => [] as string[])) {
         const path = join(this.dir, shard, name);
         const info = await stat(path).catch(() => null);
@@ -61,7 +124,7 @@ export class FileCache {
     const cutoff = Date.now() - IN_USE_MS;
     for (const entry of entries.sort((a, b) => a.used - b.used)) {
       if (total <= this.maxBytes * 0.8 || entry.used > cutoff) break;
-      await rm(entry.path, { force: true });
+      await rm(entry.path, { recursive: true, force: true });
       total -= entry.size;
     }
   }

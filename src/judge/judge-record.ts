@@ -2,9 +2,11 @@ import { readFile } from "node:fs/promises";
 import type { Logger } from "../logger";
 import { Refused, type CaseReport, type Claim, type JudgeApi, type JudgeTask, type RemoteFile } from "./judge-api";
 import type { FileCache } from "./file-cache";
-import { normalisePath, planJudging, type JudgePlan } from "./plan";
+import { CheckerShelf, runChecker } from "./checker";
+import { normalisePath, planJudging, type CasePlan, type JudgePlan } from "./plan";
 import type { Slot } from "./slots";
-import { compile, JudgeFault, runCase, type StagedFile, type Toolbox } from "./steps";
+import { compareWith, compile, JudgeFault, runCase, type CaseRun, type StagedFile, type Toolbox } from "./steps";
+import { judgeCases } from "./subtasks";
 
 export interface EngineDeps {
   api: JudgeApi;
@@ -103,27 +105,39 @@ async function judgeClaimed(task: JudgeTask, claim: Claim, slot: Slot, deps: Eng
     return finish(api, task, compiled.state === "system_error" ? "failed" : "rejected");
   }
   await api.report(task, { state: "running" });
-  const states: string[] = [];
-  for (const c of plan.cases) {
-    halt.throwIfAborted();
-    const input = config.get(c.inputPath);
-    const expected = config.get(c.expectedPath);
-    let report: CaseReport;
-    if (!input || !expected) report = caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`);
-    else {
-      try {
-        report = await runCase(c, compiled.program, await cached(input), await cached(expected), slot, tools, halt);
-      } catch (error) {
-        if (!(error instanceof JudgeFault)) throw error;
-        report = caseOf("system_error", error.message);
-      }
-    }
-    halt.throwIfAborted();
-    await api.reportCase(task, c.index, report);
-    states.push(report.state);
-  }
-  const final = states.includes("system_error") ? "failed" : states.every((s) => s === "accepted") ? "accepted" : "rejected";
+  const checkers = new CheckerShelf({ config, cached, cache, slot, tools, logger: deps.logger, signal: halt });
+  const final = await judgeCases(plan, {
+    run: (c) => runOneCase(c, compiled.program, config, cached, checkers, slot, tools, halt),
+    report: async (index, report) => {
+      halt.throwIfAborted();
+      await api.reportCase(task, index, report);
+    },
+  });
   return finish(api, task, final);
+}
+
+/** One case: its files from the config, the program run, its output judged by the checker or the comparison. */
+async function runOneCase(
+  c: CasePlan, program: StagedFile[], config: Map<string, RemoteFile>, cached: (f: RemoteFile) => Promise<string>,
+  checkers: CheckerShelf, slot: Slot, tools: Toolbox, halt: AbortSignal,
+): Promise<CaseRun> {
+  halt.throwIfAborted();
+  const input = config.get(c.inputPath);
+  const expected = config.get(c.expectedPath);
+  if (!input || !expected) return { ratio: 0, report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`) };
+  try {
+    const [inputHost, expectedHost] = [await cached(input), await cached(expected)];
+    let judge = compareWith(expectedHost, c.compare);
+    if (c.checker) {
+      const built = await checkers.get(c.checker);
+      if (!built.ok) return { ratio: 0, report: caseOf("system_error", `checker failure: ${built.message}`) };
+      judge = (output) => runChecker(built.checker, inputHost, output, expectedHost, slot, tools, halt);
+    }
+    return await runCase(c, program, inputHost, judge, slot, tools, halt);
+  } catch (error) {
+    if (!(error instanceof JudgeFault)) throw error;
+    return { ratio: 0, report: caseOf("system_error", error.message) };
+  }
 }
 
 async function finish(api: JudgeApi, task: JudgeTask, state: string): Promise<string> {

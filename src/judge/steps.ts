@@ -2,8 +2,8 @@ import { chmod, chown, copyFile, mkdir, readFile, realpath, rm, writeFile } from
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { CaseReport } from "./judge-api";
 import type { JudgeSettings } from "./judge-settings";
+import { judgeOutput, type CompareRule } from "./compare";
 import type { CasePlan, JudgePlan } from "./plan";
-import { judgeOutput } from "./compare";
 import { freshWorkDir, readOutput, runSandboxed, STDERR_KEEP_BYTES, type RunResult, type SandboxRun } from "./sandbox";
 import type { Slot } from "./slots";
 import { escapeOutput } from "./text";
@@ -32,7 +32,7 @@ const PROGRAM_MAX_BYTES = 256 * 1024 * 1024;
 export class JudgeFault extends Error {}
 
 /** Writes files into a fresh directory as the slot's uid would own them. */
-async function populate(dir: string, uid: number, files: StagedFile[]): Promise<void> {
+export async function populate(dir: string, uid: number, files: StagedFile[]): Promise<void> {
   for (const file of files) {
     // The API checks paths on upload; the judge, root on its machine, checks again rather than trust it.
     if (isAbsolute(file.path) || file.path.split("/").some((part) => part === ".." || part === "")) throw new JudgeFault(`refusing the path "${file.path}"`);
@@ -52,7 +52,7 @@ async function populate(dir: string, uid: number, files: StagedFile[]): Promise<
  * A file the sandboxed program left behind, read only if it is a regular file inside the directory:
  * the program is gone by now (its PID namespace ended), so nothing moves between this check and the read.
  */
-async function takeFile(dir: string, path: string): Promise<StagedFile | null> {
+export async function takeFile(dir: string, path: string): Promise<StagedFile | null> {
   // No link anywhere on the path (readOutput refuses one only as the last component).
   const real = await realpath(join(dir, path)).catch(() => null);
   if (real !== join(dir, path) || !real.startsWith(`${dir}/`)) return null;
@@ -61,7 +61,7 @@ async function takeFile(dir: string, path: string): Promise<StagedFile | null> {
   return { path, mode: file.executable ? 0o755 : 0o644, bytes: file.data };
 }
 
-function assertRan(run: RunResult): void {
+export function assertRan(run: RunResult): void {
   // bubblewrap speaks only when it could not build the sandbox; the runner when it could not set the
   // program up (cgroup, seccomp): the judge machine's fault, never the program's.
   const said = run.diagnostics.trim();
@@ -69,7 +69,7 @@ function assertRan(run: RunResult): void {
 }
 
 /** A sandboxed run in the slot: its uid, its cgroup, the judge's /tmp size. */
-const inSlot = (slot: Slot, tools: Toolbox, run: Pick<SandboxRun, "workDir" | "argv" | "stdin" | "limits" | "keepStdout">): SandboxRun =>
+export const inSlot = (slot: Slot, tools: Toolbox, run: Pick<SandboxRun, "workDir" | "argv" | "stdin" | "limits" | "keepStdout">): SandboxRun =>
   ({ ...run, runner: tools.runner, uid: slot.uid, cgroup: slot.cgroup, tmpBytes: tools.settings.diskBytes });
 
 /**
@@ -105,30 +105,58 @@ export async function compile(plan: JudgePlan, sources: StagedFile[], configFile
   }
 }
 
-/** One case in a fresh directory holding only the program and this case's input; the output is compared on the host. */
-export async function runCase(plan: CasePlan, program: StagedFile[], inputHost: string, expectedHost: string, slot: Slot, tools: Toolbox, signal?: AbortSignal): Promise<CaseReport> {
+/** How a case's output was judged: by a built-in comparison or a checker (checker.ts). */
+export interface OutputVerdict {
+  state: "accepted" | "wrong_answer" | "system_error";
+  /** The share of the case's score earned: 1 accepted, 0 wrong, between for a checker's partial points. */
+  ratio: number;
+  /** What the checker said, shown with the case's output. */
+  message: string;
+}
+export type OutputJudge = (output: Uint8Array) => Promise<OutputVerdict>;
+
+/** The built-in comparison against the expected output on the host: bytes, linear, yielding (compare.ts). */
+export const compareWith = (expectedHost: string, rule: CompareRule): OutputJudge => async (output) =>
+  (await judgeOutput(output, await readFile(expectedHost), rule))
+    ? { state: "accepted", ratio: 1, message: "" }
+    : { state: "wrong_answer", ratio: 0, message: "" };
+
+/** A case's report, and the share of its score earned (subtasks score by it). */
+export interface CaseRun {
+  report: CaseReport;
+  ratio: number;
+}
+
+/**
+ * One case in a fresh directory holding only the program and this case's input; the output is judged
+ * on the host (or by a checker in a directory of its own) once the program's directory is gone.
+ */
+export async function runCase(plan: CasePlan, program: StagedFile[], inputHost: string, judge: OutputJudge, slot: Slot, tools: Toolbox, signal?: AbortSignal): Promise<CaseRun> {
   const dir = await freshWorkDir(slot.root, "run", slot.uid);
+  let run: RunResult;
   try {
     const files = program.filter((f) => plan.executeFiles.includes(f.path));
     // The input keeps its name (programs that open it by name work) unless the program uses that name.
     const inputName = files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath);
     await populate(dir, slot.uid, [...files, { path: inputName, mode: 0o644, hostPath: inputHost }]);
-    const limits = plan.limits;
-    const run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv: plan.executeArgs, stdin: inputName, limits }), signal);
+    run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv: plan.executeArgs, stdin: inputName, limits: plan.limits }), signal);
     assertRan(run);
-    let state = classifyRun(run, limits);
-    // Bytes against bytes, in linear time, yielding to the event loop (compare.ts).
-    if (state === "ran") state = (await judgeOutput(run.stdout, await readFile(expectedHost), plan.compare)) ? "accepted" : "wrong_answer";
-    return {
-      state,
-      score: state === "accepted" ? plan.score : 0,
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const ran = classifyRun(run, plan.limits);
+  const verdict: OutputVerdict = ran === "ran" ? await judge(run.stdout) : { state: ran as OutputVerdict["state"], ratio: 0, message: "" };
+  const stderr = escapeOutput(run.stderr, 60 * 1024, run.stderrTruncated);
+  return {
+    ratio: verdict.ratio,
+    report: {
+      state: verdict.state,
+      score: Math.floor(plan.score * verdict.ratio + 1e-9),
       timeMs: run.cpuMs,
       memoryKb: run.memoryKb,
       returnCode: returnCodeOf(run),
       stdout: escapeOutput(run.stdout, 60 * 1024, run.outputExceeded),
-      stderr: escapeOutput(run.stderr, 60 * 1024, run.stderrTruncated),
-    };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+      stderr: verdict.message ? `${verdict.message}${stderr ? `\n${stderr}` : ""}` : stderr,
+    },
+  };
 }

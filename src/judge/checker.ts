@@ -1,0 +1,199 @@
+import { createHash } from "node:crypto";
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { Logger } from "../logger";
+import type { FileCache, BuiltFile } from "./file-cache";
+import type { RemoteFile } from "./judge-api";
+import type { CheckerPlan } from "./plan";
+import { freshWorkDir, runSandboxed, STDERR_KEEP_BYTES, type Limits, type RunResult } from "./sandbox";
+import type { Slot } from "./slots";
+import { assertRan, inSlot, populate, takeFile, type OutputVerdict, type StagedFile, type Toolbox } from "./steps";
+import { escapeOutput } from "./text";
+import { classifyRun, returnCodeOf } from "./verdict";
+
+/**
+ * Checkers (special judges) from the config archive, called the way testlib checkers are:
+ * `executeArgs… <input> <program output> <expected output>`. Built once per set of file digests and
+ * compile command in the sandbox with the compile limits, kept in the judge's cache; each call runs
+ * in the sandbox in a fresh directory of its own, after the program's directory is gone, so the
+ * program never sees the checker or the answer. README "Checkers" has the protocol.
+ */
+
+/** Fixed and generous: a checker is the problem author's code, but it still runs sandboxed. */
+export const CHECKER_CPU_MS = 10_000;
+export const CHECKER_MEMORY_KB = 512 * 1024;
+/** What the case shows of the checker's message (its stderr, else its stdout). */
+export const CHECKER_MESSAGE_CHARS = 1024;
+const MAX_BUILT_FILES = 256;
+const MAX_BUILT_BYTES = 256 * 1024 * 1024;
+/** Where the three files of a call sit in the checker's directory (beside its own files). */
+const CASE_DIR = ".case";
+
+/** testlib's exit codes (testlib.h `resultExitCode`, without the EJUDGE or TESTSYS builds). */
+const EXIT = { ok: 0, wrongAnswer: 1, presentationError: 2, fail: 3, points: 7, unexpectedEof: 8 } as const;
+/** `quitp(p, …)` writes `points <p> …` to stderr (testlib.h `__testlib_quitp`). */
+const POINTS = /^points\s+([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?:\s|$)/m;
+
+export interface CompiledChecker {
+  files: StagedFile[];
+  executeArgs: string[];
+}
+
+export type CheckerBuild = { ok: true; checker: CompiledChecker } | { ok: false; message: string };
+
+class CheckerCompileError extends Error {}
+
+export interface CheckerShelfDeps {
+  config: Map<string, RemoteFile>;
+  cached: (file: RemoteFile) => Promise<string>;
+  cache: FileCache;
+  slot: Slot;
+  tools: Toolbox;
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+/** One record's checkers: each built (or taken from the judge's cache) at most once, on first use. */
+export class CheckerShelf {
+  private readonly builds = new Map<string, Promise<CheckerBuild>>();
+
+  constructor(private readonly deps: CheckerShelfDeps) {}
+
+  get(plan: CheckerPlan): Promise<CheckerBuild> {
+    const missing = plan.files.find((path) => !this.deps.config.has(path));
+    // The API checked the files on upload; a version without them is the judge's problem, not the program's.
+    if (missing) return Promise.resolve({ ok: false, message: `the config version has no ${missing} (a checker file)` });
+    const key = createHash("sha256")
+      .update(JSON.stringify({ files: plan.files.map((path) => [path, this.deps.config.get(path)!.digest]), compileArgs: plan.compileArgs }))
+      .digest("hex");
+    let build = this.builds.get(key);
+    if (!build) {
+      build = this.build(plan, key);
+      this.builds.set(key, build);
+    }
+    return build;
+  }
+
+  private async build(plan: CheckerPlan, key: string): Promise<CheckerBuild> {
+    const { cache, config, cached, slot, tools, logger, signal } = this.deps;
+    // Another record's build may be shared and stopped with that record: then this one builds it itself.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const files = await cache.built(key, async () => {
+          const sources: StagedFile[] = [];
+          for (const path of plan.files) sources.push({ path, mode: 0o644, hostPath: await cached(config.get(path)!) });
+          const built = await compileChecker(plan, sources, slot, tools, signal);
+          if (!built.ok) throw new CheckerCompileError(built.message);
+          logger.info("checker compiled", { key, files: plan.files });
+          return built.files;
+        });
+        return { ok: true, checker: { files: files.map((f) => ({ path: f.path, mode: f.mode, hostPath: f.hostPath })), executeArgs: plan.executeArgs } };
+      } catch (error) {
+        if (error instanceof CheckerCompileError) return { ok: false, message: error.message };
+        if (signal.aborted || attempt > 0) throw error;
+      }
+    }
+  }
+}
+
+/** Compiles the checker's files in the slot's sandbox with the compile limits; keeps every regular file left. */
+async function compileChecker(plan: CheckerPlan, sources: StagedFile[], slot: Slot, tools: Toolbox, signal: AbortSignal): Promise<{ ok: true; files: BuiltFile[] } | { ok: false; message: string }> {
+  const dir = await freshWorkDir(slot.root, "checker", slot.uid);
+  try {
+    await populate(dir, slot.uid, sources);
+    if (plan.compileArgs.length > 0) {
+      const limits = tools.settings.compile;
+      const run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES }), signal);
+      assertRan(run);
+      const verdict = classifyRun(run, limits);
+      if (verdict !== "ran") {
+        const said = escapeOutput(Buffer.concat([run.stdout, run.stderr]), CHECKER_MESSAGE_CHARS, run.stderrTruncated);
+        return { ok: false, message: `the checker did not compile (${verdict === "runtime_error" ? `exit ${returnCodeOf(run)}` : verdict}): ${said}`.trim() };
+      }
+    }
+    const files: BuiltFile[] = [];
+    let bytes = 0;
+    for (const path of await regularFiles(dir)) {
+      const file = await takeFile(dir, path);
+      if (!file?.bytes) continue;
+      bytes += file.bytes.length;
+      if (files.length >= MAX_BUILT_FILES || bytes > MAX_BUILT_BYTES) return { ok: false, message: "the checker's build left too many files or bytes" };
+      files.push({ path, mode: file.mode, bytes: file.bytes });
+    }
+    return { ok: true, files };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Relative paths of the regular files under `dir` (links and anything else skipped). */
+async function regularFiles(dir: string, prefix = ""): Promise<string[]> {
+  const paths: string[] = [];
+  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
+    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) paths.push(...(await regularFiles(dir, path)));
+    else if (entry.isFile()) paths.push(path);
+    if (paths.length > MAX_BUILT_FILES) break;
+  }
+  return paths;
+}
+
+export const checkerLimits = (tools: Toolbox): Limits => ({
+  cpuMs: CHECKER_CPU_MS,
+  wallMs: CHECKER_CPU_MS * tools.settings.wallFactor + tools.settings.wallSlackMs,
+  memoryKb: CHECKER_MEMORY_KB,
+  fileBytes: tools.settings.outputLimitBytes,
+  processes: tools.settings.processes,
+});
+
+/** Runs the checker on one case's input, the program's output and the expected output. */
+export async function runChecker(
+  checker: CompiledChecker, inputHost: string, output: Uint8Array, expectedHost: string, slot: Slot, tools: Toolbox, signal?: AbortSignal,
+): Promise<OutputVerdict> {
+  const dir = await freshWorkDir(slot.root, "check", slot.uid);
+  try {
+    await populate(dir, slot.uid, [
+      ...checker.files,
+      { path: `${CASE_DIR}/input`, mode: 0o644, hostPath: inputHost },
+      { path: `${CASE_DIR}/output`, mode: 0o644, bytes: output },
+      { path: `${CASE_DIR}/answer`, mode: 0o644, hostPath: expectedHost },
+    ]);
+    const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/output`, `${CASE_DIR}/answer`];
+    const limits = checkerLimits(tools);
+    const run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES }), signal);
+    assertRan(run);
+    return checkerVerdict(run, limits);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * testlib's protocol: 0 accepted; 1 wrong answer; 2 presentation error and 8 unexpected end of the
+ * output (testlib built with ENABLE_UNEXPECTED_EOF) count as wrong answers; 7 with `points p` on
+ * stderr earns p × the case's score (p from 0 to 1); 3 (testlib's `_fail`), any other code, a signal,
+ * running out of time or memory, or a flood is a checker failure: the case is a system error.
+ */
+export function checkerVerdict(run: RunResult, limits: Limits): OutputVerdict {
+  const text = new TextDecoder().decode(run.stderr.length > 0 ? run.stderr : run.stdout);
+  const said = escapeOutput(run.stderr.length > 0 ? run.stderr : run.stdout, CHECKER_MESSAGE_CHARS, run.stderrTruncated).trim();
+  const verdict = (state: OutputVerdict["state"], ratio: number): OutputVerdict => ({ state, ratio, message: `checker: ${said}`.trim() });
+  const failed = (why: string): OutputVerdict => ({ state: "system_error", ratio: 0, message: `checker failure: ${why}${said ? `\n${said}` : ""}` });
+  const ended = classifyRun(run, limits);
+  if (ended === "time_limit_exceeded") return failed(`it ran out of time (${limits.cpuMs / 1000} s of CPU)`);
+  if (ended === "memory_limit_exceeded") return failed(`it ran out of memory (${limits.memoryKb / 1024} MiB)`);
+  if (ended === "output_limit_exceeded") return failed("it wrote too much");
+  if (run.lost || run.signal !== 0) return failed(`it was killed (status ${returnCodeOf(run)})`);
+  switch (run.exitCode) {
+    case EXIT.ok: return verdict("accepted", 1);
+    case EXIT.wrongAnswer: case EXIT.presentationError: case EXIT.unexpectedEof: return verdict("wrong_answer", 0);
+    case EXIT.fail: return failed("it exited with 3 (testlib's _fail: the checker or the test data is wrong)");
+    case EXIT.points: {
+      const match = POINTS.exec(text);
+      const points = match ? Number(match[1]) : NaN;
+      if (!(points >= 0 && points <= 1)) return failed(`it exited with 7 (points) but its stderr has no "points p" with p from 0 to 1`);
+      return verdict(points >= 1 ? "accepted" : "wrong_answer", points);
+    }
+    default: return failed(`it exited with ${run.exitCode}`);
+  }
+}
