@@ -12,6 +12,11 @@ export class JobClient {
   readonly queues: Queues;
   private readonly events = new Map<QueueName, QueueEvents>();
 
+  /** The key prefix of every queue key, and of the keys that live beside the queues (record events). */
+  get queuePrefix(): string {
+    return this.config.queuePrefix;
+  }
+
   constructor(private readonly config: Pick<Config, "redisUrl" | "queuePrefix">) {
     this.queues = createQueues(config);
   }

@@ -128,6 +128,18 @@ describe("GET …/records/events", () => {
     expect((await stale.reader!.until((e) => e.event === "reset"))?.event).toBe("reset");
   });
 
+  test("a rejudge shows on the list: the judged record's row comes back waiting", async () => {
+    const { id, taskId } = await submitted(cast.admin.token);
+    await t.api.post(`${domain()}/records/${id}/judge/claim`, { taskId }, { token: judger.token });
+    await judgeCall(id, "/judge", { state: "accepted", score: 20 });
+    const { reader } = await stream(`${domain()}/records/events`, cast.owner.token);
+    await Bun.sleep(200);
+    expect((await t.api.post(`${domain()}/records/${id}/rejudge`, {}, { token: cast.admin.token })).body.errorCode).toBe("Success");
+    const row = await reader!.until((e) => (e.data as { id: string }).id === id);
+    expect(row?.data).toMatchObject({ id, state: "queueing", score: 0 });
+    await reader!.close();
+  });
+
   test("permissions are checked again at every event: a member removed from the domain stops receiving", async () => {
     const member = await createUser(t);
     await t.api.post(`${domain()}/users`, { user: member.user.id, role: "user" }, { token: cast.owner.token });

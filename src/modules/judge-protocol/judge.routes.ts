@@ -16,8 +16,7 @@ import { BlobParams, CaseParams, JudgerClaim, JudgerCredentialsResp, RecordCaseS
 export function judgeRoutes(deps: AppDeps) {
   const { store, config, jobs, logger } = deps;
   // Live streams hear of each change; not awaited: a judge's report does not wait on the announcement.
-  const announce = (domainId: string, recordId: string) =>
-    void announceRecordChange(jobs, config.queuePrefix, logger, domainId, recordId.toLowerCase());
+  const announce = (domainId: string, recordId: string) => void announceRecordChange(jobs, logger, domainId, recordId.toLowerCase());
   return new Elysia({ name: "judge-routes", prefix: "/domains/:domain/records/:record", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))
     .post("/judge/claim", async ({ em, access, params, body }) => {
@@ -33,7 +32,6 @@ export function judgeRoutes(deps: AppDeps) {
     })
     .post("/judge/release", async ({ em, access, params, body }) => {
       await enqueueJudging(jobs, logger, await releaseRecord(em, access, params.record, body.taskId));
-      announce(access.domain.id, params.record);
       return ok({});
     }, {
       domainPermission: "record.judge",

@@ -2,6 +2,7 @@ import type { JobClient } from "../../jobs/job-client";
 import type { RecordJudgePayload } from "../../jobs/catalogue";
 import type { Logger } from "../../logger";
 import { announceTask } from "./judge-tasks.service";
+import { announceRecordChange } from "../record-events/record-events.bus";
 
 /** How many finished judge jobs BullMQ keeps for inspection; the record is the lasting history. */
 const KEEP_FINISHED = { count: 10_000 };
@@ -46,6 +47,8 @@ async function withinTimeout(work: Promise<unknown>): Promise<void> {
 export async function enqueueJudging(jobs: JobClient, logger: Logger, task: QueuedTask): Promise<boolean> {
   // Judgers long-polling this process (HTTP mode) need no Redis to hear of it.
   announceTask();
+  // Live streams show the record waiting (again): a submission, a release, a re-queue, a rejudge.
+  void announceRecordChange(jobs, logger, task.domainId, task.recordId);
   const { priority: _priority, ...payload } = task;
   try {
     await withinTimeout(jobs.enqueue("record.judge", payload, { queue: "judge", ...jobOptions(task) }));
@@ -60,6 +63,9 @@ export async function enqueueJudging(jobs: JobClient, logger: Logger, task: Queu
 export async function enqueueJudgingBatch(jobs: JobClient, logger: Logger, tasks: QueuedTask[]): Promise<boolean> {
   if (tasks.length === 0) return true;
   announceTask();
+  const byDomain = new Map<string, string[]>();
+  for (const task of tasks) byDomain.set(task.domainId, [...(byDomain.get(task.domainId) ?? []), task.recordId]);
+  for (const [domainId, records] of byDomain) void announceRecordChange(jobs, logger, domainId, ...records);
   const batch = tasks.map((task) => {
     const { priority: _priority, ...payload } = task;
     return { name: "record.judge" as const, payload, options: jobOptions(task) };

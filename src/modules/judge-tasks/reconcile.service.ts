@@ -5,6 +5,7 @@ import type { JobClient } from "../../jobs/job-client";
 import type { ReconcileReport } from "../../jobs/catalogue";
 import type { Logger } from "../../logger";
 import { enqueueJudging } from "./judge-queue";
+import { announceRecordChange } from "../record-events/record-events.bus";
 import { pendingCase, REQUEUE_ASSIGNMENTS, WAITING_SQL as WAITING, WORKING_SQL as WORKING, type StoredCase } from "../records/record-states";
 
 /** A waiting record this young may still be on its way to Redis from the API that just saved it. */
@@ -36,14 +37,15 @@ export async function reconcileRecords(em: EntityManager, jobs: JobClient, logge
   );
   for (const { id, attempts } of lapsed) {
     if (attempts >= settings.maxAttempts) {
-      const rows = await em.execute(
+      const rows = await em.execute<{ id: string; domain_id: string }[]>(
         `update records set state = 'failed', judger_id = null, lease_expires_at = null, judged_at = now(), updated_at = now(),
                 score = 0, time_ms = 0, memory_kb = 0, cases = ?::jsonb
-          where id = ? and state in ${WORKING} and lease_expires_at <= now() returning id`,
+          where id = ? and state in ${WORKING} and lease_expires_at <= now() returning id, domain_id`,
         [JSON.stringify([abandonedCase(attempts, settings.leaseSeconds)]), id],
       );
       if (rows.length) {
         report.failed++;
+        void announceRecordChange(jobs, logger, rows[0].domain_id, id);
         logger.warn("record failed: judging abandoned too often", { recordId: id, attempts });
       }
       continue;

@@ -25,15 +25,25 @@ export const logOf = (queuePrefix: string) => `${queuePrefix}:records:log`;
 export const commandsOf = async (jobs: JobClient) => (await jobs.queues.judge.getBackend().client) as unknown as Redis;
 
 /**
- * Announces that a record changed. Never fails the change itself: the record is safe in PostgreSQL,
- * and a stream that misses an announcement catches up at its next one or on reconnection.
+ * Announces that records of a domain changed. Never fails the change itself: the record is safe in
+ * PostgreSQL, and a stream that misses an announcement catches up at its next one or on reconnection.
+ * Not awaited by callers on hot paths.
  */
-export async function announceRecordChange(jobs: JobClient, queuePrefix: string, logger: Logger, domainId: string, recordId: string): Promise<void> {
+export async function announceRecordChange(jobs: JobClient, logger: Logger, domainId: string, ...recordIds: string[]): Promise<void> {
+  if (recordIds.length === 0) return;
   try {
     const redis = await commandsOf(jobs);
-    await redis.eval(ANNOUNCE, 2, logOf(queuePrefix), channelOf(queuePrefix), LOG_LENGTH, domainId, recordId);
+    const keys = [logOf(jobs.queuePrefix), channelOf(jobs.queuePrefix)];
+    if (recordIds.length === 1) {
+      await redis.eval(ANNOUNCE, 2, ...keys, LOG_LENGTH, domainId, recordIds[0]);
+      return;
+    }
+    // A bulk rejudge's batch in one round trip.
+    const pipeline = redis.pipeline();
+    for (const recordId of recordIds) pipeline.eval(ANNOUNCE, 2, ...keys, LOG_LENGTH, domainId, recordId);
+    await pipeline.exec();
   } catch (error) {
-    logger.warn("record change not announced to live streams", { recordId, error });
+    logger.warn("record change not announced to live streams", { records: recordIds.length, error });
   }
 }
 

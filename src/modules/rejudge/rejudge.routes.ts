@@ -10,6 +10,7 @@ import { findRecord, toRecordDetail } from "../records/records.service";
 import { recordUrl } from "../judge-protocol/judger-credentials";
 import { enqueueJudging } from "../judge-tasks/judge-queue";
 import * as rejudge from "./rejudge.service";
+import * as metrics from "../../metrics";
 import { ProblemRejudge, RecordRejudge, RejudgeQueuedResp } from "./rejudge.schemas";
 
 /** Judging again (extension): one record, or a problem's records in bulk behind new submissions. */
@@ -20,6 +21,7 @@ export function rejudgeRoutes(deps: AppDeps) {
     .post("/records/:record/rejudge", async ({ em, log, access, params, body }) => {
       const task = await rejudge.rejudgeRecord(em, access, params.record, body?.config ?? "latest");
       await enqueueJudging(jobs, log, task);
+      metrics.rejudges.inc({ kind: "record" });
       const record = await findRecord(em, access.domain, task.recordId, []);
       return ok(await toRecordDetail(em, store, access, record, `${recordUrl(config.publicUrl, record)}/code`));
     }, {
@@ -35,7 +37,9 @@ export function rejudgeRoutes(deps: AppDeps) {
     .post("/problems/:problem/rejudge", async ({ em, log, access, params, body }) => {
       const problem = await findProblem(em, access, params.problem);
       const set = body?.problemSet === undefined ? null : await findProblemSet(em, access, body.problemSet);
-      return ok(await rejudge.rejudgeProblem(em, jobs, log, access, { problem, set }, body ?? {}));
+      const queued = await rejudge.rejudgeProblem(em, jobs, log, access, { problem, set }, body ?? {});
+      metrics.rejudges.inc({ kind: "bulk" }, queued.queued);
+      return ok(queued);
     }, {
       domainPermission: "record.rejudge",
       params: ProblemParams,

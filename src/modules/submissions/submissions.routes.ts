@@ -10,7 +10,6 @@ import { SetProblemParams } from "../problem-sets/problem-sets.schemas";
 import { findProblemInSet, findProblemSet, submissionWindow } from "../problem-sets/problem-sets.service";
 import { submitSolution, type SubmitTarget } from "./submissions.service";
 import { enqueueJudging } from "../judge-tasks/judge-queue";
-import { announceRecordChange } from "../record-events/record-events.bus";
 import { ProblemSolutionSubmit, type SubmissionInput } from "./submissions.schemas";
 import { RecordResp } from "../records/records.schemas";
 import type { EntityManager } from "@mikro-orm/postgresql";
@@ -26,7 +25,6 @@ export function submissionsRoutes(deps: AppDeps) {
     await limiter.take(`submit-user:${(access.user as User).id}`, config.rateLimits.submissionsPerUser, "submissions");
     const record = await submitSolution(em, store, config.submissions, access.user as User, target, body);
     await enqueueJudging(jobs, log, { recordId: record.id, domainId: target.domain.id, taskId: record.taskId });
-    void announceRecordChange(jobs, config.queuePrefix, log, target.domain.id, record.id);
     return ok(record.view);
   }
 
