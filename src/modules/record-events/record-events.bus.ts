@@ -29,7 +29,9 @@ export const commandsOf = async (jobs: JobClient) => (await jobs.queues.judge.ge
  * PostgreSQL, and a stream that misses an announcement catches up at its next one or on reconnection.
  * Not awaited by callers on hot paths.
  */
-export async function announceRecordChange(jobs: JobClient, logger: Logger, domainId: string, ...recordIds: string[]): Promise<void> {
+export async function announceRecordChange(
+  jobs: JobClient, logger: Logger, domainId: string, ...recordIds: string[]
+): Promise<void> {
   if (recordIds.length === 0) return;
   try {
     const redis = await commandsOf(jobs);
@@ -109,7 +111,8 @@ export class RecordBus {
     const redis = await this.commands();
     const key = `${this.queuePrefix}:records:streams:${userId}`;
     const now = Date.now();
-    const [, [, held]] = (await redis.multi().zremrangebyscore(key, 0, now - staleMs).zcard(key).exec()) as [unknown, [unknown, number]];
+    const swept = await redis.multi().zremrangebyscore(key, 0, now - staleMs).zcard(key).exec();
+    const held = Number(swept?.[1]?.[1] ?? 0);
     if (held >= max) return false;
     await redis.multi().zadd(key, now, streamId).pexpire(key, staleMs).exec();
     // Two streams opening at once may both have seen max - 1: the later one gives its slot back.

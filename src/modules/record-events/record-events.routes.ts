@@ -49,7 +49,8 @@ export async function closeLiveStreams(jobs: JobClient): Promise<void> {
 export function recordEventsRoutes(deps: AppDeps) {
   const { config, logger } = deps;
   const { maxPerUser, heartbeatSeconds } = config.liveStreams;
-  const live: Live = { bus: new RecordBus(config.redisUrl, config.queuePrefix, logger, () => commandsOf(deps.jobs)), streams: new Set() };
+  const bus = new RecordBus(config.redisUrl, config.queuePrefix, logger, () => commandsOf(deps.jobs));
+  const live: Live = { bus, streams: new Set() };
   lives.set(deps.jobs, live);
   const streamDeps = (domainId: string): StreamDeps => ({
     bus: live.bus,

@@ -94,7 +94,8 @@ export async function watchRecord(
     if (!access || !record) return finish();
     const detail = await toRecordDetail(em, deps.store, access, record, deps.codeUrl(record.id));
     const { cases, ...summary } = detail;
-    const head = { id: summary.id, state: summary.state, score: summary.score, timeMs: summary.timeMs, memoryKb: summary.memoryKb, judgedAt: summary.judgedAt };
+    const { id, state, score, timeMs, memoryKb, judgedAt } = summary;
+    const head = { id, state, score, timeMs, memoryKb, judgedAt };
     if (JSON.stringify(head) !== sent.record) sink.send("record", head, eventId);
     sent.record = JSON.stringify(head);
     // A rejudge clears the cases: what was sent before no longer stands.
@@ -158,7 +159,8 @@ export async function watchList(
   const stop = await deps.bus.listen(domainId, hear);
   if (lastEventId) {
     const missed = await deps.bus.changesSince(lastEventId);
-    if (missed === null) sink.send("reset", { reason: "the events since Last-Event-ID are no longer kept: reload the list" }, await deps.bus.lastId());
+    const reason = "the events since Last-Event-ID are no longer kept: reload the list";
+    if (missed === null) sink.send("reset", { reason }, await deps.bus.lastId());
     else for (const change of missed) if (change.domainId === domainId) hear(change);
   }
   return () => {

@@ -11,7 +11,8 @@ import { ScoreboardResp } from "./scoreboard.schemas";
 
 const CSV_DOC = {
   200: {
-    description: "UTF-8 with a byte-order mark, CRLF lines: student id, real name, username, per problem its score and a late flag, total",
+    description: "UTF-8 with a byte-order mark, CRLF lines: student id, real name, username, "
+      + "per problem its score and a late flag, total",
     content: { "text/csv": { schema: { type: "string" } } },
   },
 } as const;
