@@ -63,9 +63,8 @@ export class CheckerShelf {
     const missing = plan.files.find((path) => !this.deps.config.has(path));
     // The API checked the files on upload; a version without them is the judge's problem, not the program's.
     if (missing) return Promise.resolve({ ok: false, message: `the config version has no ${missing} (a checker file)` });
-    const key = createHash("sha256")
-      .update(JSON.stringify({ files: plan.files.map((path) => [path, this.deps.config.get(path)!.digest]), compileArgs: plan.compileArgs }))
-      .digest("hex");
+    const digests = plan.files.map((path) => [path, this.deps.config.get(path)!.digest]);
+    const key = createHash("sha256").update(JSON.stringify({ files: digests, compileArgs: plan.compileArgs })).digest("hex");
     let build = this.builds.get(key);
     if (!build) {
       build = this.build(plan, key);
@@ -87,7 +86,8 @@ export class CheckerShelf {
           logger.info("checker compiled", { key, files: plan.files });
           return built.files;
         });
-        return { ok: true, checker: { files: files.map((f) => ({ path: f.path, mode: f.mode, hostPath: f.hostPath })), executeArgs: plan.executeArgs } };
+        const kept = files.map(({ path, mode, hostPath }) => ({ path, mode, hostPath }));
+        return { ok: true, checker: { files: kept, executeArgs: plan.executeArgs } };
       } catch (error) {
         if (error instanceof CheckerCompileError) return { ok: false, message: error.message };
         if (signal.aborted || attempt > 0) throw error;
@@ -97,18 +97,22 @@ export class CheckerShelf {
 }
 
 /** Compiles the checker's files in the slot's sandbox with the compile limits; keeps every regular file left. */
-async function compileChecker(plan: CheckerPlan, sources: StagedFile[], slot: Slot, tools: Toolbox, signal: AbortSignal): Promise<{ ok: true; files: BuiltFile[] } | { ok: false; message: string }> {
+async function compileChecker(
+  plan: CheckerPlan, sources: StagedFile[], slot: Slot, tools: Toolbox, signal: AbortSignal,
+): Promise<{ ok: true; files: BuiltFile[] } | { ok: false; message: string }> {
   const dir = await freshWorkDir(slot.root, "checker", slot.uid);
   try {
     await populate(dir, slot.uid, sources);
     if (plan.compileArgs.length > 0) {
       const limits = tools.settings.compile;
-      const run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES }), signal);
+      const compileRun = { workDir: dir, argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
+      const run = await runSandboxed(inSlot(slot, tools, compileRun), signal);
       assertRan(run);
       const verdict = classifyRun(run, limits);
       if (verdict !== "ran") {
         const said = escapeOutput(Buffer.concat([run.stdout, run.stderr]), CHECKER_MESSAGE_CHARS, run.stderrTruncated);
-        return { ok: false, message: `the checker did not compile (${verdict === "runtime_error" ? `exit ${returnCodeOf(run)}` : verdict}): ${said}`.trim() };
+        const why = verdict === "runtime_error" ? `exit ${returnCodeOf(run)}` : verdict;
+        return { ok: false, message: `the checker did not compile (${why}): ${said}`.trim() };
       }
     }
     const files: BuiltFile[] = [];
@@ -117,7 +121,9 @@ async function compileChecker(plan: CheckerPlan, sources: StagedFile[], slot: Sl
       const file = await takeFile(dir, path);
       if (!file?.bytes) continue;
       bytes += file.bytes.length;
-      if (files.length >= MAX_BUILT_FILES || bytes > MAX_BUILT_BYTES) return { ok: false, message: "the checker's build left too many files or bytes" };
+      if (files.length >= MAX_BUILT_FILES || bytes > MAX_BUILT_BYTES) {
+        return { ok: false, message: "the checker's build left too many files or bytes" };
+      }
       files.push({ path, mode: file.mode, bytes: file.bytes });
     }
     return { ok: true, files };
@@ -148,7 +154,8 @@ export const checkerLimits = (tools: Toolbox): Limits => ({
 
 /** Runs the checker on one case's input, the program's output and the expected output. */
 export async function runChecker(
-  checker: CompiledChecker, inputHost: string, output: Uint8Array, expectedHost: string, slot: Slot, tools: Toolbox, signal?: AbortSignal,
+  checker: CompiledChecker, inputHost: string, output: Uint8Array, expectedHost: string,
+  slot: Slot, tools: Toolbox, signal?: AbortSignal,
 ): Promise<OutputVerdict> {
   const dir = await freshWorkDir(slot.root, "check", slot.uid);
   try {
@@ -160,7 +167,8 @@ export async function runChecker(
     ]);
     const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/output`, `${CASE_DIR}/answer`];
     const limits = checkerLimits(tools);
-    const run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES }), signal);
+    const call = { workDir: dir, argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
+    const run = await runSandboxed(inSlot(slot, tools, call), signal);
     assertRan(run);
     return checkerVerdict(run, limits);
   } finally {
@@ -175,10 +183,13 @@ export async function runChecker(
  * running out of time or memory, or a flood is a checker failure: the case is a system error.
  */
 export function checkerVerdict(run: RunResult, limits: Limits): OutputVerdict {
-  const text = new TextDecoder().decode(run.stderr.length > 0 ? run.stderr : run.stdout);
-  const said = escapeOutput(run.stderr.length > 0 ? run.stderr : run.stdout, CHECKER_MESSAGE_CHARS, run.stderrTruncated).trim();
+  const words = run.stderr.length > 0 ? run.stderr : run.stdout;
+  const text = new TextDecoder().decode(words);
+  const said = escapeOutput(words, CHECKER_MESSAGE_CHARS, run.stderrTruncated).trim();
   const verdict = (state: OutputVerdict["state"], ratio: number): OutputVerdict => ({ state, ratio, message: `checker: ${said}`.trim() });
-  const failed = (why: string): OutputVerdict => ({ state: "system_error", ratio: 0, message: `checker failure: ${why}${said ? `\n${said}` : ""}` });
+  const failed = (why: string): OutputVerdict => ({
+    state: "system_error", ratio: 0, message: `checker failure: ${why}${said ? `\n${said}` : ""}`,
+  });
   const ended = classifyRun(run, limits);
   if (ended === "time_limit_exceeded") return failed(`it ran out of time (${limits.cpuMs / 1000} s of CPU)`);
   if (ended === "memory_limit_exceeded") return failed(`it ran out of memory (${limits.memoryKb / 1024} MiB)`);
@@ -191,7 +202,7 @@ export function checkerVerdict(run: RunResult, limits: Limits): OutputVerdict {
     case EXIT.points: {
       const match = POINTS.exec(text);
       const points = match ? Number(match[1]) : NaN;
-      if (!(points >= 0 && points <= 1)) return failed(`it exited with 7 (points) but its stderr has no "points p" with p from 0 to 1`);
+      if (!(points >= 0 && points <= 1)) return failed('it exited with 7 (points) but its stderr has no "points p" with p from 0 to 1');
       return verdict(points >= 1 ? "accepted" : "wrong_answer", points);
     }
     default: return failed(`it exited with ${run.exitCode}`);

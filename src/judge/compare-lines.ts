@@ -29,7 +29,8 @@ function countLines(bytes: Uint8Array, length: number): number {
   return lines;
 }
 
-async function indexLines(bytes: Uint8Array, count: number, length: number, seed: number, indexBits: number): Promise<Lines> {
+async function indexLines(bytes: Uint8Array, count: number, length: number, seed: number, indexBits: number,
+): Promise<Lines> {
   const big = length >= 2 ** 31;
   const starts = big ? new Float64Array(count) : new Int32Array(count);
   const ends = big ? new Float64Array(count) : new Int32Array(count);
@@ -76,13 +77,16 @@ function sameLine(a: Lines, x: number, b: Lines, y: number): boolean {
 function sameGroup(a: Lines, e: Lines, from: number, to: number, scale: number): boolean {
   const first = e.keys[from] % scale;
   let copies = true;
-  for (let m = from; m < to && copies; m++) copies = sameLine(e, e.keys[m] % scale, e, first) && sameLine(a, a.keys[m] % scale, e, first);
+  for (let m = from; m < to && copies; m++) {
+    copies = sameLine(e, e.keys[m] % scale, e, first) && sameLine(a, a.keys[m] % scale, e, first);
+  }
   if (copies) return true;
   const texts = (lines: Lines) => {
     const out: string[] = [];
     for (let m = from; m < to; m++) {
       const i = lines.keys[m] % scale;
-      out.push(Buffer.from(lines.bytes.buffer, lines.bytes.byteOffset + lines.starts[i], lines.ends[i] - lines.starts[i]).toString("latin1"));
+      const start = lines.bytes.byteOffset + lines.starts[i];
+      out.push(Buffer.from(lines.bytes.buffer, start, lines.ends[i] - lines.starts[i]).toString("latin1"));
     }
     return out.sort();
   };
@@ -92,7 +96,7 @@ function sameGroup(a: Lines, e: Lines, from: number, to: number, scale: number):
 
 export async function linesMatchUnordered(actual: Uint8Array, expected: Uint8Array): Promise<boolean> {
   // A final line end ends the last line; it does not start an empty one. No bytes: no lines.
-  const lengthOf = (bytes: Uint8Array) => (bytes.length > 0 && bytes[bytes.length - 1] === LF ? bytes.length - 1 : bytes.length);
+  const lengthOf = (bytes: Uint8Array) => bytes.length - (bytes.length > 0 && bytes[bytes.length - 1] === LF ? 1 : 0);
   const count = (bytes: Uint8Array) => (bytes.length === 0 ? 0 : countLines(bytes, lengthOf(bytes)));
   const lines = count(expected);
   if (count(actual) !== lines) return false;
@@ -107,7 +111,9 @@ export async function linesMatchUnordered(actual: Uint8Array, expected: Uint8Arr
     const hash = hashOf(e.keys[i]);
     let j = i;
     while (j < lines && hashOf(e.keys[j]) === hash) j++;
-    if (hashOf(a.keys[i]) !== hash || hashOf(a.keys[j - 1]) !== hash || (j < lines && hashOf(a.keys[j]) === hash)) return false;
+    // The same hashes, as many times: the actual group spans exactly the same positions.
+    if (hashOf(a.keys[i]) !== hash || hashOf(a.keys[j - 1]) !== hash) return false;
+    if (j < lines && hashOf(a.keys[j]) === hash) return false;
     if (!sameGroup(a, e, i, j, scale)) return false;
     if (i >> 16 !== j >> 16) await tick();
     i = j;

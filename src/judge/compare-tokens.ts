@@ -49,7 +49,9 @@ function sameBytes(a: Tokens, b: Tokens): boolean {
 }
 
 /** Compares token by token with `same`, the line structure aside; both must run out together. */
-async function eachTokenPair(actual: Uint8Array, expected: Uint8Array, same: (a: Tokens, e: Tokens) => boolean): Promise<boolean> {
+async function eachTokenPair(
+  actual: Uint8Array, expected: Uint8Array, same: (a: Tokens, e: Tokens) => boolean,
+): Promise<boolean> {
   const a = new Tokens(actual);
   const e = new Tokens(expected);
   let nextYield = CHUNK;
@@ -109,7 +111,9 @@ export function tokensMatchIgnoringCase(actual: Uint8Array, expected: Uint8Array
   return eachTokenPair(actual, expected, (a, e) => {
     if (isAscii(a) && isAscii(e)) {
       if (a.length !== e.length) return false;
-      for (let k = 0; k < a.length; k++) if (lowerAscii(a.bytes[a.start + k]) !== lowerAscii(e.bytes[e.start + k])) return false;
+      for (let k = 0; k < a.length; k++) {
+        if (lowerAscii(a.bytes[a.start + k]) !== lowerAscii(e.bytes[e.start + k])) return false;
+      }
       return true;
     }
     try {

@@ -90,7 +90,8 @@ export class FileCache {
         await writeFile(join(temp, "files", file.path), file.bytes, { mode: file.mode });
       }
       const bytes = files.reduce((sum, f) => sum + f.bytes.length, 0);
-      await writeFile(join(temp, MANIFEST), JSON.stringify({ files: files.map(({ path, mode }) => ({ path, mode })), bytes } satisfies Manifest));
+      const manifest: Manifest = { files: files.map(({ path, mode }) => ({ path, mode })), bytes };
+      await writeFile(join(temp, MANIFEST), JSON.stringify(manifest));
       // Another judge process on this machine may have stored the same build first: then its copy stands.
       await rename(temp, root).catch(() => undefined);
       this.bytesSincePrune += bytes;

@@ -124,7 +124,9 @@ async function runOneCase(
   halt.throwIfAborted();
   const input = config.get(c.inputPath);
   const expected = config.get(c.expectedPath);
-  if (!input || !expected) return { ratio: 0, report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`) };
+  if (!input || !expected) {
+    return { ratio: 0, report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`) };
+  }
   try {
     const [inputHost, expectedHost] = [await cached(input), await cached(expected)];
     let judge = compareWith(expectedHost, c.compare);

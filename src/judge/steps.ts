@@ -131,7 +131,9 @@ export interface CaseRun {
  * One case in a fresh directory holding only the program and this case's input; the output is judged
  * on the host (or by a checker in a directory of its own) once the program's directory is gone.
  */
-export async function runCase(plan: CasePlan, program: StagedFile[], inputHost: string, judge: OutputJudge, slot: Slot, tools: Toolbox, signal?: AbortSignal): Promise<CaseRun> {
+export async function runCase(
+  plan: CasePlan, program: StagedFile[], inputHost: string, judge: OutputJudge, slot: Slot, tools: Toolbox, signal?: AbortSignal,
+): Promise<CaseRun> {
   const dir = await freshWorkDir(slot.root, "run", slot.uid);
   let run: RunResult;
   try {
@@ -139,12 +141,14 @@ export async function runCase(plan: CasePlan, program: StagedFile[], inputHost: 
     // The input keeps its name (programs that open it by name work) unless the program uses that name.
     const inputName = files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath);
     await populate(dir, slot.uid, [...files, { path: inputName, mode: 0o644, hostPath: inputHost }]);
-    run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv: plan.executeArgs, stdin: inputName, limits: plan.limits }), signal);
+    const argv = plan.executeArgs;
+    run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv, stdin: inputName, limits: plan.limits }), signal);
     assertRan(run);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
   const ran = classifyRun(run, plan.limits);
+  // A run that did not end cleanly keeps the run's verdict (time, memory, crash); its output is not judged.
   const verdict: OutputVerdict = ran === "ran" ? await judge(run.stdout) : { state: ran as OutputVerdict["state"], ratio: 0, message: "" };
   const stderr = escapeOutput(run.stderr, 60 * 1024, run.stderrTruncated);
   return {

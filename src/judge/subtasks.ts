@@ -17,7 +17,9 @@ export interface CaseWork {
 
 export type FinalState = "accepted" | "rejected" | "failed";
 
-const canceled = (message: string): CaseReport => ({ state: "canceled", score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr: message });
+const canceled = (message: string): CaseReport => ({
+  state: "canceled", score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr: message,
+});
 
 /** Subtasks in an order that puts each after the ones it depends on (lowest index first; config.json has no cycle). */
 export function subtaskOrder(subtasks: ResolvedSubtask[]): number[] {

@@ -16,16 +16,18 @@ const TIME = PATTERNS.duration;
 const MEMORY = PATTERNS.memorySize;
 // Closed lists as unions of literals: no implied default (a UnionEnum defaults to its first value,
 // which Elysia would write into a body that left the field out).
-const CompareSchema = t.Union([t.Literal("exact"), t.Literal("whitespace"), t.Literal("float"), t.Literal("tokens-icase"), t.Literal("lines-unordered")]);
+const CompareSchema = t.Union([
+  t.Literal("exact"), t.Literal("whitespace"), t.Literal("float"), t.Literal("tokens-icase"), t.Literal("lines-unordered"),
+]);
 export type CompareMode = Static<typeof CompareSchema>;
 const ScoringSchema = t.Union([t.Literal("all"), t.Literal("min")]);
 export type ScoringRule = Static<typeof ScoringSchema>;
 
 export const CheckerSchema = t.Object(
   {
-    files: t.Array(RelativePath, { minItems: 1, maxItems: 64, description: "files of the config archive the checker is built from" }),
+    files: t.Array(RelativePath, { minItems: 1, maxItems: 64, description: "config archive files the checker is built from" }),
     compileArgs: t.Optional(t.Array(t.String(), { description: "empty or absent: nothing to compile (a script)" })),
-    executeArgs: t.Array(t.String(), { minItems: 1, description: "run as `executeArgs… <input> <program output> <expected output>`" }),
+    executeArgs: t.Array(t.String(), { minItems: 1, description: "run as `executeArgs… <input> <output> <expected output>`" }),
   },
   { title: "Checker" },
 );
@@ -33,7 +35,7 @@ export const CheckerSchema = t.Object(
 /** How a case's output is judged; most specific level wins (case, caseDefault, language, languageDefault). */
 const outputCheckFields = {
   compare: t.Optional(CompareSchema),
-  epsilon: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 1, description: "for `float`: absolute or relative error, the looser" })),
+  epsilon: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 1, description: "`float`'s absolute or relative error, the looser" })),
   checker: t.Optional(t.Nullable(CheckerSchema)),
 };
 
@@ -58,7 +60,7 @@ export const SubtaskSchema = t.Object(
   {
     score: t.Integer({ minimum: 0, maximum: 1_000_000 }),
     cases: t.Array(t.Integer({ minimum: 0 }), { minItems: 1, description: "indices into the language's cases" }),
-    dependsOn: t.Optional(t.Array(t.Integer({ minimum: 0 }), { description: "indices of subtasks that must be fully accepted first" })),
+    dependsOn: t.Optional(t.Array(t.Integer({ minimum: 0 }), { description: "subtasks that must be fully accepted first" })),
   },
   { title: "Subtask" },
 );
@@ -148,7 +150,8 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
   const fallback = config.languageDefault ?? {};
   return config.languages.map((language, i) => {
     const at = `/languages/${i}`;
-    const [caseDefault, caseDefaultAt] = language.caseDefault ? [language.caseDefault, `${at}/caseDefault`] : [fallback.caseDefault ?? {}, "/languageDefault/caseDefault"];
+    const [caseDefault, caseDefaultAt] = language.caseDefault
+      ? [language.caseDefault, `${at}/caseDefault`] : [fallback.caseDefault ?? {}, "/languageDefault/caseDefault"];
     const [cases, casesAt] = language.cases ? [language.cases, `${at}/cases`] : [fallback.cases ?? [], "/languageDefault/cases"];
     const note = (path: string) => (path.startsWith("/languageDefault") ? ` (language "${language.name}")` : "");
     const named = (path: string) => `${path}${note(path)}`;
@@ -162,7 +165,8 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
         { at: "/languageDefault", fields: fallback },
       ]),
     }));
-    const [subtasks, subtasksAt] = language.subtasks ? [language.subtasks, `${at}/subtasks`] : [fallback.subtasks ?? [], "/languageDefault/subtasks"];
+    const [subtasks, subtasksAt] = language.subtasks
+      ? [language.subtasks, `${at}/subtasks`] : [fallback.subtasks ?? [], "/languageDefault/subtasks"];
     return {
       name: language.name,
       compileFiles: language.compileFiles ?? fallback.compileFiles ?? ["a.cpp"],
@@ -174,7 +178,9 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
   });
 }
 
-type SchemaError = { path: string; message: string; value?: unknown; schema?: { anyOf?: { const?: unknown }[] }; errors?: Iterable<SchemaError>[] };
+type SchemaError = {
+  path: string; message: string; value?: unknown; schema?: { anyOf?: { const?: unknown }[] }; errors?: Iterable<SchemaError>[];
+};
 
 /** A union (a nullable group) reports only "Expected union value": its branches know what is wrong. */
 function deepest(error: SchemaError | undefined): SchemaError | undefined {

@@ -71,14 +71,16 @@ export function resolveSubtasks(
   const owner = new Map<number, number>();
   const resolved = subtasks.map((subtask, i) => {
     for (const [k, index] of subtask.cases.entries()) {
-      if (index >= caseCount) throw invalid(`${at}/${i}/cases/${k}${note}: case ${index} does not exist (the language has ${caseCount} cases, 0 to ${caseCount - 1})`);
-      if (owner.has(index)) throw invalid(`${at}/${i}/cases/${k}${note}: case ${index} is already in subtask ${owner.get(index)}`);
+      const where = `${at}/${i}/cases/${k}${note}`;
+      if (index >= caseCount) throw invalid(`${where}: case ${index} does not exist (the language has ${caseCount} cases, 0 to ${caseCount - 1})`);
+      if (owner.has(index)) throw invalid(`${where}: case ${index} is already in subtask ${owner.get(index)}`);
       owner.set(index, i);
     }
     const dependsOn = subtask.dependsOn ?? [];
     for (const [k, other] of dependsOn.entries()) {
-      if (other >= subtasks.length) throw invalid(`${at}/${i}/dependsOn/${k}${note}: subtask ${other} does not exist (there are ${subtasks.length})`);
-      if (other === i) throw invalid(`${at}/${i}/dependsOn/${k}${note}: a subtask cannot depend on itself`);
+      const where = `${at}/${i}/dependsOn/${k}${note}`;
+      if (other >= subtasks.length) throw invalid(`${where}: subtask ${other} does not exist (there are ${subtasks.length})`);
+      if (other === i) throw invalid(`${where}: a subtask cannot depend on itself`);
     }
     return { score: subtask.score, cases: [...subtask.cases], dependsOn: [...new Set(dependsOn)] };
   });
@@ -121,9 +123,11 @@ export function assertCheckerFiles(config: ConfigJson, archiveFiles: Set<string>
       if (!present.has(normalise(file))) throw invalid(`${at}/checker/files/${k}: "${file}" is not in the config archive`);
     }
   };
-  const levels: [{ checker?: CheckerInput | null; caseDefault?: { checker?: CheckerInput | null } | null; cases?: { checker?: CheckerInput | null }[] | null } | null | undefined, string][] = [
+  type WithChecker = { checker?: CheckerInput | null };
+  type Level = WithChecker & { caseDefault?: WithChecker | null; cases?: WithChecker[] | null };
+  const levels: [Level | null | undefined, string][] = [
     [config.languageDefault, "/languageDefault"],
-    ...config.languages.map((language, i) => [language, `/languages/${i}`] as [typeof language, string]),
+    ...config.languages.map((language, i): [Level, string] => [language, `/languages/${i}`]),
   ];
   for (const [level, at] of levels) {
     if (!level) continue;
