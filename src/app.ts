@@ -32,6 +32,7 @@ import { judgeTasksRoutes } from "./modules/judge-tasks/judge-tasks.routes";
 import { scoreboardRoutes } from "./modules/scoreboard/scoreboard.routes";
 import { recordEventsRoutes } from "./modules/record-events/record-events.routes";
 import { rejudgeRoutes } from "./modules/rejudge/rejudge.routes";
+import { auditRoutes } from "./modules/audit/audit.routes";
 
 export interface AppDeps {
   config: Config;
@@ -70,6 +71,7 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
         .use(authRoutes(deps))
         .use(oauthRoutes(deps))
         .use(usersRoutes(deps))
+        .use(auditRoutes(deps))
         .use(adminRoutes(deps))
         .use(miscRoutes(deps))
         .use(domainsRoutes(deps))

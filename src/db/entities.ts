@@ -13,6 +13,7 @@ import { Blob } from "../modules/problem-configs/blob.entity";
 import { ProblemSet } from "../modules/problem-sets/problem-set.entity";
 import { ProblemSetProblem } from "../modules/problem-sets/problem-set-problem.entity";
 import { JudgeRecord, RecordCount, RecordFile } from "../modules/records/record.entity";
+import { AuditEvent } from "../modules/audit/audit-event.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
@@ -20,4 +21,5 @@ export const entities = [
   ProblemGroup, Problem, ProblemConfig, ProblemConfigFile, Blob,
   ProblemSet, ProblemSetProblem,
   JudgeRecord, RecordFile, RecordCount,
+  AuditEvent,
 ];
