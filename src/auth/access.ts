@@ -27,6 +27,8 @@ export interface DomainAccess {
   /** Effective permissions: site grants and the domain role combined (Horse's check order). */
   permissions: DomainPermissionSet;
   isOwner: boolean;
+  /** The client address, set by the HTTP layer (auth.plugin.ts) for the audit log; null elsewhere. */
+  ip: string | null;
 }
 
 /**
@@ -98,7 +100,7 @@ function standing(user: User, domain: Domain, membership: DomainUser | null, rol
     : stored ? normalizePermissionSet(stored, uniformPermissions(false))
       : (DEFAULT_DOMAIN_ROLES[role as keyof typeof DEFAULT_DOMAIN_ROLES]?.() ?? uniformPermissions(false));
   const permissions = effectiveDomainPermissions({ siteRole: user.role, isOwner, domainRole: role, rolePermissions });
-  return { user, domain, membership, role, permissions, isOwner };
+  return { user, domain, membership, role, permissions, isOwner, ip: null };
 }
 
 /** Horse's "domain root": the site root, a member with role `root`, or the owner. */

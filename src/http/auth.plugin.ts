@@ -9,6 +9,7 @@ import { bodyLimitsOf, parseBody } from "./body-limits";
 import { checkFailed } from "./errors.plugin";
 import { assertStorableText } from "./input-hygiene";
 import { actorFrom, identify, type Actor, type AuthInput } from "./authenticate";
+import { clientIp } from "./client-ip";
 import * as users from "../modules/users/users.service";
 import {
   assertDomainVisible, assertPermitted, loadDomainAccess, loadUserAndDomainAccess, type DomainAccess, type PermissionRule } from "../auth/access";
@@ -67,12 +68,15 @@ export function authPlugin(deps: AppDeps) {
     return actor;
   };
   const identified = ({ request, cookie }: Gate) => identify({ request, cookie, em: emOf(request) }, codec, config);
+  // The address goes on the actor and the domain standing once, for the audit log the services write.
+  const ipOf = (g: Gate) => clientIp(g.request, g.server, config.trustedProxies);
   const actorOf = (g: Gate): Promise<Actor> => {
     let pending = actors.get(g.request);
     if (!pending) {
       const em = emOf(g.request);
       pending = identified(g).then(async (caller) =>
-        seen(actorFrom(caller, caller.via === "access-key" ? caller.user : await users.findActiveUser(em, caller.userId))));
+        seen(actorFrom(caller, caller.via === "access-key" ? caller.user : await users.findActiveUser(em, caller.userId),
+          ipOf(g))));
       actors.set(g.request, pending);
     }
     return pending;
@@ -88,11 +92,11 @@ export function authPlugin(deps: AppDeps) {
       // A token's user and their standing in the domain come from one statement; both are memoised.
       const both = identified(g).then(async (caller) => {
         if (caller.via === "access-key") {
-          const actor = seen(actorFrom(caller, null));
+          const actor = seen(actorFrom(caller, null, ipOf(g)));
           return { actor, access: () => loadDomainAccess(em, actor.user, domainRef) };
         }
         const found = await loadUserAndDomainAccess(em, caller.userId, domainRef);
-        return { actor: seen(actorFrom(caller, found?.user ?? null)), access: found!.access };
+        return { actor: seen(actorFrom(caller, found?.user ?? null, ipOf(g))), access: found!.access };
       });
       const actor = both.then((b) => b.actor);
       // The request may never ask for its actor; its failure is reported through the access.
@@ -100,6 +104,7 @@ export function authPlugin(deps: AppDeps) {
       actors.set(g.request, actor);
       pending = both.then((b) => b.access());
     }
+    pending = pending.then((access) => ({ ...access, ip: ipOf(g) }));
     accesses.set(g.request, pending);
     return pending;
   };
@@ -161,4 +166,5 @@ interface Gate {
   request: Request;
   cookie: AuthInput["cookie"];
   params?: unknown;
+  server?: Parameters<typeof clientIp>[1];
 }

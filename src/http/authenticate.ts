@@ -16,6 +16,8 @@ export interface Actor {
   /** Null for access-key callers, which carry no token. */
   claims: AccessClaims | null;
   via: Via;
+  /** The client address (client-ip.ts, TRUSTED_PROXIES honoured): what the audit log records. */
+  ip: string;
 }
 
 export interface AuthInput {
@@ -68,16 +70,17 @@ export async function identify(input: AuthInput, codec: TokenCodec, config: Conf
 }
 
 /** The actor of an identified caller whose user row was read (null: gone or deactivated, a 401). */
-export function actorFrom(caller: Caller, user: User | null): Actor {
-  if (caller.via === "access-key") return { user: caller.user, claims: null, via: "access-key" };
+export function actorFrom(caller: Caller, user: User | null, ip: string): Actor {
+  if (caller.via === "access-key") return { user: caller.user, claims: null, via: "access-key", ip };
   if (!user) throw unauthorized();
-  return { user, claims: caller.claims, via: caller.via };
+  return { user, claims: caller.claims, via: caller.via, ip };
 }
 
 /** Resolves the actor or throws 401; the user is read fresh (a demotion or deactivation applies at once). */
-export async function authenticate(input: AuthInput, codec: TokenCodec, config: Config): Promise<Actor> {
+export async function authenticate(input: AuthInput, codec: TokenCodec, config: Config, ip: string): Promise<Actor> {
   const caller = await identify(input, codec, config);
-  return actorFrom(caller, caller.via === "access-key" ? caller.user : await users.findActiveUser(input.em, caller.userId));
+  const user = caller.via === "access-key" ? caller.user : await users.findActiveUser(input.em, caller.userId);
+  return actorFrom(caller, user, ip);
 }
 
 /**
