@@ -17,6 +17,8 @@ export interface ConfigUnpackPayload {
   problemId: string;
   uploadDigest: string;
   committerId: string;
+  /** The uploader's address, for the audit event written with the version (absent: a job queued before it existed). */
+  committerIp?: string | null;
   configJsonOnMissing: ConfigJsonOnMissing;
 }
 

@@ -1,7 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
-import { clientIp } from "../../http/client-ip";
 import { ok, okList, okPage } from "../../http/respond";
 import { UserIdOrMe } from "../../http/schemas";
 import * as users from "../users/users.service";
@@ -24,8 +23,8 @@ export function adminRoutes(deps: AppDeps) {
       response: UserListResp,
       detail: { operationId: "v1_admin_list_users", summary: "All users (ordering: created_at, updated_at)" },
     })
-    .post("/judgers", async ({ em, tokens, body, request, server }) =>
-      ok(await admin.createJudger(em, tokens, config, body, clientIp(request, server, config.trustedProxies))), {
+    .post("/judgers", async ({ em, tokens, body, actor }) =>
+      ok(await admin.createJudger(em, tokens, config, body, actor)), {
       siteRoot: true,
       body: JudgerCreate,
       response: AuthTokensWithLakefsResp,

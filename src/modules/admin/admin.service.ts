@@ -7,6 +7,7 @@ import { createAccessKey } from "../auth/access-keys.service";
 import { listUsers, toUserView } from "../users/users.service";
 import type { JudgerPresence } from "./judger-presence";
 import type { JudgerCreateInput, JudgerDetailView } from "./admin.schemas";
+import { audit, type AuditActor } from "../audit/audit.service";
 
 /**
  * A judger account (site role `judger`) and its access key in one transaction: either both exist
@@ -19,15 +20,25 @@ export function createJudgerAccount(em: EntityManager, input: JudgerCreateInput,
   });
 }
 
-/** `POST /admin/judgers`: the account, its key, and a session for it. */
+/**
+ * `POST /admin/judgers`: the account, its key, and a session for it. The audit event (never the
+ * password or the key's secret) is written in the account's transaction.
+ */
 export async function createJudger(
   em: EntityManager,
   codec: TokenCodec,
   lifetimes: TokenLifetimes,
   input: JudgerCreateInput,
-  ip: string,
+  actor: AuditActor & { ip: string },
 ) {
-  const { user, key } = await createJudgerAccount(em, input, ip);
+  const { user, key } = await em.transactional(async (tx) => {
+    const made = await createJudgerAccount(tx, input, actor.ip);
+    audit(tx, actor, {
+      action: "judger.create", target: { type: "user", id: made.user.id },
+      after: { username: made.user.username, email: made.user.email },
+    });
+    return made;
+  });
   const tokens = await startSession(codec, user, lifetimes);
   return {
     accessToken: tokens.accessToken,

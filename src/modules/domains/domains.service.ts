@@ -15,6 +15,10 @@ import { DomainUser } from "./domain-user.entity";
 import { DomainRole } from "./domain-role.entity";
 import { assertDomainEmpty } from "./domain-content";
 import type { DomainCreateInput, DomainDetailView, DomainEditInput, DomainView } from "./domains.schemas";
+import { audit } from "../audit/audit.service";
+import { pick } from "../audit/audit-fields";
+
+const AUDITED = ["url", "name", "gravatar", "bulletin", "hidden", "group"] as const;
 
 const assertUrlFree = (em: EntityManager, url: string, exceptId?: string) => assertSlugFree(em, Domain, { url }, "domain", exceptId);
 
@@ -85,6 +89,7 @@ export function viewDomain(access: DomainAccess): DomainDetailView {
 
 export async function updateDomain(em: EntityManager, access: DomainAccess, input: DomainEditInput): Promise<Domain> {
   const { domain } = access;
+  const before = pick(domain, AUDITED);
   // Groups organise the whole site, so only site-level editors may move a domain between them.
   if (input.group !== undefined && !siteRoleGrants(access.user.role, "domain.edit")) throw permissionDenied("domain", "edit");
   if (input.url !== undefined) {
@@ -95,6 +100,9 @@ export async function updateDomain(em: EntityManager, access: DomainAccess, inpu
   for (const key of ["name", "gravatar", "bulletin", "hidden", "group"] as const) {
     if (input[key] !== undefined) (domain as Record<string, unknown>)[key] = input[key];
   }
+  audit(em, access, {
+    action: "domain.update", target: { type: "domain", id: domain.id }, domainId: domain.id, before, after: pick(domain, AUDITED),
+  });
   await em.flush();
   return domain;
 }
@@ -104,6 +112,10 @@ export async function deleteDomain(em: EntityManager, access: DomainAccess): Pro
   assertCanDeleteDomain(access);
   await em.transactional(async (tx) => {
     await assertDomainEmpty(tx, access.domain);
+    audit(tx, access, {
+      action: "domain.delete", target: { type: "domain", id: access.domain.id }, domainId: access.domain.id,
+      before: { ...pick(access.domain, AUDITED), ownerId: access.domain.owner?.id },
+    });
     await tx.nativeDelete(Domain, { id: access.domain.id });
   });
 }
@@ -116,6 +128,10 @@ export async function transferDomain(em: EntityManager, access: DomainAccess, ta
   if (domain.owner?.id === target.id) throw new BizError("DomainNotOwnerError", "the user already owns the domain");
   const membership = await em.findOne(DomainUser, { domain, user: target });
   if (membership?.role !== DOMAIN_ROOT_ROLE) throw new BizError("DomainNotRootError", "the new owner must be a member with role root");
+  audit(em, access, {
+    action: "domain.transfer", target: { type: "domain", id: domain.id }, domainId: domain.id,
+    before: { ownerId: domain.owner?.id }, after: { ownerId: target.id },
+  });
   domain.owner = target;
   await em.flush();
   return domain;

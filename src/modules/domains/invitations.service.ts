@@ -13,6 +13,11 @@ import { DomainRole } from "./domain-role.entity";
 import { DomainUser } from "./domain-user.entity";
 import type { JoinLimiter } from "./join-limiter";
 import type { DomainInvitationView, InvitationCreateInput, InvitationEditInput } from "./invitations.schemas";
+import { audit } from "../audit/audit.service";
+import { pick } from "../audit/audit-fields";
+
+// `code` is a secret: the audit log notes that it changed, never its value (audit-fields.ts).
+const AUDITED = ["url", "code", "role", "expireAt"] as const;
 
 function expiryOf(value: string | number | null | undefined): Date | null {
   if (value === null || value === undefined) return null;
@@ -56,12 +61,17 @@ export async function createInvitation(em: EntityManager, access: DomainAccess, 
   await assertFree(em, domain, "code", input.code);
   await assertFree(em, domain, "url", url);
   const invitation = em.create(DomainInvitation, { id, domain, url, code: input.code, role, expireAt });
+  audit(em, access, {
+    action: "domain_invitation.create", target: { type: "domain_invitation", id }, domainId: domain.id,
+    after: pick(invitation, AUDITED),
+  });
   await em.flush();
   return invitation;
 }
 
 export async function updateInvitation(em: EntityManager, access: DomainAccess, ref: string, input: InvitationEditInput): Promise<DomainInvitation> {
   const invitation = await findInvitation(em, access, ref);
+  const before = pick(invitation, AUDITED);
   const { domain } = access;
   if (input.role !== undefined) await assertRoleExists(em, domain, input.role);
   if (input.code !== undefined) await assertFree(em, domain, "code", input.code, invitation.id);
@@ -73,13 +83,23 @@ export async function updateInvitation(em: EntityManager, access: DomainAccess, 
   if (input.code !== undefined) invitation.code = input.code;
   if (input.role !== undefined) invitation.role = input.role;
   if (input.expireAt !== undefined) invitation.expireAt = expiryOf(input.expireAt);
+  audit(em, access, {
+    action: "domain_invitation.update", target: { type: "domain_invitation", id: invitation.id }, domainId: domain.id,
+    before, after: pick(invitation, AUDITED),
+  });
   await em.flush();
   return invitation;
 }
 
 export async function deleteInvitation(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
   const invitation = await findInvitation(em, access, ref);
-  await em.nativeDelete(DomainInvitation, { id: invitation.id });
+  await em.transactional(async (tx) => {
+    audit(tx, access, {
+      action: "domain_invitation.delete", target: { type: "domain_invitation", id: invitation.id },
+      domainId: access.domain.id, before: pick(invitation, AUDITED),
+    });
+    await tx.nativeDelete(DomainInvitation, { id: invitation.id });
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import { resolveUserRef, toUserDetail } from "../users/users.service";
 import { DomainUser } from "./domain-user.entity";
 import { DomainRole } from "./domain-role.entity";
 import type { UserDetailWithDomainRoleView, UserWithDomainRoleView } from "./members.schemas";
+import { audit } from "../audit/audit.service";
 
 export interface Member {
   user: User;
@@ -50,6 +51,10 @@ export async function addMember(em: EntityManager, access: DomainAccess, input: 
   }
   await assertRoleExists(em, access, role);
   const membership = em.create(DomainUser, { domain: access.domain, user, role });
+  audit(em, access, {
+    action: "domain_user.add", target: { type: "user", id: user.id }, domainId: access.domain.id,
+    after: { username: user.username, role },
+  });
   await em.flush();
   return { user, membership };
 }
@@ -66,6 +71,10 @@ export async function updateMember(em: EntityManager, access: DomainAccess, user
     assertDomainRoot(access, "only a domain root can grant or take away the root role");
   }
   await assertRoleExists(em, access, input.role);
+  audit(em, access, {
+    action: "domain_user.update", target: { type: "user", id: member.user.id }, domainId: access.domain.id,
+    before: { role: member.membership.role }, after: { role: input.role },
+  });
   member.membership.role = input.role;
   await em.flush();
   return member;
@@ -75,7 +84,13 @@ export async function removeMember(em: EntityManager, access: DomainAccess, user
   const member = await findMember(em, access, userRef);
   assertMayChangeOwnerMembership(access, member.user.id);
   if (member.membership.role === DOMAIN_ROOT_ROLE) assertDomainRoot(access, "only a domain root can remove a root member");
-  await em.nativeDelete(DomainUser, { id: member.membership.id });
+  await em.transactional(async (tx) => {
+    audit(tx, access, {
+      action: "domain_user.remove", target: { type: "user", id: member.user.id }, domainId: access.domain.id,
+      before: { username: member.user.username, role: member.membership.role },
+    });
+    await tx.nativeDelete(DomainUser, { id: member.membership.id });
+  });
 }
 
 /**

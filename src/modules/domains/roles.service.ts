@@ -12,6 +12,8 @@ import { DomainRole } from "./domain-role.entity";
 import { DomainUser } from "./domain-user.entity";
 import { DomainInvitation } from "./domain-invitation.entity";
 import type { DomainRoleDetailView, PermissionInput } from "./roles.schemas";
+import { audit } from "../audit/audit.service";
+import { permissionFields } from "../audit/audit-fields";
 
 async function findRole(em: EntityManager, access: DomainAccess, role: string): Promise<DomainRole> {
   const row = await em.findOne(DomainRole, { domain: access.domain, role });
@@ -49,6 +51,10 @@ export async function createRole(em: EntityManager, access: DomainAccess, input:
   const permission = normalizePermissionSet(input.permission, defaultUserPermissions());
   assertNoEscalation(access, permission);
   const row = em.create(DomainRole, { domain: access.domain, role: input.role, permission });
+  audit(em, access, {
+    action: "domain_role.create", target: { type: "domain_role", id: row.id }, domainId: access.domain.id,
+    after: { role: input.role, ...permissionFields(permission) },
+  });
   await em.flush();
   return row;
 }
@@ -60,6 +66,10 @@ export async function updateRole(em: EntityManager, access: DomainAccess, role: 
   if (input.permission === undefined) return row;
   const permission = normalizePermissionSet(input.permission, normalizePermissionSet(row.permission));
   assertNoEscalation(access, permission);
+  audit(em, access, {
+    action: "domain_role.update", target: { type: "domain_role", id: row.id }, domainId: access.domain.id,
+    before: permissionFields(normalizePermissionSet(row.permission)), after: permissionFields(permission),
+  });
   row.permission = permission;
   await em.flush();
   return row;
@@ -75,7 +85,13 @@ export async function deleteRole(em: EntityManager, access: DomainAccess, role: 
   ]);
   if (members > 0) throw new BizError("DomainRoleUsedError", `role "${role}" is held by ${members} member(s)`);
   if (invitations > 0) throw new BizError("DomainRoleUsedError", `role "${role}" is granted by ${invitations} invitation(s)`);
-  await em.nativeDelete(DomainRole, { id: row.id });
+  await em.transactional(async (tx) => {
+    audit(tx, access, {
+      action: "domain_role.delete", target: { type: "domain_role", id: row.id }, domainId: access.domain.id,
+      before: { role, ...permissionFields(normalizePermissionSet(row.permission)) },
+    });
+    await tx.nativeDelete(DomainRole, { id: row.id });
+  });
 }
 
 export function toRoleView(row: DomainRole) {

@@ -34,7 +34,10 @@ export async function unpackConfigArchive(payload: ConfigUnpackPayload, ctx: Con
     const config = parseConfigJson(files.find((f) => f.path === CONFIG_JSON)!.data, { archiveFiles: files.map((f) => f.path) });
     const tree = [];
     for (const file of files) tree.push({ path: file.path, ...(await storeBlob(em, store, file.data)) });
-    const version = await commitVersion(em, { problem, committer, tree, languages: languageNames(config) });
+    const version = await commitVersion(em, {
+      problem, committer, tree, languages: languageNames(config),
+      audited: { action: "problem_config.upload_archive", ip: payload.committerIp ?? null },
+    });
     return { configId: version.id };
   } catch (error) {
     throw errorToJobFailure(error);

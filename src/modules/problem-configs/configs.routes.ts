@@ -41,7 +41,7 @@ export function configsRoutes(deps: AppDeps) {
       }
       const upload = await storeBlob(em, store, new Uint8Array(await body.file.arrayBuffer()));
       const { configId } = await jobs.run("config.unpack", {
-        problemId: problem.id, uploadDigest: upload.digest, committerId: access.user.id,
+        problemId: problem.id, uploadDigest: upload.digest, committerId: access.user.id, committerIp: access.ip,
         configJsonOnMissing: query.configJsonOnMissing ?? "raise_error",
       }, { queue: "configs", timeoutMs: UNPACK_WAIT_MS, jobId: randomUUID() });
       return ok(configs.toVersionView(await em.findOneOrFail(ProblemConfig, { id: configId })));
@@ -56,7 +56,7 @@ export function configsRoutes(deps: AppDeps) {
     })
     .post("/json", async ({ em, access, params, body }) => {
       const problem = await findProblem(em, access, params.problem);
-      return ok(configs.toVersionView(await configs.updateConfigJson(em, store, problem, access.user, body)));
+      return ok(configs.toVersionView(await configs.updateConfigJson(em, store, problem, access, body)));
     }, {
       domainPermission: ["problem.viewConfig", "problem.edit"],
       params: ProblemParams,

@@ -34,12 +34,17 @@ export async function readConfigJson(em: EntityManager, store: BlobStore, versio
 }
 
 /** A new version with config.json replaced and every other file kept (Horse's `configs/json`). */
-export async function updateConfigJson(em: EntityManager, store: BlobStore, problem: Problem, committer: User, input: unknown): Promise<ProblemConfig> {
+export async function updateConfigJson(
+  em: EntityManager, store: BlobStore, problem: Problem, committer: { user: User; ip: string | null }, input: unknown,
+): Promise<ProblemConfig> {
   const latest = await latestConfig(em, problem);
   const tree: TreeEntry[] = latest ? (await treeOf(em, latest)).filter((f) => f.path !== CONFIG_JSON) : [];
   const config = validateConfigJson(structuredClone(input), { archiveFiles: [...tree.map((f) => f.path), CONFIG_JSON] });
   tree.push({ path: CONFIG_JSON, ...(await storeBlob(em, store, serializeConfigJson(config))) });
-  return commitVersion(em, { problem, committer, tree, languages: languageNames(config) });
+  return commitVersion(em, {
+    problem, committer: committer.user, tree, languages: languageNames(config),
+    audited: { action: "problem_config.update_json", ip: committer.ip },
+  });
 }
 
 export interface ObjectQuery {

@@ -5,6 +5,8 @@ import type { User } from "../users/user.entity";
 import type { Problem } from "../problems/problem.entity";
 import { ProblemConfig } from "./problem-config.entity";
 import { ProblemConfigFile } from "./problem-config-file.entity";
+import { audit } from "../audit/audit.service";
+import type { Domain } from "../domains/domain.entity";
 
 export interface TreeEntry {
   path: string;
@@ -33,11 +35,15 @@ export async function treeOf(em: EntityManager, config: ProblemConfig): Promise<
 /**
  * Commits a new version of the problem's config, inside a transaction that holds the problem's
  * config lock: concurrent commits to one problem queue up and each becomes its own version, in order.
- * A tree identical to the latest version is refused ("no changes"), like Horse's empty commit.
+ * A tree identical to the latest version is refused ("no changes"), like Horse's empty commit. With
+ * `audited` (how the version came, and from which address), the audit event is in that transaction.
  */
 export async function commitVersion(
   em: EntityManager,
-  input: { problem: Problem; committer: User | null; tree: TreeEntry[]; languages: string[]; message?: string },
+  input: {
+    problem: Problem; committer: User | null; tree: TreeEntry[]; languages: string[]; message?: string;
+    audited?: { action: "problem_config.upload_archive" | "problem_config.update_json"; ip: string | null };
+  },
 ): Promise<ProblemConfig> {
   return em.transactional(async (tx) => {
     await tx.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`problem-config:${input.problem.id}`]);
@@ -50,6 +56,14 @@ export async function commitVersion(
     });
     for (const entry of input.tree) tx.create(ProblemConfigFile, { config, path: entry.path, digest: entry.digest, size: entry.size });
     const problem = tx.merge(input.problem);
+    if (input.audited) {
+      audit(tx, { user: input.committer, ip: input.audited.ip }, {
+        action: input.audited.action, target: { type: "problem_config", id: config.id },
+        domainId: (problem.domain as unknown as Domain).id,
+        before: { version: latest?.version, commitId: latest?.commitId, languages: problem.languages },
+        after: { version: config.version, commitId, languages: input.languages },
+      });
+    }
     problem.languages = input.languages;
     await tx.flush();
     return config;

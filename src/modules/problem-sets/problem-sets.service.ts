@@ -12,6 +12,12 @@ import { ProblemSet } from "./problem-set.entity";
 import { ProblemSetProblem } from "./problem-set-problem.entity";
 import { parseWindow, windowState } from "./problem-set-window";
 import type { ProblemSetCreateInput, ProblemSetEditInput, ProblemSetView } from "./problem-sets.schemas";
+import { audit } from "../audit/audit.service";
+import { pick } from "../audit/audit-fields";
+
+const AUDITED = [
+  "url", "title", "content", "hidden", "scoreboardHidden", "scoreboardRule", "unlockAt", "dueAt", "lockAt",
+] as const;
 
 /** Managers (`problemSet.viewHidden`) see hidden sets and sets outside their time window. */
 export const managesProblemSets = (access: DomainAccess) => holds(access, "problemSet.viewHidden");
@@ -43,12 +49,16 @@ export async function createProblemSet(em: EntityManager, access: DomainAccess, 
     hidden: input.hidden ?? false, scoreboardHidden: input.scoreboardHidden ?? false, scoreboardRule: input.scoreboardRule ?? "best",
     ...parseWindow(input),
   });
+  audit(em, access, {
+    action: "problem_set.create", target: { type: "problem_set", id }, domainId: access.domain.id, after: pick(set, AUDITED),
+  });
   await em.flush();
   return set;
 }
 
 export async function updateProblemSet(em: EntityManager, access: DomainAccess, ref: string, input: ProblemSetEditInput): Promise<ProblemSet> {
   const set = await findProblemSet(em, access, ref);
+  const before = pick(set, AUDITED);
   Object.assign(set, parseWindow(input, set));
   if (input.url !== undefined) {
     const url = input.url || set.id;
@@ -58,13 +68,23 @@ export async function updateProblemSet(em: EntityManager, access: DomainAccess, 
   for (const key of ["title", "content", "hidden", "scoreboardHidden", "scoreboardRule"] as const) {
     if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
   }
+  audit(em, access, {
+    action: "problem_set.update", target: { type: "problem_set", id: set.id }, domainId: access.domain.id,
+    before, after: pick(set, AUDITED),
+  });
   await em.flush();
   return set;
 }
 
 export async function deleteProblemSet(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
   const set = await findProblemSet(em, access, ref);
-  await em.nativeDelete(ProblemSet, { id: set.id });
+  await em.transactional(async (tx) => {
+    audit(tx, access, {
+      action: "problem_set.delete", target: { type: "problem_set", id: set.id }, domainId: access.domain.id,
+      before: pick(set, AUDITED),
+    });
+    await tx.nativeDelete(ProblemSet, { id: set.id });
+  });
 }
 
 /**
@@ -106,12 +126,23 @@ function insertAt<T>(items: T[], item: T, position: number | null | undefined): 
   return [...items.slice(0, at), item, ...items.slice(at)];
 }
 
-/** Rewrites the set's order under a lock on the set's row, so concurrent edits cannot interleave positions. */
-async function reorder(em: EntityManager, set: ProblemSet, change: (problemIds: string[]) => string[]): Promise<void> {
+/**
+ * Rewrites the set's order under a lock on the set's row, so concurrent edits cannot interleave
+ * positions; the audit event (the order before and after) is written in the same transaction.
+ */
+async function reorder(
+  em: EntityManager, access: DomainAccess, action: "add_problem" | "move_problem" | "remove_problem", set: ProblemSet,
+  change: (problemIds: string[]) => string[],
+): Promise<void> {
   await em.transactional(async (tx) => {
     await tx.execute("select id from problem_sets where id = ? for update", [set.id]);
     const links = await tx.find(ProblemSetProblem, { problemSet: set.id }, { orderBy: { position: "asc" } });
-    const ids = change(links.map((l) => (l.problem as unknown as Problem).id));
+    const before = links.map((l) => (l.problem as unknown as Problem).id);
+    const ids = change(before);
+    audit(tx, access, {
+      action: `problem_set.${action}`, target: { type: "problem_set", id: set.id }, domainId: access.domain.id,
+      before: { problems: before }, after: { problems: ids },
+    });
     await tx.nativeDelete(ProblemSetProblem, { problemSet: set.id });
     ids.forEach((problemId, position) => tx.create(ProblemSetProblem, { problemSet: set.id, problem: problemId, position }));
     await tx.flush();
@@ -120,7 +151,7 @@ async function reorder(em: EntityManager, set: ProblemSet, change: (problemIds: 
 
 export async function addProblemToSet(em: EntityManager, access: DomainAccess, set: ProblemSet, input: { problem: string; position?: number | null }): Promise<void> {
   const problem = await findProblem(em, access, input.problem);
-  await reorder(em, set, (ids) => {
+  await reorder(em, access, "add_problem", set, (ids) => {
     if (ids.includes(problem.id)) throw new BizError("IntegrityError", "problem already added");
     return insertAt(ids, problem.id, input.position);
   });
@@ -128,7 +159,7 @@ export async function addProblemToSet(em: EntityManager, access: DomainAccess, s
 
 export async function moveProblemInSet(em: EntityManager, access: DomainAccess, set: ProblemSet, ref: string, position: number | null | undefined): Promise<void> {
   const problem = await findProblem(em, access, ref);
-  await reorder(em, set, (ids) => {
+  await reorder(em, access, "move_problem", set, (ids) => {
     if (!ids.includes(problem.id)) throw new BizError("IntegrityError", "problem not added");
     return insertAt(ids.filter((id) => id !== problem.id), problem.id, position);
   });
@@ -136,7 +167,7 @@ export async function moveProblemInSet(em: EntityManager, access: DomainAccess, 
 
 export async function removeProblemFromSet(em: EntityManager, access: DomainAccess, set: ProblemSet, ref: string): Promise<void> {
   const problem = await findProblem(em, access, ref);
-  await reorder(em, set, (ids) => {
+  await reorder(em, access, "remove_problem", set, (ids) => {
     if (!ids.includes(problem.id)) throw new BizError("IntegrityError", "problem not added");
     return ids.filter((id) => id !== problem.id);
   });

@@ -13,6 +13,10 @@ import { copyLatestConfig } from "../problem-configs/versions.service";
 import { Problem } from "./problem.entity";
 import { ProblemGroup } from "./problem-group.entity";
 import type { ProblemCreateInput, ProblemDetailView, ProblemEditInput, ProblemView } from "./problems.schemas";
+import { audit } from "../audit/audit.service";
+import { pick } from "../audit/audit-fields";
+
+const AUDITED = ["url", "title", "content", "hidden"] as const;
 
 /**
  * A problem of the domain in the path, by url or id. A hidden problem does not exist for callers
@@ -63,6 +67,9 @@ export async function createProblem(em: EntityManager, access: DomainAccess, inp
       id, url, domain: access.domain, title: input.title, content: input.content ?? "", hidden: input.hidden ?? false,
       owner: access.user, problemGroup: tx.create(ProblemGroup, {}), languages: [],
     });
+    audit(tx, access, {
+      action: "problem.create", target: { type: "problem", id }, domainId: access.domain.id, after: pick(problem, AUDITED),
+    });
     await tx.flush();
     return problem;
   });
@@ -70,6 +77,7 @@ export async function createProblem(em: EntityManager, access: DomainAccess, inp
 
 export async function updateProblem(em: EntityManager, access: DomainAccess, ref: string, input: ProblemEditInput): Promise<Problem> {
   const problem = await findProblem(em, access, ref);
+  const before = pick(problem, AUDITED);
   if (input.url !== undefined) {
     const url = input.url || problem.id;
     await assertUrlFree(em, access.domain, url, problem.id);
@@ -78,6 +86,10 @@ export async function updateProblem(em: EntityManager, access: DomainAccess, ref
   if (input.title !== undefined) problem.title = input.title;
   if (input.content !== undefined) problem.content = input.content;
   if (input.hidden !== undefined) problem.hidden = input.hidden;
+  audit(em, access, {
+    action: "problem.update", target: { type: "problem", id: problem.id }, domainId: access.domain.id,
+    before, after: pick(problem, AUDITED),
+  });
   await em.flush();
   return problem;
 }
@@ -88,7 +100,13 @@ export async function updateProblem(em: EntityManager, access: DomainAccess, ref
  */
 export async function deleteProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
   const problem = await findProblem(em, access, ref);
-  await em.nativeDelete(Problem, { id: problem.id });
+  await em.transactional(async (tx) => {
+    audit(tx, access, {
+      action: "problem.delete", target: { type: "problem", id: problem.id }, domainId: access.domain.id,
+      before: pick(problem, AUDITED),
+    });
+    await tx.nativeDelete(Problem, { id: problem.id });
+  });
 }
 
 /**
@@ -120,6 +138,10 @@ export async function cloneProblems(
         problemGroup: input.newGroup || !original.problemGroup ? tx.create(ProblemGroup, {}) : original.problemGroup,
       });
       await copyLatestConfig(tx, original, clone, access.user as User);
+      audit(tx, access, {
+        action: "problem.clone", target: { type: "problem", id }, domainId: access.domain.id,
+        after: { ...pick(clone, AUDITED), sourceProblemId: original.id, sourceDomainId: source.domain.id },
+      });
       clones.push(clone);
     }
     await tx.flush();

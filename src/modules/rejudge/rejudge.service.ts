@@ -9,8 +9,9 @@ import type { Problem } from "../problems/problem.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { quote } from "../problem-configs/archive-paths";
 import { enqueueJudgingBatch, JUDGE_PRIORITY, type QueuedTask } from "../judge-tasks/judge-queue";
-import { rejudgeSelected, type RejudgeOptions } from "./rejudge-statements";
+import { rejudgeSelected, type RejudgeOptions, type RejudgeResult } from "./rejudge-statements";
 import type { ProblemRejudgeInput, RejudgeConfigChoice, RejudgeQueuedView } from "./rejudge.schemas";
+import { audit } from "../audit/audit.service";
 
 /** Records one bulk statement takes: bounded, so no statement locks a whole problem's records at once. */
 const BATCH = 500;
@@ -32,11 +33,25 @@ export async function rejudgeRecord(
     ownConfig: config === "record", priority: JUDGE_PRIORITY.normal, force: true, actorId: access.user.id,
   };
   const selection = { where: "r.id = ? and r.domain_id = ?", values: [id, access.domain.id], limit: 1 };
-  const done = await rejudgeSelected(em, selection, options);
+  const done = await em.transactional(async (tx) => {
+    const before = await judgementOf(tx, selection.values);
+    const result = await rejudgeSelected(tx, selection, options);
+    if (result.queued.length === 1) {
+      audit(tx, access, {
+        action: "record.rejudge", target: { type: "record", id }, domainId: access.domain.id,
+        before, after: { ...(await judgementOf(tx, selection.values)), config },
+      });
+    }
+    return result;
+  });
   if (done.queued.length === 1) return done.queued[0];
   if (done.matched === 0) throw notFound();
   throw await whyNotPinned(em, id, config);
 }
+
+/** What a rejudge changes of a record, read around its statement for the audit log. */
+const judgementOf = (em: EntityManager, values: unknown[]) => row<Record<string, unknown>>(em,
+  `select state, score, config_id as "configId" from records where id = ? and domain_id = ?`, values);
 
 interface PinRow {
   problem_id: string | null;
@@ -93,7 +108,15 @@ export async function rejudgeProblem(
     const selection = after
       ? { where: PROBLEM_RECORDS + KEYSET, values: [...filters, after.at, after.id], limit: BATCH }
       : { where: PROBLEM_RECORDS, values: filters, limit: BATCH };
-    const batch = await rejudgeSelected(em, selection, options);
+    // One event per bulk rejudge, written with the first batch: what was asked (the filters), by whom.
+    const batch: RejudgeResult = after ? await rejudgeSelected(em, selection, options)
+      : await em.transactional(async (tx) => {
+        audit(tx, access, {
+          action: "problem.rejudge", target: { type: "problem", id: target.problem.id }, domainId: access.domain.id,
+          after: { problemSetId: setId, states: input.state && [input.state].flat(), language, config: input.config ?? "latest" },
+        });
+        return rejudgeSelected(tx, selection, options);
+      });
     answer.queued += batch.queued.length;
     answer.skipped += batch.matched - batch.queued.length;
     await enqueueJudgingBatch(jobs, logger, batch.queued);
