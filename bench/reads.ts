@@ -3,6 +3,7 @@ import { jwt } from "@elysiajs/jwt";
 import { benchApp, fmt, report } from "./harness";
 import { createUser } from "../tests/helpers/factories";
 import { submission, submit } from "../tests/helpers/records";
+import { fillRecords } from "./fill-records";
 
 /**
  * `bun run bench:reads`: the hot reads the hour before a deadline, against a floor measured in the same
@@ -26,29 +27,7 @@ const member = cast.member;
 const seed = (await submit(t, member.token, `/domains/${domain}/problems/${problem}`, submission("c"))).body.data.id as string;
 const set = (await t.api.post(`/domains/${domain}/problem_sets`, { title: "Week 1" }, { token: cast.admin.token })).body.data.id as string;
 const students = await Promise.all(Array.from({ length: 20 }, () => createUser(t)));
-
-/** Grows the records table to `total` rows copied from the seed, spread over problems, sets and students. */
-async function fillRecords(total: number): Promise<void> {
-  const [{ n }] = await sql`select count(*)::int as n from records`;
-  if (n >= total) return;
-  const cases = JSON.stringify(Array.from({ length: 5 }, (_, i) => ({
-    state: i % 3 ? "accepted" : "wrong_answer", score: 20, timeMs: 13, memoryKb: 2048, returnCode: 0,
-    stdout: `expected 42 but the program printed 41 on line ${i}\n`.repeat(4), stderr: "",
-  })));
-  const ids = `{${students.map((s) => s.user.id).join(",")}}`;
-  for (let done = n; done < total; done += 100_000) {
-    const batch = Math.min(100_000, total - done);
-    await sql.unsafe(
-      `insert into records (id, created_at, updated_at, domain_id, problem_set_id, problem_id, committer_id, state, language, score, time_ms, memory_kb, judged_at, cases)
-       select gen_random_uuid(), now() - make_interval(secs => g), now() - make_interval(secs => g), $1, case when g % 4 = 0 then $2::uuid end, $3,
-              ($4::uuid[])[1 + g % ${students.length}], 'accepted', 'c', 100, 13, 2048, now(), $5::jsonb
-         from generate_series(1, ${batch}) as g`,
-      [domain, set, problem, ids, cases],
-    );
-  }
-  // What autovacuum does on a live database: statistics, and the visibility map for index-only scans.
-  await sql`vacuum analyze records`;
-}
+const population = { domain, set, problem, students: students.map((s) => s.user.id) };
 
 const token = cast.admin.token;
 const routes: [string, string][] = [
@@ -62,10 +41,15 @@ const routes: [string, string][] = [
   ["records?offset=5000", `/api/v1/domains/${domain}/records?limit=100&offset=5000`],
 ];
 
-/** Requests for SECONDS with CONCURRENCY in flight: req/s, p50, p99 (ms). */
-async function load(base: string, path: string): Promise<{ rps: number; p50: number; p99: number }> {
+/**
+ * Requests for SECONDS with CONCURRENCY in flight: req/s, p50, p99 (ms), and this process's CPU per request
+ * (client and server together, the same client for both; PostgreSQL's time is not in it). CPU time is
+ * the steadier figure on a shared machine, where wall time follows the neighbours' load.
+ */
+async function load(base: string, path: string): Promise<{ rps: number; p50: number; p99: number; cpu: number }> {
   const latencies: number[] = [];
   let failures = 0;
+  const cpuBefore = process.cpuUsage();
   const until = performance.now() + SECONDS * 1000;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (performance.now() < until) {
@@ -79,7 +63,9 @@ async function load(base: string, path: string): Promise<{ rps: number; p50: num
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
   if (failures > 0) console.log(`  (${failures} of ${latencies.length} requests to ${base}${path} failed)`);
-  return { rps: (latencies.length - failures) / SECONDS, p50: at(0.5), p99: at(0.99) };
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuPerRequest = (cpu.user + cpu.system) / latencies.length;
+  return { rps: (latencies.length - failures) / SECONDS, p50: at(0.5), p99: at(0.99), cpu: cpuPerRequest };
 }
 
 const app = t.app.listen({ hostname: "127.0.0.1", port: 0, idleTimeout: 60 });
@@ -127,23 +113,26 @@ async function floorAnswer(request: Request): Promise<Response> {
 
 if (process.env.FILL_ONLY) {
   // For EXPLAIN by hand: fill, print the database URL, and keep it (no clean-up).
-  await fillRecords(LARGE);
+  await fillRecords(sql, population, LARGE);
   console.log(`filled: ${t.config.databaseUrl}`);
   process.exit(0);
 }
 
 for (const total of [SMALL, LARGE].filter((n) => n > 0)) {
-  await fillRecords(total);
+  await fillRecords(sql, population, total);
   const rows: [string, string][] = [];
   for (const [name, path] of routes.filter(([name]) => name.includes(ROUTE))) {
     if (APP_ONLY) {
       const appResult = await load(appBase, path);
-      rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms)`]);
+      rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms,`
+        + ` ${fmt(appResult.cpu)} µs CPU)`]);
       continue;
     }
     const floorResult = await load(floorBase, path);
     const appResult = await load(appBase, path);
-    rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms) · floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · floor ÷ app ${fmt(floorResult.rps / appResult.rps)}`]);
+    rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms)`
+      + ` · floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · floor ÷ app ${fmt(floorResult.rps / appResult.rps)}`
+      + ` · CPU/req app ${fmt(appResult.cpu)} µs, floor ${fmt(floorResult.cpu)} µs`]);
   }
   report(`Hot reads at ${total.toLocaleString("en")} records (${CONCURRENCY} in flight, ${SECONDS} s each, in-process client over HTTP)`, rows);
 }
