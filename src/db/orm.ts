@@ -21,6 +21,19 @@ export async function migrate(orm: Orm): Promise<string[]> {
   return applied.map((m) => m.name);
 }
 
+/** What `pg`'s pool reports of itself (the package ships no types). */
+interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** The pool's connections: open, idle, and queries waiting for one (for /metrics). */
+export async function poolUse(orm: Orm): Promise<{ total: number; idle: number; waiting: number }> {
+  const pool = (await orm.em.getConnection().getNativeClient()) as unknown as PoolCounts;
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 /** Hides the password of a connection URL before it goes into a message. */
 export function redactUrl(url: string): string {
   try {

@@ -4,6 +4,7 @@ import type { AppDeps } from "../app";
 import { QUEUE_NAMES } from "../jobs/catalogue";
 import * as metrics from "../metrics";
 import { clientIp } from "./client-ip";
+import { poolUse } from "../db/orm";
 
 /** States a record waits or is judged in: the gauges an operator watches (final states are counters). */
 const OPEN_STATES = ["processing", "queueing", "retrying", "fetched", "compiling", "running", "judging"];
@@ -27,6 +28,11 @@ function withTimeout<T>(work: Promise<T>): Promise<T> {
  * (and counts a scrape error) rather than failing the scrape: an outage is when metrics matter most.
  */
 async function refreshGauges(deps: AppDeps): Promise<void> {
+  // The pool first: the scrape's own query below would count in it.
+  const poolFailure = await poolUse(deps.orm).then((use) => {
+    for (const [state, n] of Object.entries(use)) metrics.dbPool.set({ state }, n);
+    return null;
+  }, (error: unknown) => error);
   const queues = QUEUE_NAMES.map(async (name) => {
     const counts = await withTimeout(deps.jobs.queues[name].getJobCounts(...QUEUE_STATES));
     for (const state of QUEUE_STATES) metrics.queueJobs.set({ queue: name, state }, counts[state] ?? 0);
@@ -43,10 +49,12 @@ async function refreshGauges(deps: AppDeps): Promise<void> {
   const redis = deps.jobs.queues.judge.getBackend().client;
   const shared = withTimeout(redis.then((r) => r.hgetall(metrics.sharedCountersKey(deps.config.queuePrefix))))
     .then((hash) => metrics.applySharedCounters(hash));
-  const results = await Promise.allSettled([Promise.all(queues), records, shared]);
+  const results = await Promise.allSettled([Promise.all(queues), records, shared,
+    poolFailure === null ? Promise.resolve() : Promise.reject(poolFailure)]);
   // A gauge whose source did not answer is left out, not shown with the last scrape's figures.
   const failed: [string, () => void][] = [
     ["redis", () => metrics.queueJobs.reset()], ["postgres", () => metrics.recordsInState.reset()], ["redis", () => {}],
+    ["postgres", () => metrics.dbPool.reset()],
   ];
   results.forEach((result, i) => {
     if (result.status === "fulfilled") return;

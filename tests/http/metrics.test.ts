@@ -126,6 +126,9 @@ describe("GET /metrics", () => {
     const text = await (await scrapeRaw()).text();
     expect(text).not.toContain(id);
     expect(judged.find((f) => f.name === "process_resident_memory_bytes")?.type).toBe("gauge");
+    // The pool has served this test: it holds connections, and no query is waiting for one now.
+    expect(valueOf(judged, "joj_db_pool_connections", { state: "total" })).toBeGreaterThan(0);
+    expect(valueOf(judged, "joj_db_pool_connections", { state: "waiting" })).toBe(0);
   });
 
   test("the reconciler's work, done in the configs worker, is reported by the API: a lapsed lease and a re-queue", async () => {
