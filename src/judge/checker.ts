@@ -32,7 +32,7 @@ const CASE_DIR = ".case";
 /** testlib's exit codes (testlib.h `resultExitCode`, without the EJUDGE or TESTSYS builds). */
 const EXIT = { ok: 0, wrongAnswer: 1, presentationError: 2, fail: 3, points: 7, unexpectedEof: 8 } as const;
 /** `quitp(p, …)` writes `points <p> …` to stderr (testlib.h `__testlib_quitp`). */
-const POINTS = /^points\s+([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?:\s|$)/m;
+const POINTS = /^points\s+([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?:\s|$)/m;
 
 export interface CompiledChecker {
   files: StagedFile[];

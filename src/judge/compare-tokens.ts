@@ -67,12 +67,19 @@ async function eachTokenPair(
   }
 }
 
-/** A decimal number as programs print them: `-1`, `+.5`, `3.`, `6.02e23`. No `nan`, `inf` or hex. */
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/**
+ * A decimal number as programs print them: `-1`, `+.5`, `3.`, `6.02e23`. No `nan`, `inf` or hex. The
+ * digits before and after the point are separate groups: `\d+\.?\d*` backtracked quadratically on a
+ * long run of digits that ended in a letter (a student's 150,000 digits took 25 s, a megabyte days).
+ */
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** Longer than any double needs: not read as a number at all (it still matches itself byte for byte). */
+const NUMBER_MAX_LENGTH = 1024;
 /** Binary floating point cannot hold most decimals exactly: an error exactly at epsilon still passes. */
 const ROUNDING_SLACK = 1e-15;
 
 function numberOf(t: Tokens): number | null {
+  if (t.end - t.start > NUMBER_MAX_LENGTH) return null;
   const text = t.text.toString("latin1", t.start, t.end);
   if (!NUMBER.test(text)) return null;
   const value = Number(text);

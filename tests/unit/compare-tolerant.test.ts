@@ -35,6 +35,17 @@ describe("float comparison", () => {
     expect(await judged("", "", FLOAT)).toBe(true);
   });
 
+  test("a megabyte of digits that is not a number is refused without backtracking (a judge stalled for days)", async () => {
+    // Against a number: one token of digits ending in a letter, a long run of digits, and one a digit short.
+    const digits = "7".repeat(1 << 20);
+    expect(await judged(`${digits}x`, "1", FLOAT)).toBe(false);
+    expect(await judged(digits, "1", FLOAT)).toBe(false);
+    expect(await judged(`${digits.slice(0, 4000)}.5e`, "1", FLOAT)).toBe(false);
+    // A long token still matches itself byte for byte, and a long number is read.
+    expect(await judged(`${digits}x`, `${digits}x`, FLOAT)).toBe(true);
+    expect(await judged(`0.${"0".repeat(300)}1`, "0", FLOAT)).toBe(true);
+  }, 30_000);
+
   test("any double, printed to 9 significant digits, passes at 1e-6; moved by 3 × epsilon it fails", async () => {
     const value = fc.double({ min: -1e12, max: 1e12, noNaN: true });
     await fc.assert(fc.asyncProperty(fc.array(value, { minLength: 1, maxLength: 20 }), fc.nat(), async (values, at) => {
