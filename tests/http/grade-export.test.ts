@@ -89,7 +89,6 @@ describe("GET …/problem_sets/{set}/scoreboard.csv", () => {
   test("the scoreboard's permission rule: anonymous 401, guest 403, a hidden board refused to students", async () => {
     expect((await download()).status).toBe(401);
     expect(await (await download(cast.guest.token)).json()).toEqual({ detail: "problem_set view Permission Denied." });
-    expect((await download(students[0].token)).status).toBe(200);
     await t.api.patch(`${domain()}/problem_sets/${set}`, { scoreboardHidden: true }, { token: cast.admin.token });
     try {
       const hidden = (await (await download(students[0].token)).json()) as { errorCode: string };
@@ -98,6 +97,19 @@ describe("GET …/problem_sets/{set}/scoreboard.csv", () => {
     } finally {
       await t.api.patch(`${domain()}/problem_sets/${set}`, { scoreboardHidden: false }, { token: cast.admin.token });
     }
+  });
+
+  test("a student gets the scoreboard's rows without classmates' student ids and real names", async () => {
+    const response = await download(students[0].token);
+    expect(response.status).toBe(200);
+    const text = new TextDecoder().decode(new Uint8Array(await response.arrayBuffer()).slice(3));
+    const rows = text.split("\r\n").filter(Boolean).slice(1);
+    // Only those with a judged record, as on the scoreboard, and no private column filled in.
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row.startsWith(",,")).toBe(true);
+    for (const person of PEOPLE) if (person.studentId) expect(text).not.toContain(person.studentId);
+    expect(text).not.toContain("Vonnie");
+    expect(rows.some((row) => row.startsWith(",,张伟,100,,30,,130"))).toBe(true);
   });
 
   // LibreOffice is installed by .ci/run; elsewhere the test runs when it is there.

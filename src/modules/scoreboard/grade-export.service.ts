@@ -4,6 +4,7 @@ import type { DomainAccess } from "../../auth/access";
 import { uuidArray } from "../../db/addressing";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { scoreboard } from "./scoreboard.service";
+import { managesProblemSets } from "../problem-sets/problem-sets.service";
 
 interface Person {
   id: string;
@@ -21,6 +22,10 @@ const BOM = "\uFEFF";
  * set's rule: best or last; empty when nothing was judged) and a late flag, then the total. The same
  * scoreboard decides the figures, so the file and `GET …/scoreboard` always agree.
  *
+ * Student ids and real names are private everywhere else, and the roster is the staff's: a caller who
+ * does not manage problem sets gets what the scoreboard shows them (its rows, without those columns'
+ * values), not every classmate's id and name.
+ *
  * Cells a spreadsheet would run as a formula (a name starting with `=`, `+`, `-`, `@`) are prefixed
  * with `'` (csv-stringify's `escape_formulas`): a student's chosen name must not execute on the
  * teacher's machine.
@@ -28,10 +33,13 @@ const BOM = "\uFEFF";
 export async function gradeCsv(em: EntityManager, access: DomainAccess, set: ProblemSet): Promise<string> {
   const board = await scoreboard(em, access, set);
   const ranked = new Map(board.rows.map((row) => [row.userId, row]));
+  const staff = managesProblemSets(access);
   const people = await em.execute<Person[]>(
-    `select u.id, u.username, u.student_id, u.real_name from users u
-      where u.id in (select user_id from domain_users where domain_id = ?) or u.id = any(?::uuid[])`,
-    [access.domain.id, uuidArray([...ranked.keys()])],
+    `select u.id, u.username, case when ? then u.student_id else '' end as student_id,
+            case when ? then u.real_name else '' end as real_name
+       from users u
+      where (? and u.id in (select user_id from domain_users where domain_id = ?)) or u.id = any(?::uuid[])`,
+    [staff, staff, staff, access.domain.id, uuidArray([...ranked.keys()])],
   );
   people.sort((a, b) => compareText(a.student_id, b.student_id) || compareText(a.username, b.username));
   const header = ["student id", "real name", "username"];
