@@ -4,6 +4,7 @@ import { makeCast, type Cast } from "../helpers/domain-factories";
 import { createUser, type TestUser } from "../helpers/factories";
 import { judgeableProblem, recordRow, submit } from "../helpers/records";
 import { readStream, type SseEvent } from "../helpers/sse";
+import { announceRecordChange } from "../../src/modules/record-events/record-events.bus";
 
 let t: TestApp;
 let cast: Cast;
@@ -138,6 +139,34 @@ describe("GET …/records/events", () => {
     const row = await reader!.until((e) => (e.data as { id: string }).id === id);
     expect(row?.data).toMatchObject({ id, state: "queueing", score: 0 });
     await reader!.close();
+  });
+
+  test("resuming replays every missed change however many, and another domain's flood evicts nothing here", async () => {
+    // The site root: the admin's stream slots are held by the tests above.
+    const first = await stream(`${domain()}/records/events`, cast.siteRoot.token);
+    await Bun.sleep(200);
+    const seen = await submitted(cast.siteRoot.token);
+    const last = await first.reader!.until((e) => (e.data as { id: string }).id === seen.id);
+    await first.reader!.close();
+    // 1,500 changes of records this caller cannot see (ids of nothing), then a real one; and 11,000 elsewhere.
+    const nothing = Array.from({ length: 1500 }, () => crypto.randomUUID());
+    await announceRecordChange(t.jobs, t.logger, cast.domain.id, ...nothing);
+    const missed = await submitted(cast.siteRoot.token);
+    const elsewhere = crypto.randomUUID();
+    await announceRecordChange(t.jobs, t.logger, elsewhere, ...Array.from({ length: 11_000 }, () => crypto.randomUUID()));
+    const resumed = await stream(`${domain()}/records/events`, cast.siteRoot.token, { "last-event-id": last!.id });
+    expect(await resumed.reader!.until((e) => (e.data as { id: string }).id === missed.id)).toBeDefined();
+    expect(resumed.reader!.events.some((e) => e.event === "reset")).toBe(false);
+    await resumed.reader!.close();
+  }, 60_000);
+
+  test("a Last-Event-ID Redis cannot read gets `reset` and a live stream, not a stream that ends at once", async () => {
+    const odd = await stream(`${domain()}/records/events`, cast.siteRoot.token, { "last-event-id": "18446744073709551615-18446744073709551615" });
+    expect((await odd.reader!.until((e) => e.event === "reset"))?.event).toBe("reset");
+    const change = await submitted(cast.siteRoot.token);
+    expect(await odd.reader!.until((e) => (e.data as { id: string }).id === change.id)).toBeDefined();
+    expect(odd.reader!.ended).toBe(false);
+    await odd.reader!.close();
   });
 
   test("permissions are checked again at every event: a member removed from the domain stops receiving", async () => {

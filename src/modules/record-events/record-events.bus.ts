@@ -12,6 +12,7 @@ import type { Logger } from "../../logger";
  * event id) orders announcements identically on the log and on the channel: a client resuming with
  * `Last-Event-ID` reads the log after that id and misses nothing the channel carried.
  */
+/** Per domain: one class's bulk rejudge must not push another's history out. */
 const LOG_LENGTH = 10_000;
 const ANNOUNCE = `
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'd', ARGV[2], 'r', ARGV[3])
@@ -19,7 +20,7 @@ redis.call('PUBLISH', KEYS[2], id .. ' ' .. ARGV[2] .. ' ' .. ARGV[3])
 return id`;
 
 export const channelOf = (queuePrefix: string) => `${queuePrefix}:records:events`;
-export const logOf = (queuePrefix: string) => `${queuePrefix}:records:log`;
+export const logOf = (queuePrefix: string, domainId: string) => `${queuePrefix}:records:log:${domainId}`;
 
 /** The queues' connection (ioredis under BullMQ's backend interface, which lists only what BullMQ uses). */
 export const commandsOf = async (jobs: JobClient) => (await jobs.queues.judge.getBackend().client) as unknown as Redis;
@@ -35,7 +36,7 @@ export async function announceRecordChange(
   if (recordIds.length === 0) return;
   try {
     const redis = await commandsOf(jobs);
-    const keys = [logOf(jobs.queuePrefix), channelOf(jobs.queuePrefix)];
+    const keys = [logOf(jobs.queuePrefix, domainId), channelOf(jobs.queuePrefix)];
     if (recordIds.length === 1) {
       await redis.eval(ANNOUNCE, 2, ...keys, LOG_LENGTH, domainId, recordIds[0]);
       return;
@@ -87,19 +88,32 @@ export class RecordBus {
   }
 
   /** Changes after `afterId`, oldest first, or null when the log no longer reaches back that far. */
-  async changesSince(afterId: string, limit = 1000): Promise<Change[] | null> {
+  async changesSince(domainId: string, afterId: string): Promise<Change[] | null> {
     const redis = await this.commands();
-    const first = (await redis.xrange(logOf(this.queuePrefix), "-", "+", "COUNT", 1))[0];
-    // Trimmed past the client's position: what it missed is gone from the log.
-    if (first && compareIds(first[0], afterId) > 0) return null;
-    const entries = await redis.xrange(logOf(this.queuePrefix), `(${afterId}`, "+", "COUNT", limit);
-    return entries.map(([id, fields]) => ({ id, domainId: fields[1], recordId: fields[3] }));
+    const log = logOf(this.queuePrefix, domainId);
+    try {
+      const first = (await redis.xrange(log, "-", "+", "COUNT", 1))[0];
+      // Trimmed past the client's position: what it missed is gone from the log.
+      if (first && compareIds(first[0], afterId) > 0) return null;
+      // The whole rest of the log (at most LOG_LENGTH), page by page: stopping at a page would skip silently.
+      const changes: Change[] = [];
+      for (let from = `(${afterId}`; ;) {
+        const entries = await redis.xrange(log, from, "+", "COUNT", 1000);
+        for (const [id, fields] of entries) changes.push({ id, domainId: fields[1], recordId: fields[3] });
+        if (entries.length < 1000) return changes;
+        from = `(${entries[entries.length - 1][0]}`;
+      }
+    } catch (error) {
+      // An id Redis cannot read (out of range): the client starts over, rather than failing every reconnection.
+      if (error instanceof Error && /stream ID|start ID/i.test(error.message)) return null;
+      throw error;
+    }
   }
 
-  /** The newest id in the log: where a fresh stream starts. */
-  async lastId(): Promise<string> {
+  /** The newest id in the domain's log: where a fresh stream starts. */
+  async lastId(domainId: string): Promise<string> {
     const redis = await this.commands();
-    return (await redis.xrevrange(logOf(this.queuePrefix), "+", "-", "COUNT", 1))[0]?.[0] ?? "0-0";
+    return (await redis.xrevrange(logOf(this.queuePrefix, domainId), "+", "-", "COUNT", 1))[0]?.[0] ?? "0-0";
   }
 
   /**
@@ -127,7 +141,8 @@ export class RecordBus {
   async keepSlot(userId: string, streamId: string, staleMs: number): Promise<void> {
     const redis = await this.commands();
     const key = `${this.queuePrefix}:records:streams:${userId}`;
-    await redis.multi().zadd(key, "XX", Date.now(), streamId).pexpire(key, staleMs).exec();
+    // Added again if a stall let the sweep take it: a live stream always holds its slot.
+    await redis.multi().zadd(key, Date.now(), streamId).pexpire(key, staleMs).exec();
   }
 
   async freeSlot(userId: string, streamId: string): Promise<void> {
@@ -169,4 +184,7 @@ export function compareIds(a: string, b: string): number {
   return am === bm ? Number(as - bs) : am < bm ? -1 : 1;
 }
 
-export const isStreamId = (text: string) => /^\d{1,20}-\d{1,20}$/.test(text);
+const U64_MAX = 2n ** 64n - 1n;
+/** A Redis stream id (`ms-seq`, each part an unsigned 64-bit integer). */
+export const isStreamId = (text: string) =>
+  /^\d{1,20}-\d{1,20}$/.test(text) && text.split("-").every((part) => BigInt(part) <= U64_MAX);
