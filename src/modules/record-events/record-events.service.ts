@@ -39,18 +39,19 @@ async function standing(em: EntityManager, userId: string, domainId: string): Pr
 }
 
 /**
- * A stream re-reads at most this often. Every change in a domain reaches every stream there, and each
- * burst is a query or two: 300 students watching while judges report 50 cases a second would otherwise
- * be 30,000 queries a second. A quarter of a second still looks live.
+ * A list stream re-reads at most this often. Every change in a domain reaches every list stream there,
+ * and each burst is a query or two: 300 students watching while judges report 50 cases a second would
+ * otherwise be 30,000 queries a second. A quarter of a second still looks live. A record stream wakes
+ * only for its own record, so it reads at once and shows every state a judge passes through.
  */
-export const BURST_GAP_MS = 250;
+export const LIST_BURST_GAP_MS = 250;
 
 /**
- * Runs `work` for the newest pending event id, one burst at a time and at most one per BURST_GAP_MS:
+ * Runs `work` for the newest pending event id, one burst at a time and at most one per `gapMs`:
  * events that arrive meanwhile are folded into the next burst, so a judge reporting faster than a
  * stream reads costs one read per burst, never a queue.
  */
-function serialised(work: (id: string) => Promise<void>, fail: (error: unknown) => void) {
+function serialised(work: (id: string) => Promise<void>, fail: (error: unknown) => void, gapMs = 0) {
   let pending: string | null = null;
   let running = false;
   let lastStart = 0;
@@ -61,7 +62,7 @@ function serialised(work: (id: string) => Promise<void>, fail: (error: unknown) 
     void (async () => {
       try {
         while (pending !== null) {
-          const wait = lastStart + BURST_GAP_MS - performance.now();
+          const wait = lastStart + gapMs - performance.now();
           if (wait > 0) await Bun.sleep(wait);
           const next: string = pending;
           pending = null;
@@ -162,7 +163,7 @@ export async function watchList(
     }
     // Bounded memory on a stream left open for a semester.
     if (sentAt.size > 10_000) sentAt.clear();
-  }, onError);
+  }, onError, LIST_BURST_GAP_MS);
   const hear = (change: Change) => {
     changed.add(change.recordId);
     burst(change.id);
