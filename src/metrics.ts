@@ -114,7 +114,7 @@ export const scrapeErrors = new Counter({
  */
 export const sharedCountersKey = (queuePrefix: string) => `${queuePrefix}:metrics:counters`;
 
-export interface HashIncrementer {
+interface HashIncrementer {
   hincrby(key: string, field: string, by: number): Promise<unknown>;
 }
 

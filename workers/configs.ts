@@ -2,7 +2,7 @@ import { runWorker, type HandlerTable } from "./run-worker";
 import { unpackConfigArchive } from "../src/modules/problem-configs/configs.jobs";
 import { collectGarbage } from "../src/modules/problem-configs/blobs.service";
 import { reconcileRecords } from "../src/modules/judge-tasks/reconcile.service";
-import { countReconcilerPass, type HashIncrementer } from "../src/metrics";
+import { countReconcilerPass } from "../src/metrics";
 
 /** The configs queue's jobs (exported for tests, which run them in-process on a real queue). */
 export const configsHandlers: HandlerTable<"configs"> = {
@@ -11,8 +11,7 @@ export const configsHandlers: HandlerTable<"configs"> = {
   "record.reconcile": async (_payload, ctx) => {
     const report = await reconcileRecords(ctx.em, ctx.jobs, ctx.logger, ctx.config.judging);
     // Counted in Redis for /metrics (any API process reports them); a miss costs a count, not the pass.
-    // BullMQ's Redis backend is an ioredis client; its interface lists only the commands BullMQ uses.
-    const redis = (await ctx.jobs.queues.configs.getBackend().client) as unknown as HashIncrementer;
+    const redis = await ctx.jobs.commands();
     await countReconcilerPass(redis, ctx.config.queuePrefix, report).catch((error) => ctx.logger.warn("reconciler not counted", { error }));
     return report;
   },

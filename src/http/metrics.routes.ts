@@ -46,7 +46,7 @@ async function refreshGauges(deps: AppDeps): Promise<void> {
     for (const state of OPEN_STATES) metrics.recordsInState.set({ state }, byState.get(state) ?? 0);
   });
   // The queues' own connection, as the workers write the hash through theirs (no key prefix on either).
-  const redis = deps.jobs.queues.judge.getBackend().client;
+  const redis = deps.jobs.commands();
   const shared = withTimeout(redis.then((r) => r.hgetall(metrics.sharedCountersKey(deps.config.queuePrefix))))
     .then((hash) => metrics.applySharedCounters(hash));
   const results = await Promise.allSettled([Promise.all(queues), records, shared,

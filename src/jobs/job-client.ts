@@ -1,4 +1,5 @@
 import { QueueEvents, type JobsOptions } from "bullmq";
+import type Redis from "ioredis";
 import type { Config } from "../config";
 import { closeQueues, createQueues, queueConnection, type JobName, type PayloadOf, type QueueName, type Queues, type ResultOf } from "./catalogue";
 import { jobFailureToError } from "./job-failure";
@@ -11,6 +12,14 @@ import { BizError } from "../errors";
 export class JobClient {
   readonly queues: Queues;
   private readonly events = new Map<QueueName, QueueEvents>();
+
+  /**
+   * The queues' own Redis connection, for the few keys that live beside the queues (record events,
+   * bulk-rejudge locks). BullMQ's backend interface lists only the commands BullMQ uses; it is ioredis.
+   */
+  async commands(): Promise<Redis> {
+    return (await this.queues.judge.getBackend().client) as unknown as Redis;
+  }
 
   /** The key prefix of every queue key, and of the keys that live beside the queues (record events). */
   get queuePrefix(): string {

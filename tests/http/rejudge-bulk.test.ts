@@ -157,3 +157,22 @@ describe("POST …/problems/{problem}/rejudge", () => {
     expect(await tasks(records)).toEqual(before);
   });
 });
+
+describe("one bulk rejudge of a problem at a time", () => {
+  test("while one is being queued (its lock held, by any API process) a second is refused and changes nothing", async () => {
+    const { problem, records } = await spread();
+    const before = await tasks(records);
+    const redis = await t.jobs.commands();
+    const key = `${t.config.queuePrefix}:rejudge:problem:${problem}`;
+    await redis.set(key, "another-process", "PX", 60_000);
+    const refused = await rejudge(problem);
+    expect(refused.body).toMatchObject({ errorCode: "Error" });
+    expect(refused.body.errorMsg).toContain("being queued right now");
+    expect(requeued(before, await tasks(records))).toEqual([]);
+    // Not its lock: a refused request leaves the other's in place; once it is gone the rejudge runs.
+    expect(await redis.get(key)).toBe("another-process");
+    await redis.del(key);
+    expect((await rejudge(problem)).body.data.queued).toBe(6);
+    expect(await redis.get(key)).toBeNull();
+  });
+});

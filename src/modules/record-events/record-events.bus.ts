@@ -22,8 +22,6 @@ return id`;
 export const channelOf = (queuePrefix: string) => `${queuePrefix}:records:events`;
 export const logOf = (queuePrefix: string, domainId: string) => `${queuePrefix}:records:log:${domainId}`;
 
-/** The queues' connection (ioredis under BullMQ's backend interface, which lists only what BullMQ uses). */
-export const commandsOf = async (jobs: JobClient) => (await jobs.queues.judge.getBackend().client) as unknown as Redis;
 
 /**
  * Announces that records of a domain changed. Never fails the change itself: the record is safe in
@@ -35,7 +33,7 @@ export async function announceRecordChange(
 ): Promise<void> {
   if (recordIds.length === 0) return;
   try {
-    const redis = await commandsOf(jobs);
+    const redis = await jobs.commands();
     const keys = [logOf(jobs.queuePrefix, domainId), channelOf(jobs.queuePrefix)];
     if (recordIds.length === 1) {
       await redis.eval(ANNOUNCE, 2, ...keys, LOG_LENGTH, domainId, recordIds[0]);

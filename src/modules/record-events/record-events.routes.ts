@@ -7,7 +7,7 @@ import { ServiceError } from "../../errors";
 import { findReadableRecord } from "../records/records.service";
 import { DomainParams } from "../domains/domains.schemas";
 import { RecordParams } from "../records/records.schemas";
-import { commandsOf, isStreamId, RecordBus } from "./record-events.bus";
+import { isStreamId, RecordBus } from "./record-events.bus";
 import { watchList, watchRecord, type Sink, type StreamDeps } from "./record-events.service";
 
 const ListStreamQuery = t.Object({
@@ -49,7 +49,7 @@ export async function closeLiveStreams(jobs: JobClient): Promise<void> {
 export function recordEventsRoutes(deps: AppDeps) {
   const { config, logger } = deps;
   const { maxPerUser, heartbeatSeconds } = config.liveStreams;
-  const bus = new RecordBus(config.redisUrl, config.queuePrefix, logger, () => commandsOf(deps.jobs));
+  const bus = new RecordBus(config.redisUrl, config.queuePrefix, logger, () => deps.jobs.commands());
   const live: Live = { bus, streams: new Set() };
   lives.set(deps.jobs, live);
   const streamDeps = (domainId: string): StreamDeps => ({

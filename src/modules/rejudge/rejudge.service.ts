@@ -12,6 +12,7 @@ import { enqueueJudgingBatch, JUDGE_PRIORITY, type QueuedTask } from "../judge-t
 import { rejudgeSelected, type RejudgeOptions, type RejudgeResult } from "./rejudge-statements";
 import type { ProblemRejudgeInput, RejudgeConfigChoice, RejudgeQueuedView } from "./rejudge.schemas";
 import { audit } from "../audit/audit.service";
+import { randomUUID } from "node:crypto";
 
 /** Records one bulk statement takes: bounded, so no statement locks a whole problem's records at once. */
 const BATCH = 500;
@@ -103,6 +104,49 @@ export async function rejudgeProblem(
   const language = input.language ?? null;
   const filters = [access.domain.id, target.problem.id, setId, setId, states, states, language, language];
   const answer = { queued: 0, skipped: 0 };
+  const release = await lockProblem(jobs, target.problem.id);
+  try {
+    await rejudgeBatches(em, jobs, logger, access, target, input, { options, filters, setId, language, answer });
+  } finally {
+    await release();
+  }
+  logger.info("bulk rejudge queued", { problemId: target.problem.id, by: access.user.id, ...answer });
+  return answer;
+}
+
+/** Longer than any bulk rejudge takes to queue; a process that dies holding the lock frees it by then. */
+const LOCK_MS = 10 * 60_000;
+const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+/**
+ * One bulk rejudge of a problem at a time, across API processes: a second one would judge every record
+ * twice over (each rejudge supersedes the task the first just queued) and write its history twice.
+ */
+async function lockProblem(jobs: JobClient, problemId: string): Promise<() => Promise<void>> {
+  const redis = await jobs.commands();
+  const key = `${jobs.queuePrefix}:rejudge:problem:${problemId}`;
+  const token = randomUUID();
+  if ((await redis.set(key, token, "PX", LOCK_MS, "NX")) !== "OK") {
+    throw new BizError("Error", "a bulk rejudge of this problem is being queued right now: try again when it has answered");
+  }
+  return async () => {
+    await redis.eval(UNLOCK, 1, key, token).catch(() => {});
+  };
+}
+
+interface BatchState {
+  options: RejudgeOptions;
+  filters: unknown[];
+  setId: string | null;
+  language: string | null;
+  answer: { queued: number; skipped: number };
+}
+
+async function rejudgeBatches(
+  em: EntityManager, jobs: JobClient, logger: Logger, access: DomainAccess,
+  target: { problem: Problem; set: ProblemSet | null }, input: ProblemRejudgeInput,
+  { options, filters, setId, language, answer }: BatchState,
+): Promise<void> {
   let after: { at: string; id: string } | null = null;
   for (;;) {
     const selection = after
@@ -123,6 +167,4 @@ export async function rejudgeProblem(
     if (batch.matched < BATCH || !batch.last) break;
     after = batch.last;
   }
-  logger.info("bulk rejudge queued", { problemId: target.problem.id, by: access.user.id, ...answer });
-  return answer;
 }
