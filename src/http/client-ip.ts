@@ -15,6 +15,9 @@ export function clientIp(request: Request, server: Server<unknown> | null | unde
   return hops[0] ?? peer;
 }
 
+/** 127.0.0.0/8 or ::1: a caller on this machine (after normalise, so `::ffff:127.0.0.1` counts too). */
+export const isLoopback = (address: string) => address === "::1" || /^127\.\d+\.\d+\.\d+$/.test(address);
+
 /** IPv4-mapped IPv6 (`::ffff:10.0.0.1`, how dual-stack sockets report IPv4 peers) as plain IPv4. */
 const normalise = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
 

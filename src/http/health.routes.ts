@@ -1,11 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app";
+import { withTimeout } from "../runtime/timeout";
 
 const CHECK_TIMEOUT_MS = 2_000;
 
-function withTimeout<T>(work: Promise<T>): Promise<T> {
-  return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error("timeout")), CHECK_TIMEOUT_MS))]);
-}
 
 /** Outside /api/v1: `/healthz` says the process is alive, `/readyz` that PostgreSQL and Redis answer. */
 export function healthRoutes(deps: AppDeps) {
@@ -13,8 +11,8 @@ export function healthRoutes(deps: AppDeps) {
     .get("/healthz", () => ({ status: "ok" }))
     .get("/readyz", async ({ set }) => {
       const [postgres, redis] = await Promise.all([
-        withTimeout(deps.orm.em.getConnection().execute("select 1")).then(() => "ok", () => "unreachable"),
-        withTimeout(deps.redis.ping()).then(() => "ok", () => "unreachable"),
+        withTimeout(deps.orm.em.getConnection().execute("select 1"), CHECK_TIMEOUT_MS).then(() => "ok", () => "unreachable"),
+        withTimeout(deps.redis.ping(), CHECK_TIMEOUT_MS).then(() => "ok", () => "unreachable"),
       ]);
       const ready = postgres === "ok" && redis === "ok" && !deps.shuttingDown();
       set.status = ready ? 200 : 503;

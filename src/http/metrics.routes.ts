@@ -3,15 +3,16 @@ import { timingSafeEqual } from "node:crypto";
 import type { AppDeps } from "../app";
 import { QUEUE_NAMES } from "../jobs/catalogue";
 import * as metrics from "../metrics";
-import { clientIp } from "./client-ip";
+import { clientIp, isLoopback } from "./client-ip";
+import { withTimeout } from "../runtime/timeout";
+import { WAITING_STATES, WORKING_STATES } from "../modules/records/record-states";
 import { poolUse } from "../db/orm";
 
 /** States a record waits or is judged in: the gauges an operator watches (final states are counters). */
-const OPEN_STATES = ["processing", "queueing", "retrying", "fetched", "compiling", "running", "judging"];
+const OPEN_STATES = [...WAITING_STATES, ...WORKING_STATES];
 const QUEUE_STATES = ["waiting", "prioritized", "active", "delayed", "failed"] as const;
 const SCRAPE_TIMEOUT_MS = 2_000;
 
-const isLoopback = (address: string) => address === "::1" || /^127\.\d+\.\d+\.\d+$/.test(address);
 
 function tokenMatches(header: string | null, token: string): boolean {
   const given = Buffer.from(/^Bearer\s+(.+)$/i.exec(header ?? "")?.[1]?.trim() ?? "");
@@ -19,9 +20,8 @@ function tokenMatches(header: string | null, token: string): boolean {
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
-function withTimeout<T>(work: Promise<T>): Promise<T> {
-  return Promise.race([work, new Promise<T>((_, reject) => setTimeout(() => reject(new Error("timeout")), SCRAPE_TIMEOUT_MS))]);
-}
+/** A gauge's source that does not answer in time is left out of the scrape. */
+const inTime = <T>(work: Promise<T>) => withTimeout(work, SCRAPE_TIMEOUT_MS);
 
 /**
  * Reads the gauges of shared state just before a scrape. A source that is down leaves its gauges out
@@ -34,11 +34,11 @@ async function refreshGauges(deps: AppDeps): Promise<void> {
     return null;
   }, (error: unknown) => error);
   const queues = QUEUE_NAMES.map(async (name) => {
-    const counts = await withTimeout(deps.jobs.queues[name].getJobCounts(...QUEUE_STATES));
+    const counts = await inTime(deps.jobs.queues[name].getJobCounts(...QUEUE_STATES));
     for (const state of QUEUE_STATES) metrics.queueJobs.set({ queue: name, state }, counts[state] ?? 0);
   });
   // Open states only: the (state, …) index answers this at any size; a count of final states would scan.
-  const records = withTimeout(deps.orm.em.getConnection().execute<{ state: string; n: string }[]>(
+  const records = inTime(deps.orm.em.getConnection().execute<{ state: string; n: string }[]>(
     `select state, count(*)::text as n from records where state in (${OPEN_STATES.map(() => "?").join(", ")}) group by state`,
     OPEN_STATES,
   )).then((rows) => {
@@ -47,7 +47,7 @@ async function refreshGauges(deps: AppDeps): Promise<void> {
   });
   // The queues' own connection, as the workers write the hash through theirs (no key prefix on either).
   const redis = deps.jobs.commands();
-  const shared = withTimeout(redis.then((r) => r.hgetall(metrics.sharedCountersKey(deps.config.queuePrefix))))
+  const shared = inTime(redis.then((r) => r.hgetall(metrics.sharedCountersKey(deps.config.queuePrefix))))
     .then((hash) => metrics.applySharedCounters(hash));
   const results = await Promise.allSettled([Promise.all(queues), records, shared,
     poolFailure === null ? Promise.resolve() : Promise.reject(poolFailure)]);

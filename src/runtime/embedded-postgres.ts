@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { withTimeout } from "./timeout";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
@@ -69,7 +70,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
 
   let stopped = false;
   try {
-    await withTimeout(pg.start(), START_TIMEOUT_MS);
+    await withTimeout(pg.start(), START_TIMEOUT_MS, `no "ready" after ${START_TIMEOUT_MS} ms`);
   } catch (error) {
     // stop() waits for an exit event, which never comes again when the server already died.
     if (serverOf(pg)?.exitCode === null && serverOf(pg)?.signalCode === null) await pg.stop().catch(() => {});
@@ -171,8 +172,3 @@ function errorText(error: unknown): string {
   return error === undefined ? "" : String(error);
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no "ready" after ${ms} ms`)), ms); });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}

@@ -1,3 +1,4 @@
+import { withTimeout } from "./timeout";
 import type { Logger } from "../logger";
 
 type Step = { name: string; run: () => Promise<unknown> | unknown };
@@ -60,8 +61,3 @@ function watchSupervisor(logger: Logger, stop: () => void): void {
   timer.unref();
 }
 
-function withTimeout(work: Promise<unknown>, ms: number): Promise<unknown> {
-  let timer: ReturnType<typeof setTimeout>;
-  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms); });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}

@@ -3,6 +3,7 @@ import type { RecordJudgePayload } from "../../jobs/catalogue";
 import type { Logger } from "../../logger";
 import { announceTask } from "./judge-tasks.service";
 import { announceRecordChange } from "../record-events/record-events.bus";
+import { withTimeout } from "../../runtime/timeout";
 
 /** How many finished judge jobs BullMQ keeps for inspection; the record is the lasting history. */
 const KEEP_FINISHED = { count: 10_000 };
@@ -26,17 +27,8 @@ const jobOptions = (task: QueuedTask) => ({
   ...(task.priority ? { priority: task.priority } : {}),
 });
 
-async function withinTimeout(work: Promise<unknown>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const withinTimeout = (work: Promise<unknown>) =>
+  withTimeout(work, ENQUEUE_TIMEOUT_MS, `Redis did not answer within ${ENQUEUE_TIMEOUT_MS} ms`);
 
 /**
  * Puts a record's current task on the judge queue. Called only after the record (with this task id)
