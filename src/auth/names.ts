@@ -41,9 +41,11 @@ export function displayForm(value: string): string {
 
 /**
  * The form compared for uniqueness and looked up at login: compatibility-normalised (NFKC, so a
- * full-width "ｐｅｔｅｒ" is "peter") and case-folded. Upper- then lower-casing folds what lower-casing
- * alone misses ("STRASSE" = "straße", final sigma = sigma).
+ * full-width "ｐｅｔｅｒ" is "peter") and case-folded. Lower-, upper- then lower-casing folds what
+ * lower-casing alone misses ("STRASSE" = "straße" = "STRAẞE", final sigma = sigma). Upper-casing first
+ * left the capital sharp s (U+1E9E, whose upper case is itself) as "ß": "STRAẞE" was not "Straße", and
+ * a key was not its own key. Checked over every code point: this key is stable and case-blind.
  */
 export function identityKey(value: string): string {
-  return value.normalize("NFKC").toUpperCase().toLowerCase().normalize("NFKC");
+  return value.normalize("NFKC").toLowerCase().toUpperCase().toLowerCase().normalize("NFKC");
 }

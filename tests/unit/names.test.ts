@@ -41,6 +41,9 @@ describe("usernames", () => {
     expect(identityKey("ｐｅｔｅｒ")).toBe("peter");
     expect(identityKey("STRASSE")).toBe(identityKey("Straße"));
     expect(identityKey("ΣΟΦΟΣ")).toBe(identityKey("σοφος"));
+    // The capital sharp s (U+1E9E) is its own upper case: fast-check found "ẞ" keyed apart from "ß".
+    expect(identityKey("STRAẞE")).toBe(identityKey("Straße"));
+    expect(identityKey("ẞ")).toBe(identityKey(identityKey("ẞ")));
     fc.assert(fc.property(printableName, (name) => identityKey(identityKey(name)) === identityKey(name)));
     fc.assert(fc.property(printableName, (name) => identityKey(name.toUpperCase()) === identityKey(name.toLowerCase())));
   });
