@@ -9,7 +9,7 @@ import { DomainRole } from "../modules/domains/domain-role.entity";
 import {
   DEFAULT_DOMAIN_ROLES, DOMAIN_GUEST_ROLE, DOMAIN_ROOT_ROLE, effectiveDomainPermissions, hasDomainPermission,
   isJudger, isSiteRoot, normalizePermissionSet, permissionWords, siteRoleGrants, uniformPermissions,
-  type DomainPermission, type DomainPermissionSet, type SitePermission,
+  type DomainPermission, type DomainPermissionSet, type SitePermission, type SiteRole,
 } from "./permissions";
 
 /** What a route may require: a domain permission, or a site permission written `site:<scope>.<flag>`. */
@@ -17,19 +17,48 @@ export type RoutePermission = DomainPermission | `site:${SitePermission}`;
 /** One permission, all of a list, or any of a set. */
 export type PermissionRule = RoutePermission | RoutePermission[] | { anyOf: RoutePermission[] };
 
-/** The caller's standing in one domain, read from the database for this request. */
+/**
+ * The caller's standing in one domain, read from the database for this request. `user`, `domain` and
+ * `membership` are managed entities made from the row on first use: mapping an entity costs more than
+ * the statement's round trip, and most reads need only the ids, the role and the permissions.
+ */
 export interface DomainAccess {
-  user: User;
-  domain: Domain;
-  membership: DomainUser | null;
+  readonly user: User;
+  readonly domain: Domain;
+  readonly membership: DomainUser | null;
+  /** The caller's id and site role, and the domain's id and visibility, without mapping an entity. */
+  userId: string;
+  siteRole: SiteRole;
+  domainId: string;
+  domainHidden: boolean;
+  isMember: boolean;
   /** The member's role, or `guest` for a non-member. */
   role: string;
-  /** Effective permissions: site grants and the domain role combined (Horse's check order). */
+  /** Effective permissions: site grants and the domain role combined (Horse's check order). Shared: never mutate. */
   permissions: DomainPermissionSet;
   isOwner: boolean;
   /** The client address, set by the HTTP layer (auth.plugin.ts) for the audit log; null elsewhere. */
   ip: string | null;
 }
+
+/** The caller as a standing needs them: the id and site role now, the entity when a service asks. */
+export interface Principal {
+  id: string;
+  role: SiteRole;
+  entity: () => User;
+}
+
+/** A value made on first use, then kept. */
+export function once<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) { value = make(); made = true; }
+    return value;
+  };
+}
+
+export const principalOf = (user: User): Principal => ({ id: user.id, role: user.role as SiteRole, entity: () => user });
 
 /**
  * Finds the domain (url or id, hidden or not) and the caller's standing in it, in one query: the
@@ -40,7 +69,7 @@ export async function loadDomainAccess(em: EntityManager, user: User, domainRef:
   const where = byUrlOrId(domainRef);
   const found = await row<StandingRow>(em, standingSql("id" in where ? "d.id" : "d.url", "where u.id = ?"),
     ["id" in where ? where.id : where.url, DOMAIN_GUEST_ROLE, user.id]);
-  return standingOf(em, user, found);
+  return standingOf(em, principalOf(user), found);
 }
 
 /**
@@ -48,21 +77,26 @@ export async function loadDomainAccess(em: EntityManager, user: User, domainRef:
  * statement: an authenticated domain route reads the database once before its own query. Null when
  * the user does not exist or is deactivated (a 401).
  */
-export async function loadUserAndDomainAccess(em: EntityManager, userId: string, domainRef: string): Promise<{ user: User; access: () => DomainAccess } | null> {
+export async function loadUserAndDomainAccess(
+  em: EntityManager, userId: string, domainRef: string,
+): Promise<{ principal: Principal; access: () => DomainAccess } | null> {
   if (!isUuid(userId)) return null;
   const where = byUrlOrId(domainRef);
-  const found = await row<StandingRow & { u: Record<string, unknown> }>(em,
-    standingSql("id" in where ? "d.id" : "d.url", "where u.id = ? and u.is_active", "to_json(u) as u,"),
+  const found = await row<StandingRow & { u: Record<string, unknown>; u_role: SiteRole }>(em,
+    standingSql("id" in where ? "d.id" : "d.url", "where u.id = ? and u.is_active",
+      "to_json(u) as u, u.role as u_role,"),
     ["id" in where ? where.id : where.url, DOMAIN_GUEST_ROLE, userId.toLowerCase()]);
   if (!found) return null;
-  const user = em.map(User, found.u);
-  return { user, access: () => standingOf(em, user, found) };
+  const user = found.u;
+  const principal: Principal = { id: userId.toLowerCase(), role: found.u_role, entity: once(() => em.map(User, user)) };
+  return { principal, access: () => standingOf(em, principal, found) };
 }
 
 // The user row is always there (the caller); the domain, membership and role rows may not be.
 const standingSql = (domainKey: string, where: string, user = "") =>
-  `select ${user} to_json(d) as d, m.id as m_id, m.created_at as m_created_at, m.updated_at as m_updated_at, m.role as m_role,
-          r.permission as r_permission
+  `select ${user} to_json(d) as d, d.id as d_id, d.hidden as d_hidden, d.owner_id as d_owner,
+          m.id as m_id, m.created_at as m_created_at, m.updated_at as m_updated_at, m.role as m_role,
+          r.permission::text as r_permission
      from users u
      left join domains d on ${domainKey} = ?
      left join domain_users m on m.domain_id = d.id and m.user_id = u.id
@@ -70,42 +104,73 @@ const standingSql = (domainKey: string, where: string, user = "") =>
     ${where}`;
 
 interface StandingRow {
-  d: Record<string, unknown> | null; m_id: string | null; m_created_at: string | null; m_updated_at: string | null;
-  m_role: string | null; r_permission: unknown;
+  d: Record<string, unknown> | null; d_id: string | null; d_hidden: boolean; d_owner: string | null;
+  m_id: string | null; m_created_at: string | null; m_updated_at: string | null; m_role: string | null;
+  /** The role's stored set as JSON text: the key of the kept combinations. */
+  r_permission: string | null;
 }
 
-function standingOf(em: EntityManager, user: User, found: StandingRow | null): DomainAccess {
-  if (!found?.d) throw new BizError("DomainNotFoundError", "domain not found");
-  const domain = em.map(Domain, found.d);
-  const { m_id, m_created_at, m_updated_at, m_role, r_permission } = found;
-  const membership = m_id
-    ? em.map(DomainUser, { id: m_id, created_at: m_created_at, updated_at: m_updated_at, domain_id: domain.id, user_id: user.id, role: m_role })
-    : null;
-  const role = membership?.role ?? DOMAIN_GUEST_ROLE;
-  const stored = r_permission === null ? null : (r_permission as DomainPermissionSet);
-  return standing(user, domain, membership, role, stored);
+function standingOf(em: EntityManager, principal: Principal, found: StandingRow | null): DomainAccess {
+  if (!found?.d || !found.d_id) throw new BizError("DomainNotFoundError", "domain not found");
+  const { d, d_id, m_id, m_created_at, m_updated_at, m_role } = found;
+  const domain = once(() => em.map(Domain, d));
+  const membership = m_id === null ? null : once(() => em.map(DomainUser, {
+    id: m_id, created_at: m_created_at, updated_at: m_updated_at, domain_id: d_id, user_id: principal.id, role: m_role,
+  }));
+  const role = m_role ?? DOMAIN_GUEST_ROLE;
+  const isOwner = found.d_owner === principal.id;
+  return {
+    userId: principal.id, siteRole: principal.role, domainId: d_id, domainHidden: found.d_hidden,
+    isMember: m_id !== null, role, isOwner, ip: null,
+    permissions: permissionsOf(principal.role, isOwner, role, found.r_permission),
+    get user() { return principal.entity(); },
+    get domain() { return domain(); },
+    get membership() { return membership === null ? null : membership(); },
+  };
 }
 
 export async function accessFor(em: EntityManager, user: User, domain: Domain): Promise<DomainAccess> {
   const membership = await em.findOne(DomainUser, { domain, user });
   const role = membership?.role ?? DOMAIN_GUEST_ROLE;
   const row = role === DOMAIN_ROOT_ROLE ? null : await em.findOne(DomainRole, { domain, role });
-  return standing(user, domain, membership, role, row ? (row.permission as DomainPermissionSet) : null);
+  const siteRole = user.role as SiteRole;
+  const isOwner = domain.owner?.id === user.id;
+  return {
+    user, domain, membership, userId: user.id, siteRole, domainId: domain.id, domainHidden: domain.hidden,
+    isMember: membership !== null, role, isOwner, ip: null,
+    permissions: permissionsOf(siteRole, isOwner, role, row?.permission ?? null),
+  };
 }
 
-/** The caller's effective permissions from the role's stored set (null: the role has no row). */
-function standing(user: User, domain: Domain, membership: DomainUser | null, role: string, stored: DomainPermissionSet | null): DomainAccess {
-  const isOwner = domain.owner?.id === user.id;
+/**
+ * The caller's effective permissions from the role's stored set (null: the role has no row). The same
+ * few combinations come again with every request, so results are kept (frozen, shared) by their inputs.
+ */
+function permissionsOf(siteRole: SiteRole, isOwner: boolean, role: string, stored: unknown): DomainPermissionSet {
+  const text = stored === null || typeof stored === "string" ? stored : JSON.stringify(stored);
+  const key = `${siteRole}\u0000${isOwner}\u0000${role}\u0000${text ?? ""}`;
+  const known = combinations.get(key);
+  if (known) return known;
   const rolePermissions = role === DOMAIN_ROOT_ROLE ? uniformPermissions(true)
-    : stored ? normalizePermissionSet(stored, uniformPermissions(false))
+    : text !== null ? normalizePermissionSet(JSON.parse(text), uniformPermissions(false))
       : (DEFAULT_DOMAIN_ROLES[role as keyof typeof DEFAULT_DOMAIN_ROLES]?.() ?? uniformPermissions(false));
-  const permissions = effectiveDomainPermissions({ siteRole: user.role, isOwner, domainRole: role, rolePermissions });
-  return { user, domain, membership, role, permissions, isOwner, ip: null };
+  const permissions = deepFreeze(effectiveDomainPermissions({ siteRole, isOwner, domainRole: role, rolePermissions }));
+  if (combinations.size >= COMBINATIONS) combinations.delete(combinations.keys().next().value!);
+  combinations.set(key, permissions);
+  return permissions;
+}
+
+const COMBINATIONS = 1000;
+const combinations = new Map<string, DomainPermissionSet>();
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) if (inner && typeof inner === "object") deepFreeze(inner);
+  return Object.freeze(value);
 }
 
 /** Horse's "domain root": the site root, a member with role `root`, or the owner. */
 export function isDomainRoot(access: DomainAccess): boolean {
-  return isSiteRoot(access.user.role) || access.isOwner || access.role === DOMAIN_ROOT_ROLE;
+  return isSiteRoot(access.siteRole) || access.isOwner || access.role === DOMAIN_ROOT_ROLE;
 }
 
 /**
@@ -113,8 +178,8 @@ export function isDomainRoot(access: DomainAccess): boolean {
  * site judgers (who judge records in every domain and hold nothing else there).
  */
 export function canSeeDomain(access: DomainAccess): boolean {
-  return !access.domain.hidden || access.membership !== null || siteRoleGrants(access.user.role, "domain.view_hidden")
-    || isJudger(access.user.role);
+  return !access.domainHidden || access.isMember || siteRoleGrants(access.siteRole, "domain.view_hidden")
+    || isJudger(access.siteRole);
 }
 
 export function assertDomainVisible(access: DomainAccess): void {
@@ -122,7 +187,7 @@ export function assertDomainVisible(access: DomainAccess): void {
 }
 
 function grants(access: DomainAccess, permission: RoutePermission): boolean {
-  if (permission.startsWith("site:")) return siteRoleGrants(access.user.role, permission.slice(5) as SitePermission);
+  if (permission.startsWith("site:")) return siteRoleGrants(access.siteRole, permission.slice(5) as SitePermission);
   return hasDomainPermission(access.permissions, permission as DomainPermission);
 }
 
@@ -146,12 +211,12 @@ export function holds(access: DomainAccess, permission: DomainPermission): boole
 
 /** Deleting a domain is the owner's or the site root's decision alone. */
 export function assertCanDeleteDomain(access: DomainAccess): void {
-  if (!access.isOwner && !isSiteRoot(access.user.role)) throw new HttpError(403, "domain delete Permission Denied.");
+  if (!access.isOwner && !isSiteRoot(access.siteRole)) throw new HttpError(403, "domain delete Permission Denied.");
 }
 
 /** Transferring ownership: the owner or the site root (Horse's rule and error). */
 export function assertCanTransferDomain(access: DomainAccess): void {
-  if (!access.isOwner && !isSiteRoot(access.user.role)) {
+  if (!access.isOwner && !isSiteRoot(access.siteRole)) {
     throw new BizError("DomainNotOwnerError", "only the owner or a site root can transfer the domain");
   }
 }
@@ -164,7 +229,7 @@ export function assertDomainRoot(access: DomainAccess, message: string): void {
 /** Only the owner or a site root may demote or remove the owner's own membership. */
 export function assertMayChangeOwnerMembership(access: DomainAccess, targetUserId: string): void {
   const targetIsOwner = access.domain.owner?.id === targetUserId;
-  if (targetIsOwner && !access.isOwner && !isSiteRoot(access.user.role)) {
+  if (targetIsOwner && !access.isOwner && !isSiteRoot(access.siteRole)) {
     throw new BizError("DomainNotOwnerError", "only the owner or a site root can change the owner's membership");
   }
 }
@@ -174,7 +239,7 @@ export function assertMayChangeOwnerMembership(access: DomainAccess, targetUserI
  * joining); reading another member's needs what reading the domain needs.
  */
 export function assertMayReadPermissionsOf(access: DomainAccess, userRef: string): void {
-  if (userRef === "me" || userRef.toLowerCase() === access.user.id) return;
+  if (userRef === "me" || userRef.toLowerCase() === access.userId) return;
   assertDomainVisible(access);
   assertPermitted(access, "general.view");
 }

@@ -12,7 +12,8 @@ import { actorFrom, identify, type Actor, type AuthInput } from "./authenticate"
 import { clientIp } from "./client-ip";
 import * as users from "../modules/users/users.service";
 import {
-  assertDomainVisible, assertPermitted, loadDomainAccess, loadUserAndDomainAccess, type DomainAccess, type PermissionRule } from "../auth/access";
+  assertDomainVisible, assertPermitted, loadDomainAccess, loadUserAndDomainAccess, once, principalOf, type DomainAccess,
+  type PermissionRule } from "../auth/access";
 
 /**
  * The token codec, built on @elysiajs/jwt so that the HTTP layer and the services share one signer.
@@ -64,19 +65,21 @@ export function authPlugin(deps: AppDeps) {
   const actors = new WeakMap<Request, Promise<Actor>>();
   const accesses = new WeakMap<Request, Promise<DomainAccess>>();
   const seen = (actor: Actor) => {
-    if (isJudger(actor.user.role)) presence.markSeen(actor.user.id);
+    if (isJudger(actor.siteRole)) presence.markSeen(actor.userId);
     return actor;
   };
   const identified = ({ request, cookie }: Gate) => identify({ request, cookie, em: emOf(request) }, codec, config);
-  // The address goes on the actor and the domain standing once, for the audit log the services write.
-  const ipOf = (g: Gate) => clientIp(g.request, g.server, config.trustedProxies);
+  // The address goes on the actor and the domain standing, for the audit log the services write. It is
+  // found when first read: asking the server for a request's peer costs more than most checks here.
+  const ipOf = (g: Gate) => () => clientIp(g.request, g.server, config.trustedProxies);
   const actorOf = (g: Gate): Promise<Actor> => {
     let pending = actors.get(g.request);
     if (!pending) {
       const em = emOf(g.request);
-      pending = identified(g).then(async (caller) =>
-        seen(actorFrom(caller, caller.via === "access-key" ? caller.user : await users.findActiveUser(em, caller.userId),
-          ipOf(g))));
+      pending = identified(g).then(async (caller) => {
+        const user = caller.via === "access-key" ? null : await users.findActiveUser(em, caller.userId);
+        return seen(actorFrom(caller, user && principalOf(user), ipOf(g)));
+      });
       actors.set(g.request, pending);
     }
     return pending;
@@ -96,7 +99,7 @@ export function authPlugin(deps: AppDeps) {
           return { actor, access: () => loadDomainAccess(em, actor.user, domainRef) };
         }
         const found = await loadUserAndDomainAccess(em, caller.userId, domainRef);
-        return { actor: seen(actorFrom(caller, found?.user ?? null, ipOf(g))), access: found!.access };
+        return { actor: seen(actorFrom(caller, found?.principal ?? null, ipOf(g))), access: found!.access };
       });
       const actor = both.then((b) => b.actor);
       // The request may never ask for its actor; its failure is reported through the access.
@@ -104,7 +107,8 @@ export function authPlugin(deps: AppDeps) {
       actors.set(g.request, actor);
       pending = both.then((b) => b.access());
     }
-    pending = pending.then((access) => ({ ...access, ip: ipOf(g) }));
+    const address = once(ipOf(g));
+    pending = pending.then((access) => Object.defineProperty(access, "ip", { get: address, enumerable: true }));
     accesses.set(g.request, pending);
     return pending;
   };

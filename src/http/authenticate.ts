@@ -3,21 +3,25 @@ import type { Config } from "../config";
 import { HttpError, unauthorized } from "../errors";
 import { verifyAccessToken, type AccessClaims, type TokenCodec } from "../auth/tokens";
 import { parseBasicCredential } from "../auth/access-keys";
-import * as users from "../modules/users/users.service";
 import * as accessKeys from "../modules/auth/access-keys.service";
 import type { User } from "../modules/users/user.entity";
+import type { SiteRole } from "../auth/permissions";
+import { once, principalOf, type Principal } from "../auth/access";
 import { COOKIE } from "./cookies";
 
 export type Via = "bearer" | "cookie" | "access-key";
 
 /** The caller of a request, read fresh from the database: a demotion or deactivation applies at once. */
 export interface Actor {
-  user: User;
+  /** The caller's user, a managed entity made on first use (see DomainAccess). */
+  readonly user: User;
+  userId: string;
+  siteRole: SiteRole;
   /** Null for access-key callers, which carry no token. */
   claims: AccessClaims | null;
   via: Via;
-  /** The client address (client-ip.ts, TRUSTED_PROXIES honoured): what the audit log records. */
-  ip: string;
+  /** The client address (client-ip.ts, TRUSTED_PROXIES honoured): what the audit log records. Found on first use. */
+  readonly ip: string;
 }
 
 export interface AuthInput {
@@ -70,17 +74,15 @@ export async function identify(input: AuthInput, codec: TokenCodec, config: Conf
 }
 
 /** The actor of an identified caller whose user row was read (null: gone or deactivated, a 401). */
-export function actorFrom(caller: Caller, user: User | null, ip: string): Actor {
-  if (caller.via === "access-key") return { user: caller.user, claims: null, via: "access-key", ip };
-  if (!user) throw unauthorized();
-  return { user, claims: caller.claims, via: caller.via, ip };
-}
-
-/** Resolves the actor or throws 401; the user is read fresh (a demotion or deactivation applies at once). */
-export async function authenticate(input: AuthInput, codec: TokenCodec, config: Config, ip: string): Promise<Actor> {
-  const caller = await identify(input, codec, config);
-  const user = caller.via === "access-key" ? caller.user : await users.findActiveUser(input.em, caller.userId);
-  return actorFrom(caller, user, ip);
+export function actorFrom(caller: Caller, user: Principal | null, ip: () => string): Actor {
+  const who = caller.via === "access-key" ? principalOf(caller.user) : user;
+  if (!who) throw unauthorized();
+  const address = once(ip);
+  return {
+    userId: who.id, siteRole: who.role, claims: caller.via === "access-key" ? null : caller.claims, via: caller.via,
+    get user() { return who.entity(); },
+    get ip() { return address(); },
+  };
 }
 
 /**

@@ -73,3 +73,52 @@ test("a remembered token of a deactivated user is refused on the very next domai
     await sql("update users set is_active = true where id = ?", [cast.member.user.id]);
   }
 });
+
+test("an edited role and a changed site role apply on the next request, though permission sets are kept", async () => {
+  const problem = await judgeableProblem(t, cast);
+  const id = (await submit(t, cast.member.token, problemPath(problem), submission("c"))).body.data.id as string;
+  const cases = [{ state: "wrong_answer", score: 0, timeMs: 3, memoryKb: 900, returnCode: 0, stdout: "的答案 42\n", stderr: "" }];
+  await sql("update records set cases = ?::jsonb, config_id = null where id = ?", [JSON.stringify(cases), id]);
+  const path = `/domains/${cast.domain.id}/records/${id}`;
+  const stdout = async () => (await t.api.get(path, { token: cast.member.token })).body.data.cases[0].stdout;
+  expect(await stdout()).toBe("");
+  const grant = (detail: boolean) => sql(
+    "update domain_roles set permission = jsonb_set(permission, '{record,detail}', to_jsonb(?::boolean)) where domain_id = ? and role = 'user'",
+    [detail, cast.domain.id]);
+  const hidden = (await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "Verborgen", hidden: true }, { token: cast.admin.token }))
+    .body.data.id as string;
+  try {
+    await grant(true);
+    expect(await stdout()).toBe("的答案 42\n");
+    await grant(false);
+    expect(await stdout()).toBe("");
+    // The site role is read with the standing: a member made site root sees hidden problems at once.
+    expect((await t.api.get(problemPath(hidden), { token: cast.member.token })).body.errorCode).toBe("ProblemNotFoundError");
+    await sql("update users set role = 'root' where id = ?", [cast.member.user.id]);
+    expect((await t.api.get(problemPath(hidden), { token: cast.member.token })).status).toBe(200);
+  } finally {
+    await sql("update users set role = 'user' where id = ?", [cast.member.user.id]);
+    await grant(false);
+  }
+  expect((await t.api.get(problemPath(hidden), { token: cast.member.token })).body.errorCode).toBe("ProblemNotFoundError");
+});
+
+test("the record page reads as the entity did: its fields, timestamps as Horse writes them, the code link", async () => {
+  const problem = await judgeableProblem(t, cast);
+  const id = (await submit(t, cast.member.token, problemPath(problem), submission("c"))).body.data.id as string;
+  await sql("update records set judged_at = '2026-11-24 05:06:07.891234+00', state = 'accepted', score = 100 where id = ?", [id]);
+  const mine = (await t.api.get(`/domains/${cast.domain.id}/records/${id.toUpperCase()}`, { token: cast.member.token })).body.data;
+  expect(mine).toMatchObject({ id, domainId: cast.domain.id, state: "accepted", score: 100, judgedAt: "2026-11-24T05:06:07.891+00:00",
+    problemId: problem, committerId: cast.member.user.id, judgerId: null, problemSetId: null, history: [] });
+  expect(mine.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+  expect(mine.codeUrl).toEndWith(`/api/v1/domains/${cast.domain.id}/records/${id}/code`);
+  // A member without record.view gets Horse's 403; a record.view holder without record.code gets no link.
+  expect((await t.api.get(`/domains/${cast.domain.id}/records/${id}`, { token: cast.guest.token })).status).toBe(403);
+  await sql("update domain_roles set permission = jsonb_set(jsonb_set(permission, '{record,view}', 'true'), '{record,code}', 'false') where domain_id = ? and role = 'guest'", [cast.domain.id]);
+  try {
+    const seen = (await t.api.get(`/domains/${cast.domain.id}/records/${id}`, { token: cast.guest.token })).body.data;
+    expect(seen).toMatchObject({ id, codeUrl: null });
+  } finally {
+    await sql("update domain_roles set permission = jsonb_set(permission, '{record,view}', 'false') where domain_id = ? and role = 'guest'", [cast.domain.id]);
+  }
+});

@@ -86,7 +86,7 @@ async function loadForJudging(em: EntityManager, domain: Domain, id: string, loc
  * the submitted files (each with its digest).
  */
 export async function filesForHolder(em: EntityManager, access: DomainAccess, recordId: string) {
-  const record = await findRecord(em, access.domain, recordId);
+  const record = await findRecord(em, access.domainId, recordId);
   if (!isWorkingJudger(access, record)) throw refused("only the judger holding this record's lease may fetch its files");
   const version = record.config ? await em.findOne(ProblemConfig, { id: record.config.id }) : null;
   if (!version) throw new BizError("ProblemConfigNotFoundError", "the record's config version no longer exists");

@@ -11,8 +11,11 @@ import type { ClaimedRow } from "./judge-statements";
 
 /** Where a record's resources live under this API (absolute, for judgers on other machines). */
 export function recordUrl(publicUrl: string, record: JudgeRecord): string {
-  return `${publicUrl}/api/v1/domains/${(record.domain as unknown as Domain).id}/records/${record.id}`;
+  return recordUrlOf(publicUrl, (record.domain as unknown as Domain).id, record.id);
 }
+
+export const recordUrlOf = (publicUrl: string, domainId: string, recordId: string) =>
+  `${publicUrl}/api/v1/domains/${domainId}/records/${recordId.toLowerCase()}`;
 
 /**
  * What a claiming judger gets: Horse's four strings (repository names and commit ids, kept so Horse's

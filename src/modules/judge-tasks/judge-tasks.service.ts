@@ -91,6 +91,6 @@ export async function releaseRecord(
     const [{ language, priority }] = rows;
     return { recordId: id, domainId: access.domain.id, taskId: next, language, priority };
   }
-  await findRecord(em, access.domain, id); // RecordNotFoundError first
+  await findRecord(em, access.domainId, id); // RecordNotFoundError first
   throw new BizError("Error", "only the judger holding this record's current task and lease may give it back");
 }

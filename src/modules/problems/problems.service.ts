@@ -1,4 +1,4 @@
-import { row } from "../../db/statements";
+import { isoSql, row } from "../../db/statements";
 import { latestRecordSql, type RecordPreviewView } from "../records/records.service";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
@@ -23,30 +23,38 @@ const AUDITED = ["url", "title", "content", "hidden"] as const;
  * without `problem.viewHidden` (the same error as a missing one, so hidden problems cannot be probed).
  */
 export async function findProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
-  return (await readProblem(em, access, ref, null)).problem;
+  return readProblem(em, access, ref);
 }
 
 /**
  * A problem (as findProblem) and, in the same prepared statement, the caller's newest record for it
  * through the problem's own route: the problem page reads both, and each statement is a round trip.
+ * PostgreSQL writes the view's fields; the page changes nothing, so no entity is made.
  */
 export async function findProblemWithLatest(em: EntityManager, access: DomainAccess, ref: string) {
-  const { problem, latest } = await readProblem(em, access, ref, access.user.id);
-  return { ...toProblemDetail(problem), latestRecord: latest };
+  const where = byUrlOrId(ref);
+  const found = await row<ProblemDetailView & { latestRecord: RecordPreviewView | null }>(em,
+    `select p.id, p.domain_id as "domainId", p.url, p.title, p.hidden, p.num_submit as "numSubmit",
+            p.num_accept as "numAccept", p.owner_id as "ownerId", p.problem_group_id as "problemGroupId", p.content,
+            ${isoSql("p.created_at")} as "createdAt", ${isoSql("p.updated_at")} as "updatedAt", p.languages,
+            ${latestRecordSql("p.id", false)} as "latestRecord"
+       from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
+    [access.userId, "id" in where ? where.id : where.url, access.domainId]);
+  if (!found || (found.hidden && !holds(access, "problem.viewHidden"))) throw problemNotFound();
+  return found;
 }
 
-async function readProblem(em: EntityManager, access: DomainAccess, ref: string, latestOf: string | null) {
+async function readProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
   const where = byUrlOrId(ref);
-  const latest = latestOf === null ? "null" : latestRecordSql("p.id", false);
-  const found = await row<Record<string, unknown> & { latest_record: RecordPreviewView | null }>(em,
-    `select p.*, ${latest} as latest_record from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
-    [...(latestOf === null ? [] : [latestOf]), "id" in where ? where.id : where.url, access.domain.id]);
-  if (!found) throw new BizError("ProblemNotFoundError", "problem not found");
-  const { latest_record, ...columns } = found;
-  const problem = em.map(Problem, columns);
-  if (problem.hidden && !holds(access, "problem.viewHidden")) throw new BizError("ProblemNotFoundError", "problem not found");
-  return { problem, latest: latest_record };
+  const found = await row<Record<string, unknown>>(em,
+    `select * from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
+    ["id" in where ? where.id : where.url, access.domainId]);
+  const problem = found && em.map(Problem, found);
+  if (!problem || (problem.hidden && !holds(access, "problem.viewHidden"))) throw problemNotFound();
+  return problem;
 }
+
+const problemNotFound = () => new BizError("ProblemNotFoundError", "problem not found");
 
 const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>
   assertSlugFree(em, Problem, { domain, url }, "problem of this domain", exceptId);

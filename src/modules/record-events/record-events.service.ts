@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { assertDomainVisible, loadUserAndDomainAccess, type DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
 import { BizError } from "../../errors";
-import { findReadableRecord, toRecordDetail } from "../records/records.service";
+import { readRecordDetail } from "../records/records.service";
 import { listRowsOf, type RecordListFilters } from "../records/record-list";
 import { isFinal } from "../records/record-states";
 import type { Change, RecordBus } from "./record-events.bus";
@@ -99,12 +99,12 @@ export async function watchRecord(
     if (ended) return;
     const em = deps.fork();
     const access = await standing(em, userId, domainId);
-    const record = access && (await findReadableRecord(em, access, recordId).catch((error) => {
-      if (error instanceof BizError) return null;
-      throw error;
-    }));
-    if (!access || !record) return finish();
-    const detail = await toRecordDetail(em, deps.store, access, record, deps.codeUrl(record.id));
+    const detail = access && (await readRecordDetail(em, deps.store, access, recordId, deps.codeUrl(recordId))
+      .catch((error) => {
+        if (error instanceof BizError) return null;
+        throw error;
+      }));
+    if (!detail) return finish();
     const { cases, ...summary } = detail;
     const { id, state, score, timeMs, memoryKb, judgedAt } = summary;
     const head = { id, state, score, timeMs, memoryKb, judgedAt };

@@ -33,7 +33,7 @@ export type RecordListFilters = Pick<RecordListQueryInput, "problemSet" | "probl
 /** The list's WHERE: the domain, the filters given, and without record.view the caller's own records only. */
 function listCondition(access: DomainAccess, query: RecordListFilters) {
   const where = ["domain_id = ?"];
-  const values: unknown[] = [access.domain.id];
+  const values: unknown[] = [access.domainId];
   const filter = (column: string, value: string | undefined) => {
     if (value === undefined) return;
     where.push(`${column} = ?`);
@@ -42,7 +42,7 @@ function listCondition(access: DomainAccess, query: RecordListFilters) {
   filter("problem_set_id", query.problemSet);
   filter("problem_id", query.problem);
   filter("committer_id", query.submitterId);
-  if (!holds(access, "record.view")) filter("committer_id", access.user.id);
+  if (!holds(access, "record.view")) filter("committer_id", access.userId);
   return { where, values };
 }
 

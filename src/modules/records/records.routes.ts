@@ -6,7 +6,7 @@ import { listRecordPage } from "./record-list";
 import { binaryResponse } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
 import * as records from "./records.service";
-import { recordUrl } from "../judge-protocol/judger-credentials";
+import { recordUrlOf } from "../judge-protocol/judger-credentials";
 import { DomainParams } from "../domains/domains.schemas";
 import { ArchiveQuery, RecordDetailResp, RecordListDetailListResp, RecordListQuery, RecordParams } from "./records.schemas";
 
@@ -23,8 +23,8 @@ export function recordsRoutes(deps: AppDeps) {
       detail: { operationId: "v1_list_records_in_domain", summary: "The domain's records, newest first (without record.view: one's own)" },
     })
     .get("/records/:record", async ({ em, access, params }) => {
-      const record = await records.findReadableRecord(em, access, params.record);
-      return ok(await records.toRecordDetail(em, store, access, record, `${recordUrl(config.publicUrl, record)}/code`));
+      const codeUrl = `${recordUrlOf(config.publicUrl, access.domainId, params.record)}/code`;
+      return ok(await records.readRecordDetail(em, store, access, params.record, codeUrl));
     }, {
       domainVisible: true,
       params: RecordParams,

@@ -18,37 +18,50 @@ const RELATIONS = ["problem", "problemSet", "committer"] as const;
  * A record of the path's domain, by id: a record of another domain does not exist here. Its problem,
  * set and committer are loaded unless the caller needs only their ids (`populate: []`).
  */
-export async function findRecord(em: EntityManager, domain: Domain, id: string, populate: readonly (typeof RELATIONS)[number][] = RELATIONS): Promise<JudgeRecord> {
+export async function findRecord(
+  em: EntityManager, domainId: string, id: string, populate: readonly (typeof RELATIONS)[number][] = RELATIONS,
+): Promise<JudgeRecord> {
   const record = populate.length > 0
-    ? await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain }, { populate })
+    ? await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain: domainId }, { populate })
     // Relations by id only: one prepared statement (a hot read: every record page polls it).
-    : await row<Record<string, unknown>>(em, "select * from records where id = ? and domain_id = ?", [id.toLowerCase(), domain.id])
+    : await row<Record<string, unknown>>(em, "select * from records where id = ? and domain_id = ?",
+      [id.toLowerCase(), domainId])
       .then((found) => found && em.map(JudgeRecord, found));
   if (!record) throw new BizError("RecordNotFoundError", "record not found");
   return record;
 }
 
-const isCommitter = (access: DomainAccess, record: JudgeRecord) => record.committer?.id === access.user.id;
+/** Who a record belongs to and who is judging it: what its visibility rules read. */
+interface Parties {
+  committerId: string | null;
+  judgerId: string | null;
+  state: string;
+}
+
+const partiesOf = (record: JudgeRecord): Parties =>
+  ({ committerId: record.committer?.id ?? null, judgerId: record.judger?.id ?? null, state: record.state });
+
+const isCommitter = (access: DomainAccess, record: Parties) => record.committerId === access.userId;
+
+/** The caller holds the record now: it claimed it and is judging it. */
+export const isWorkingJudger = (access: DomainAccess, record: JudgeRecord) => isJudging(access, partiesOf(record));
+const isJudging = (access: DomainAccess, record: Parties) =>
+  record.judgerId === access.userId && isWorking(record.state);
+
+/** The submitted files: for their author, `record.code` holders, and the judger working on the record. */
+const mayReadCode = (access: DomainAccess, record: Parties) =>
+  isCommitter(access, record) || holds(access, "record.code") || isJudging(access, record);
 
 /** One's own records are always readable; anyone else's need `record.view`. */
 export async function findReadableRecord(em: EntityManager, access: DomainAccess, id: string): Promise<JudgeRecord> {
-  // The detail view names its relations by id only: loading them read a problem's whole statement.
-  const record = await findRecord(em, access.domain, id, []);
-  if (!isCommitter(access, record) && !holds(access, "record.view")) throw permissionDenied("record", "view");
+  const record = await findRecord(em, access.domainId, id, []);
+  if (!isCommitter(access, partiesOf(record)) && !holds(access, "record.view")) throw permissionDenied("record", "view");
   return record;
 }
 
-/** The caller holds the record now: it claimed it and is judging it. */
-export const isWorkingJudger = (access: DomainAccess, record: JudgeRecord) => record.judger?.id === access.user.id && isWorking(record.state);
-
-/** The submitted files: for their author, `record.code` holders, and the judger working on the record. */
-export function mayReadCode(access: DomainAccess, record: JudgeRecord): boolean {
-  return isCommitter(access, record) || holds(access, "record.code") || isWorkingJudger(access, record);
-}
-
 export async function findCodeReadableRecord(em: EntityManager, access: DomainAccess, id: string): Promise<JudgeRecord> {
-  const record = await findRecord(em, access.domain, id);
-  if (!mayReadCode(access, record)) throw permissionDenied("record", "code");
+  const record = await findRecord(em, access.domainId, id);
+  if (!mayReadCode(access, partiesOf(record))) throw permissionDenied("record", "code");
   return record;
 }
 
@@ -66,27 +79,37 @@ export function toRecordView(record: JudgeRecord): RecordView {
   };
 }
 
+type DetailRow = Omit<RecordDetailView, "codeUrl">;
+
+/** The detail view's fields, written by PostgreSQL (timestamps as Horse writes them). */
+const DETAIL_SQL = `select r.id, r.domain_id as "domainId", r.state, r.language, r.score, r.time_ms as "timeMs",
+    r.memory_kb as "memoryKb", ${isoSql("r.created_at")} as "createdAt", ${isoSql("r.updated_at")} as "updatedAt",
+    ${isoSql("r.judged_at")} as "judgedAt", r.late, r.commit_id as "commitId", r.task_id as "taskId", r.cases,
+    r.problem_set_id as "problemSetId", r.problem_id as "problemId", r.config_id as "problemConfigId",
+    r.committer_id as "committerId", r.judger_id as "judgerId", r.attempts, r.history
+  from records r where r.id = ? and r.domain_id = ?`;
+
 /**
- * The full record. Case output (stdout/stderr) is shown where the pinned config marks the case public
- * (category `sample` or `pretest`) or to holders of `record.detail`; elsewhere it is blanked.
+ * The full record of the path's domain, in one prepared statement and with no entity (the page changes
+ * nothing). Unless `anyone`, only its author or a holder of `record.view` may read it. Case output
+ * (stdout/stderr) is shown where the pinned config marks the case public (category `sample` or
+ * `pretest`) or to holders of `record.detail`; elsewhere it is blanked.
  */
-export async function toRecordDetail(
-  em: EntityManager, store: BlobStore, access: DomainAccess, record: JudgeRecord, codeUrl: string,
+export async function readRecordDetail(
+  em: EntityManager, store: BlobStore, access: DomainAccess, id: string, codeUrl: string, anyone = false,
 ): Promise<RecordDetailView> {
-  let cases: StoredCase[] = record.cases;
+  const found = await row<DetailRow>(em, DETAIL_SQL, [id.toLowerCase(), access.domainId]);
+  if (!found) throw new BizError("RecordNotFoundError", "record not found");
+  if (!anyone && !isCommitter(access, found) && !holds(access, "record.view")) throw permissionDenied("record", "view");
+  let cases = found.cases;
   if (!holds(access, "record.detail")) {
-    const layout = await caseLayout(em, store, record.config?.id ?? null, record.language).catch(() => null);
+    const layout = await caseLayout(em, store, found.problemConfigId, found.language).catch(() => null);
     // A compile error's output is about the submitted code, not the test data: its author always sees it.
-    cases = cases.map((c, i) => (c.state === "compile_error" || (layout && PUBLIC_CASE_CATEGORIES.has(layout.categories[i] ?? "")) ? c : { ...c, stdout: "", stderr: "" }));
+    const shown = (c: StoredCase, i: number) =>
+      c.state === "compile_error" || (layout !== null && PUBLIC_CASE_CATEGORIES.has(layout.categories[i] ?? ""));
+    cases = cases.map((c, i) => (shown(c, i) ? c : { ...c, stdout: "", stderr: "" }));
   }
-  return {
-    ...toRecordView(record),
-    commitId: record.commitId ?? null, taskId: record.taskId ?? null, cases,
-    problemSetId: record.problemSet?.id ?? null, problemId: record.problem?.id ?? null, problemConfigId: record.config?.id ?? null,
-    committerId: record.committer?.id ?? null, judgerId: record.judger?.id ?? null, attempts: record.attempts,
-    codeUrl: mayReadCode(access, record) ? codeUrl : null,
-    history: record.history ?? [],
-  };
+  return { ...found, cases, codeUrl: mayReadCode(access, found) ? codeUrl : null };
 }
 
 export interface RecordPreviewView {

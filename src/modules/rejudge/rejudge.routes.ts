@@ -6,8 +6,8 @@ import { ProblemParams } from "../problems/problems.schemas";
 import { findProblem } from "../problems/problems.service";
 import { findProblemSet } from "../problem-sets/problem-sets.service";
 import { RecordDetailResp, RecordParams } from "../records/records.schemas";
-import { findRecord, toRecordDetail } from "../records/records.service";
-import { recordUrl } from "../judge-protocol/judger-credentials";
+import { readRecordDetail } from "../records/records.service";
+import { recordUrlOf } from "../judge-protocol/judger-credentials";
 import { enqueueJudging } from "../judge-tasks/judge-queue";
 import * as rejudge from "./rejudge.service";
 import * as metrics from "../../metrics";
@@ -22,8 +22,8 @@ export function rejudgeRoutes(deps: AppDeps) {
       const task = await rejudge.rejudgeRecord(em, access, params.record, body?.config ?? "latest");
       await enqueueJudging(jobs, log, task);
       metrics.rejudges.inc({ kind: "record" });
-      const record = await findRecord(em, access.domain, task.recordId, []);
-      return ok(await toRecordDetail(em, store, access, record, `${recordUrl(config.publicUrl, record)}/code`));
+      const codeUrl = `${recordUrlOf(config.publicUrl, access.domainId, task.recordId)}/code`;
+      return ok(await readRecordDetail(em, store, access, task.recordId, codeUrl, true));
     }, {
       domainPermission: "record.rejudge",
       params: RecordParams,
