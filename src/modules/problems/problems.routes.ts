@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
-import { ok, okPage } from "../../http/respond";
+import { ok, okJson, okPage } from "../../http/respond";
 import { EmptyResp } from "../../http/schemas";
 import { DomainParams } from "../domains/domains.schemas";
 import * as problems from "./problems.service";
@@ -42,8 +42,8 @@ export function problemsRoutes(deps: AppDeps) {
       response: ProblemListResp,
       detail: { operationId: "v1_clone_problem", summary: "Copy problems, with their latest config, from a domain where the caller may see them" },
     })
-    .get("/:problem", async ({ em, access, params }) => {
-      return ok(await problems.findProblemWithLatest(em, access, params.problem));
+    .get("/:problem", async ({ em, access, params, set }) => {
+      return okJson(set, await problems.findProblemWithLatest(em, access, params.problem));
     }, {
       domainPermission: "problem.view",
       params: ProblemParams,

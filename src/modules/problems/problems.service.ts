@@ -29,19 +29,20 @@ export async function findProblem(em: EntityManager, access: DomainAccess, ref: 
 /**
  * A problem (as findProblem) and, in the same prepared statement, the caller's newest record for it
  * through the problem's own route: the problem page reads both, and each statement is a round trip.
- * PostgreSQL writes the view's fields; the page changes nothing, so no entity is made.
+ * PostgreSQL writes the page as JSON text (see okJson); it changes nothing, so no entity is made.
  */
-export async function findProblemWithLatest(em: EntityManager, access: DomainAccess, ref: string) {
+export async function findProblemWithLatest(em: EntityManager, access: DomainAccess, ref: string): Promise<string> {
   const where = byUrlOrId(ref);
-  const found = await row<ProblemDetailView & { latestRecord: RecordPreviewView | null }>(em,
-    `select p.id, p.domain_id as "domainId", p.url, p.title, p.hidden, p.num_submit as "numSubmit",
-            p.num_accept as "numAccept", p.owner_id as "ownerId", p.problem_group_id as "problemGroupId", p.content,
-            ${isoSql("p.created_at")} as "createdAt", ${isoSql("p.updated_at")} as "updatedAt", p.languages,
-            ${latestRecordSql("p.id", false)} as "latestRecord"
+  const found = await row<{ hidden: boolean; page: string }>(em,
+    `select p.hidden, json_build_object('id', p.id, 'domainId', p.domain_id, 'url', p.url, 'title', p.title,
+              'hidden', p.hidden, 'numSubmit', p.num_submit, 'numAccept', p.num_accept, 'ownerId', p.owner_id,
+              'problemGroupId', p.problem_group_id, 'content', p.content, 'createdAt', ${isoSql("p.created_at")},
+              'updatedAt', ${isoSql("p.updated_at")}, 'languages', p.languages,
+              'latestRecord', ${latestRecordSql("p.id", false)})::text as page
        from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
     [access.userId, "id" in where ? where.id : where.url, access.domainId]);
   if (!found || (found.hidden && !holds(access, "problem.viewHidden"))) throw problemNotFound();
-  return found;
+  return found.page;
 }
 
 async function readProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {

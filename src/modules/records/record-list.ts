@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { holds, type DomainAccess } from "../../auth/access";
-import { pageWindow, parseOrdering, type ListPage } from "../../db/listing";
+import { pageWindow, parseOrdering } from "../../db/listing";
 import { isoSql, rows } from "../../db/statements";
 import { uuidArray } from "../../db/addressing";
 import type { RecordListDetailView, RecordListQueryInput } from "./records.schemas";
@@ -56,16 +56,19 @@ export async function listRowsOf(em: EntityManager, access: DomainAccess, filter
   return found.results;
 }
 
-export async function listRecordPage(em: EntityManager, access: DomainAccess, query: RecordListQueryInput): Promise<ListPage<RecordListDetailView>> {
+/** A page of the list and its count, as the JSON text of `{count, results}` (see okJson). */
+export async function listRecordPage(em: EntityManager, access: DomainAccess, query: RecordListQueryInput): Promise<string> {
   const { where, values } = listCondition(access, query);
-  const order = Object.entries(parseOrdering(query.ordering)).map(([property, direction]) => `${COLUMNS[property as keyof typeof COLUMNS]} ${direction}`);
+  const order = Object.entries(parseOrdering(query.ordering))
+    .map(([property, direction]) => `${COLUMNS[property as keyof typeof COLUMNS]} ${direction}`);
   const { offset, limit } = pageWindow(query);
   const condition = where.join(" and ");
-  const [page] = await rows<{ n: number; results: RecordListDetailView[] }>(em,
+  const [page] = await rows<{ page: string }>(em,
     `with page as (select id from records where ${condition} order by ${order.join(", ")} limit ? offset ?)
-     select (select coalesce(sum(records), 0)::int from record_counts where ${condition}) as n,
-            coalesce((select json_agg(${ROW_JSON} order by ${order.map((o) => `r.${o}`).join(", ")})
-              from page join records r on r.id = page.id ${ROW_JOINS}), '[]') as results`,
+     select json_build_object(
+              'count', (select coalesce(sum(records), 0)::int from record_counts where ${condition}),
+              'results', coalesce((select json_agg(${ROW_JSON} order by ${order.map((o) => `r.${o}`).join(", ")})
+                from page join records r on r.id = page.id ${ROW_JOINS}), '[]'))::text as page`,
     [...values, limit, offset, ...values]);
-  return { count: page.n, results: page.results };
+  return page.page;
 }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
-import { ok, okList } from "../../http/respond";
+import { ok, okJson } from "../../http/respond";
 import { listRecordPage } from "./record-list";
 import { binaryResponse } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
@@ -15,7 +15,7 @@ export function recordsRoutes(deps: AppDeps) {
   const { store, config } = deps;
   return new Elysia({ name: "records-routes", prefix: "/domains/:domain", detail: { tags: ["record"] } })
     .use(authPlugin(deps))
-    .get("/records", async ({ em, access, query }) => okList(await listRecordPage(em, access, query)), {
+    .get("/records", async ({ em, access, query, set }) => okJson(set, await listRecordPage(em, access, query)), {
       domainVisible: true,
       params: DomainParams,
       query: RecordListQuery,

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import type { TSchema } from "@sinclair/typebox";
+import { spawnApp, type TestApp } from "../helpers/spawn-app";
+import { makeCast, type Cast } from "../helpers/domain-factories";
+import { judgeableProblem, submission, submit } from "../helpers/records";
+import { RecordListDetailListResp } from "../../src/modules/records/records.schemas";
+import { ProblemDetailWithLatestRecordResp } from "../../src/modules/problems/problems.schemas";
+
+// The record list and the problem page are written as JSON by PostgreSQL and sent as they come
+// (respond.ts okJson): Elysia checks no Response against a schema, so this file does, exactly — every
+// object closed (no field more), every format checked — over the states the rows can be in.
+let t: TestApp;
+let cast: Cast;
+beforeAll(async () => {
+  t = await spawnApp();
+  cast = await makeCast(t);
+});
+afterAll(() => t.close());
+
+const sql = (text: string, values: unknown[] = []) => t.orm.em.fork().execute(text, values);
+
+/** A copy of a TypeBox schema with every object closed: an extra field fails the check. */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (!schema || typeof schema !== "object") return schema;
+  const copy: Record<string | symbol, unknown> = {};
+  for (const key of Reflect.ownKeys(schema)) copy[key] = closed((schema as Record<string | symbol, unknown>)[key]);
+  if (copy.type === "object" && copy.properties) copy.additionalProperties = false;
+  return copy;
+}
+
+function expectConforms(schema: TSchema, response: { status: number; headers: Headers; body: unknown }) {
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toBe("application/json;charset=utf-8");
+  expect(response.headers.get("x-request-id")).toBeTruthy();
+  const check = TypeCompiler.Compile(closed(schema) as TSchema);
+  expect([...check.Errors(response.body)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
+}
+
+test("record list pages conform exactly, whatever state their rows are in", async () => {
+  const problem = await judgeableProblem(t, cast, { body: { title: "两数之和 · Zwei Summen" } });
+  const path = `/domains/${cast.domain.id}/problems/${problem}`;
+  const ids: string[] = [];
+  for (const who of [cast.member, cast.admin, cast.owner]) ids.push((await submit(t, who.token, path, submission("c"))).body.data.id);
+  const set = (await t.api.post(`/domains/${cast.domain.id}/problem_sets`, { title: "Übung 1 — 第一周" }, { token: cast.admin.token })).body.data.id;
+  await sql("update records set problem_set_id = ?, late = true where id = ?", [set, ids[0]]);
+  await sql(`update records set state = 'accepted', score = 100, time_ms = 12, memory_kb = 2048,
+    judged_at = now(), cases = '[{"state":"accepted","score":100,"timeMs":12,"memoryKb":2048,"returnCode":0,"stdout":"42\\n","stderr":""}]'
+    where id = ?`, [ids[1]]);
+  await sql("update records set committer_id = null where id = ?", [ids[2]]);
+  const base = `/domains/${cast.domain.id}/records`;
+  const pages = [
+    `${base}`, `${base}?limit=2`, `${base}?offset=1&limit=1`, `${base}?problem=${problem}`, `${base}?problemSet=${set}`,
+    `${base}?submitterId=${cast.member.user.id}`, `${base}?ordering=createdAt`, `${base}?offset=500`,
+  ];
+  for (const page of pages) {
+    const response = await t.api.get(page, { token: cast.admin.token });
+    expectConforms(RecordListDetailListResp, response);
+  }
+  const all = (await t.api.get(base, { token: cast.admin.token })).body.data;
+  expect(all.count).toBe(3);
+  const byId = new Map(all.results.map((r: { id: string }) => [r.id, r]));
+  expect(byId.get(ids[0])).toMatchObject({ problemSetTitle: "Übung 1 — 第一周", late: true, judgedAt: null, problemTitle: "两数之和 · Zwei Summen" });
+  expect(byId.get(ids[1])).toMatchObject({ state: "accepted", score: 100, timeMs: 12, memoryKb: 2048, committerUsername: cast.admin.user.username });
+  expect(byId.get(ids[2])).toMatchObject({ committerId: null, committerUsername: null });
+  // Without record.view: one's own only, in the same shape; an empty page is `[]`, not null.
+  expectConforms(RecordListDetailListResp, await t.api.get(base, { token: cast.member.token }));
+  expect((await t.api.get(base, { token: cast.member.token })).body.data).toMatchObject({ count: 1, results: [{ id: ids[0] }] });
+  const none = await t.api.get(`${base}?problemSet=${crypto.randomUUID()}`, { token: cast.admin.token });
+  expectConforms(RecordListDetailListResp, none);
+  expect(none.body.data).toEqual({ count: 0, results: [] });
+});
+
+test("problem pages conform exactly: hidden, with and without a latest record, with languages", async () => {
+  const problem = await judgeableProblem(t, cast, { body: { title: "Pfad — 路径", content: "# Aufgabe\n\n给定 n ≤ 10⁵…" } });
+  const hidden = (await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "Entwurf", hidden: true, url: "entwurf" }, { token: cast.admin.token })).body.data.id;
+  const page = (ref: string, token = cast.member.token) => t.api.get(`/domains/${cast.domain.id}/problems/${ref}`, { token });
+  expectConforms(ProblemDetailWithLatestRecordResp, await page(problem));
+  expect((await page(problem)).body.data).toMatchObject({ latestRecord: null, languages: ["c"], content: "# Aufgabe\n\n给定 n ≤ 10⁵…" });
+  await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problem}`, submission("c"));
+  expectConforms(ProblemDetailWithLatestRecordResp, await page(problem));
+  expect((await page(problem)).body.data.latestRecord).toMatchObject({ state: "queueing" });
+  for (const ref of [hidden, "entwurf"]) expectConforms(ProblemDetailWithLatestRecordResp, await page(ref, cast.admin.token));
+  expect((await page(hidden)).body.errorCode).toBe("ProblemNotFoundError");
+});
