@@ -60,9 +60,13 @@ try {
     if (++done === RECORDS) resolveAll();
   }, CONCURRENCY);
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await Promise.all(tasks.map((task) => enqueueJudging(t.jobs, t.logger, { recordId: task.id, domainId: cast.domain.id, taskId: task.task_id })));
   await allDone;
   const protocolMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  // This process's CPU (judgers, queue worker and API together; PostgreSQL's and Redis's not in it).
+  const cpuPerCall = (cpu.user + cpu.system) / 1000 / (RECORDS * (CASES + 2));
   await worker.close();
   const [{ n: accepted }] = await t.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from records where state = 'accepted'");
   const floorPer = floorMs / RECORDS;
@@ -71,6 +75,7 @@ try {
     ["floor: BullMQ add→complete, no-op job", `${fmt(floorPer)} ms/record (${fmt(RECORDS / floorMs * 1000)} /s)`],
     ["protocol: enqueue → claim + cases + final, HTTP", `${fmt(protocolPer)} ms/record (${fmt(RECORDS / protocolMs * 1000)} /s)`],
     ["protocol cost vs floor", `${fmt(protocolPer / floorPer)}x (${fmt(protocolPer / (CASES + 2))} ms per judge call)`],
+    ["CPU of this process per judge call", `${fmt(cpuPerCall)} ms (judgers, queue worker and API)`],
     ["check: accepted / refused calls", `${accepted} / ${refused}`],
   ]);
   if (accepted !== RECORDS || refused > 0) process.exitCode = 1;

@@ -82,19 +82,20 @@ export async function loadUserAndDomainAccess(
 ): Promise<{ principal: Principal; access: () => DomainAccess } | null> {
   if (!isUuid(userId)) return null;
   const where = byUrlOrId(domainRef);
-  const found = await row<StandingRow & { u: Record<string, unknown>; u_role: SiteRole }>(em,
+  const found = await row<StandingRow & { u: string; u_role: SiteRole }>(em,
     standingSql("id" in where ? "d.id" : "d.url", "where u.id = ? and u.is_active",
-      "to_json(u) as u, u.role as u_role,"),
+      "to_json(u)::text as u, u.role as u_role,"),
     ["id" in where ? where.id : where.url, DOMAIN_GUEST_ROLE, userId.toLowerCase()]);
   if (!found) return null;
   const user = found.u;
-  const principal: Principal = { id: userId.toLowerCase(), role: found.u_role, entity: once(() => em.map(User, user)) };
+  const principal: Principal = { id: userId.toLowerCase(), role: found.u_role, entity: once(() => em.map(User, JSON.parse(user))) };
   return { principal, access: () => standingOf(em, principal, found) };
 }
 
-// The user row is always there (the caller); the domain, membership and role rows may not be.
+// The user row is always there (the caller); the domain, membership and role rows may not be. The user
+// and domain rows come as JSON text, parsed only when a service asks for the entity.
 const standingSql = (domainKey: string, where: string, user = "") =>
-  `select ${user} to_json(d) as d, d.id as d_id, d.hidden as d_hidden, d.owner_id as d_owner,
+  `select ${user} to_json(d)::text as d, d.id as d_id, d.hidden as d_hidden, d.owner_id as d_owner,
           m.id as m_id, m.created_at as m_created_at, m.updated_at as m_updated_at, m.role as m_role,
           r.permission::text as r_permission
      from users u
@@ -104,7 +105,7 @@ const standingSql = (domainKey: string, where: string, user = "") =>
     ${where}`;
 
 interface StandingRow {
-  d: Record<string, unknown> | null; d_id: string | null; d_hidden: boolean; d_owner: string | null;
+  d: string | null; d_id: string | null; d_hidden: boolean; d_owner: string | null;
   m_id: string | null; m_created_at: string | null; m_updated_at: string | null; m_role: string | null;
   /** The role's stored set as JSON text: the key of the kept combinations. */
   r_permission: string | null;
@@ -113,7 +114,7 @@ interface StandingRow {
 function standingOf(em: EntityManager, principal: Principal, found: StandingRow | null): DomainAccess {
   if (!found?.d || !found.d_id) throw new BizError("DomainNotFoundError", "domain not found");
   const { d, d_id, m_id, m_created_at, m_updated_at, m_role } = found;
-  const domain = once(() => em.map(Domain, d));
+  const domain = once(() => em.map(Domain, JSON.parse(d)));
   const membership = m_id === null ? null : once(() => em.map(DomainUser, {
     id: m_id, created_at: m_created_at, updated_at: m_updated_at, domain_id: d_id, user_id: principal.id, role: m_role,
   }));

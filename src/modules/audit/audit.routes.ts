@@ -11,7 +11,7 @@ export function auditRoutes(deps: AppDeps) {
   return new Elysia({ name: "audit-routes", detail: { tags: ["audit"] } })
     .use(authPlugin(deps))
     .get("/domains/:domain/audit", async ({ em, access, query }) =>
-      okList(await audit.listAuditEvents(em, access.domain.id, query)), {
+      okList(await audit.listAuditEvents(em, access.domainId, query)), {
       // Whoever may manage the domain's members, roles and invitations (the `admin` role, domain root)
       // may read what its staff did; see the README's "Audit log".
       domainPermission: "general.edit",

@@ -42,7 +42,7 @@ export async function searchCandidates(
   const byUser = new Map(memberships.map((m) => [(m.user as unknown as User).id, m]));
   return users.map((user) => {
     const membership = byUser.get(user.id) ?? null;
-    const view = toUserDetailWithDomainRole(user, membership, access.domain.id);
+    const view = toUserDetailWithDomainRole(user, membership, access.domainId);
     const typedExactly = user.emailLower === key || (user.studentId !== "" && user.studentId === needle);
     return {
       ...view,

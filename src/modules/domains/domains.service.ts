@@ -113,10 +113,10 @@ export async function deleteDomain(em: EntityManager, access: DomainAccess): Pro
   await em.transactional(async (tx) => {
     await assertDomainEmpty(tx, access.domain);
     audit(tx, access, {
-      action: "domain.delete", target: { type: "domain", id: access.domain.id }, domainId: access.domain.id,
+      action: "domain.delete", target: { type: "domain", id: access.domainId }, domainId: access.domainId,
       before: { ...pick(access.domain, AUDITED), ownerId: access.domain.owner?.id },
     });
-    await tx.nativeDelete(Domain, { id: access.domain.id });
+    await tx.nativeDelete(Domain, { id: access.domainId });
   });
 }
 

@@ -56,7 +56,7 @@ export function invitationsRoutes(deps: AppDeps) {
     // Any logged-in user with the code, hidden domain or not: the code is the proof.
     .post("/join", async ({ em, access, query }) => {
       const membership = await invitations.joinDomain(em, access, query.invitationCode, limiter);
-      return ok(toUserWithDomainRole(access.user, membership, access.domain.id));
+      return ok(toUserWithDomainRole(access.user, membership, access.domainId));
     }, {
       domainAccess: true,
       params: DomainParams,

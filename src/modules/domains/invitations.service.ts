@@ -96,7 +96,7 @@ export async function deleteInvitation(em: EntityManager, access: DomainAccess, 
   await em.transactional(async (tx) => {
     audit(tx, access, {
       action: "domain_invitation.delete", target: { type: "domain_invitation", id: invitation.id },
-      domainId: access.domain.id, before: pick(invitation, AUDITED),
+      domainId: access.domainId, before: pick(invitation, AUDITED),
     });
     await tx.nativeDelete(DomainInvitation, { id: invitation.id });
   });

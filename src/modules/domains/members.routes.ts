@@ -16,7 +16,7 @@ export function membersRoutes(deps: AppDeps) {
   return new Elysia({ name: "members-routes", prefix: "/domains/:domain", detail: { tags: ["domain"] } })
     .use(authPlugin(deps))
     .get("/users", async ({ em, access, query }) =>
-      okPage(await members.listMembers(em, access, query), (m) => members.toUserWithDomainRole(m.user, m.membership, access.domain.id)), {
+      okPage(await members.listMembers(em, access, query), (m) => members.toUserWithDomainRole(m.user, m.membership, access.domainId)), {
       domainPermission: "general.view",
       params: DomainParams,
       query: t.Object(PaginationQuery),
@@ -25,7 +25,7 @@ export function membersRoutes(deps: AppDeps) {
     })
     .post("/users", async ({ em, access, body }) => {
       const m = await members.addMember(em, access, body);
-      return ok(members.toUserDetailWithDomainRole(m.user, m.membership, access.domain.id));
+      return ok(members.toUserDetailWithDomainRole(m.user, m.membership, access.domainId));
     }, {
       domainPermission: "general.edit",
       params: DomainParams,
@@ -35,7 +35,7 @@ export function membersRoutes(deps: AppDeps) {
     })
     .get("/users/:user", async ({ em, access, params }) => {
       const m = await members.getMember(em, access, params.user);
-      return ok(members.toUserWithDomainRole(m.user, m.membership, access.domain.id));
+      return ok(members.toUserWithDomainRole(m.user, m.membership, access.domainId));
     }, {
       domainPermission: "general.view",
       params: MemberParams,
@@ -44,7 +44,7 @@ export function membersRoutes(deps: AppDeps) {
     })
     .patch("/users/:user", async ({ em, access, params, body }) => {
       const m = await members.updateMember(em, access, params.user, body);
-      return ok(members.toUserDetailWithDomainRole(m.user, m.membership, access.domain.id));
+      return ok(members.toUserDetailWithDomainRole(m.user, m.membership, access.domainId));
     }, {
       domainPermission: "general.edit",
       params: MemberParams,
@@ -64,7 +64,7 @@ export function membersRoutes(deps: AppDeps) {
     .get("/users/:user/permission", async ({ em, access, params }) => {
       assertMayReadPermissionsOf(access, params.user);
       const result = await members.memberPermission(em, access, params.user);
-      return ok({ domainId: access.domain.id, ...result });
+      return ok({ domainId: access.domainId, ...result });
     }, {
       domainAccess: true,
       params: MemberParams,

@@ -52,7 +52,7 @@ export async function addMember(em: EntityManager, access: DomainAccess, input: 
   await assertRoleExists(em, access, role);
   const membership = em.create(DomainUser, { domain: access.domain, user, role });
   audit(em, access, {
-    action: "domain_user.add", target: { type: "user", id: user.id }, domainId: access.domain.id,
+    action: "domain_user.add", target: { type: "user", id: user.id }, domainId: access.domainId,
     after: { username: user.username, role },
   });
   await em.flush();
@@ -72,7 +72,7 @@ export async function updateMember(em: EntityManager, access: DomainAccess, user
   }
   await assertRoleExists(em, access, input.role);
   audit(em, access, {
-    action: "domain_user.update", target: { type: "user", id: member.user.id }, domainId: access.domain.id,
+    action: "domain_user.update", target: { type: "user", id: member.user.id }, domainId: access.domainId,
     before: { role: member.membership.role }, after: { role: input.role },
   });
   member.membership.role = input.role;
@@ -86,7 +86,7 @@ export async function removeMember(em: EntityManager, access: DomainAccess, user
   if (member.membership.role === DOMAIN_ROOT_ROLE) assertDomainRoot(access, "only a domain root can remove a root member");
   await em.transactional(async (tx) => {
     audit(tx, access, {
-      action: "domain_user.remove", target: { type: "user", id: member.user.id }, domainId: access.domain.id,
+      action: "domain_user.remove", target: { type: "user", id: member.user.id }, domainId: access.domainId,
       before: { username: member.user.username, role: member.membership.role },
     });
     await tx.nativeDelete(DomainUser, { id: member.membership.id });
@@ -102,8 +102,8 @@ export async function memberPermission(
   access: DomainAccess,
   userRef: string,
 ): Promise<{ userId: string; role: string; permission: DomainPermissionSet }> {
-  if (userRef === "me" || userRef.toLowerCase() === access.user.id) {
-    return { userId: access.user.id, role: access.role, permission: access.permissions };
+  if (userRef === "me" || userRef.toLowerCase() === access.userId) {
+    return { userId: access.userId, role: access.role, permission: access.permissions };
   }
   const member = await findMember(em, access, userRef);
   const theirs = await accessFor(em, member.user, access.domain);

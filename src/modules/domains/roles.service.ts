@@ -52,7 +52,7 @@ export async function createRole(em: EntityManager, access: DomainAccess, input:
   assertNoEscalation(access, permission);
   const row = em.create(DomainRole, { domain: access.domain, role: input.role, permission });
   audit(em, access, {
-    action: "domain_role.create", target: { type: "domain_role", id: row.id }, domainId: access.domain.id,
+    action: "domain_role.create", target: { type: "domain_role", id: row.id }, domainId: access.domainId,
     after: { role: input.role, ...permissionFields(permission) },
   });
   await em.flush();
@@ -67,7 +67,7 @@ export async function updateRole(em: EntityManager, access: DomainAccess, role: 
   const permission = normalizePermissionSet(input.permission, normalizePermissionSet(row.permission));
   assertNoEscalation(access, permission);
   audit(em, access, {
-    action: "domain_role.update", target: { type: "domain_role", id: row.id }, domainId: access.domain.id,
+    action: "domain_role.update", target: { type: "domain_role", id: row.id }, domainId: access.domainId,
     before: permissionFields(normalizePermissionSet(row.permission)), after: permissionFields(permission),
   });
   row.permission = permission;
@@ -87,7 +87,7 @@ export async function deleteRole(em: EntityManager, access: DomainAccess, role: 
   if (invitations > 0) throw new BizError("DomainRoleUsedError", `role "${role}" is granted by ${invitations} invitation(s)`);
   await em.transactional(async (tx) => {
     audit(tx, access, {
-      action: "domain_role.delete", target: { type: "domain_role", id: row.id }, domainId: access.domain.id,
+      action: "domain_role.delete", target: { type: "domain_role", id: row.id }, domainId: access.domainId,
       before: { role, ...permissionFields(normalizePermissionSet(row.permission)) },
     });
     await tx.nativeDelete(DomainRole, { id: row.id });

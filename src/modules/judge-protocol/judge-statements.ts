@@ -44,7 +44,7 @@ export interface ClaimedRow {
 
 /** A first claim of a waiting record with its current task id, and what the answer lists; null: not claimed here. */
 export function claimWaiting(em: EntityManager, access: DomainAccess, id: string, taskId: string, leaseSeconds: number) {
-  return row<ClaimedRow>(em, CLAIM_SQL, [access.user.id, leaseSeconds, id, access.domain.id, taskId]);
+  return row<ClaimedRow>(em, CLAIM_SQL, [access.userId, leaseSeconds, id, access.domainId, taskId]);
 }
 
 /**
@@ -92,7 +92,7 @@ export async function mergeCase(
   const task = report.taskId?.toLowerCase() ?? null;
   const { index } = report;
   const done = await row(em, CASE_SQL, [
-    id, access.domain.id, access.user.id, task, task, configId,
+    id, access.domainId, access.userId, task, task, configId,
     index, PENDING, JSON.stringify(report.patch), PENDING, index, report.leaseSeconds,
   ]);
   return done !== null;
@@ -148,7 +148,7 @@ export async function moveState(
   const task = report.taskId?.toLowerCase() ?? null;
   const last = report.to !== null && FINAL(report.to) ? report.judgedAt : report.leaseSeconds;
   const done = await row(em, sql, [
-    id, access.domain.id, access.user.id, task, task, report.score ?? null, report.timeMs ?? null, report.memoryKb ?? null, last,
+    id, access.domainId, access.userId, task, task, report.score ?? null, report.timeMs ?? null, report.memoryKb ?? null, last,
   ]);
   return done !== null;
 }

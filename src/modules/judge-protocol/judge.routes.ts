@@ -21,7 +21,7 @@ export function judgeRoutes(deps: AppDeps) {
     .use(authPlugin(deps))
     .post("/judge/claim", async ({ em, access, params, body }) => {
       const claimed = await judge.claimForJudger(em, access, params.record, body.taskId, config.judging, config.publicUrl);
-      announce(access.domain.id, params.record);
+      announce(access.domainId, params.record);
       return ok(claimed);
     }, {
       domainPermission: "record.judge",
@@ -42,7 +42,7 @@ export function judgeRoutes(deps: AppDeps) {
     })
     .put("/judge", async ({ em, access, params, body }) => {
       await judge.reportRecord(em, access, params.record, body, config.judging);
-      announce(access.domain.id, params.record);
+      announce(access.domainId, params.record);
       return ok({});
     }, {
       domainPermission: "record.judge",
@@ -53,7 +53,7 @@ export function judgeRoutes(deps: AppDeps) {
     })
     .put("/cases/:index/judge", async ({ em, access, params, body }) => {
       await judge.reportCase(em, store, access, params.record, params.index, body, config.judging);
-      announce(access.domain.id, params.record);
+      announce(access.domainId, params.record);
       return ok({});
     }, {
       domainPermission: "record.judge",

@@ -6,7 +6,6 @@ import { isUuid } from "../../db/addressing";
 import { readTimestamp } from "../../http/timestamps";
 import type { DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
-import type { Domain } from "../domains/domain.entity";
 import { JudgeRecord } from "../records/record.entity";
 import {
   aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, type RecordState, type StoredCase,
@@ -50,9 +49,9 @@ export async function claimForJudger(
       pin(id, claimed.config_id, claimed.language);
       metrics.judgeClaims.inc();
     }
-    if (claimed?.config_id) return credentialsOfClaim(claimed, access.domain.id, publicUrl);
+    if (claimed?.config_id) return credentialsOfClaim(claimed, access.domainId, publicUrl);
     // Claimed, but its config version went away meanwhile: answered as the ORM path always did.
-    if (claimed) return judgerCredentials(em, await loadForJudging(em, access.domain, id), publicUrl);
+    if (claimed) return judgerCredentials(em, await loadForJudging(em, access.domainId, id), publicUrl);
   }
   return judgerCredentials(em, await reclaimRecord(em, access, id, taskId, settings), publicUrl);
 }
@@ -61,10 +60,10 @@ export async function claimForJudger(
 async function reclaimRecord(
   em: EntityManager, access: DomainAccess, id: string, taskId: string, settings: JudgingSettings,
 ): Promise<JudgeRecord> {
-  const record = await loadForJudging(em, access.domain, id);
+  const record = await loadForJudging(em, access.domainId, id);
   if (!taskId || record.taskId !== taskId.toLowerCase()) throw refused("this task is not the record's current task (it was re-queued or never existed)");
   if (!record.config) throw refused("the record's config version no longer exists; it cannot be judged");
-  if (isWorking(record.state) && record.judger?.id === access.user.id) {
+  if (isWorking(record.state) && record.judger?.id === access.userId) {
     record.leaseExpiresAt = leaseUntil(settings);
     await em.flush();
     return record;
@@ -73,10 +72,10 @@ async function reclaimRecord(
 }
 
 /** The record for a claim (with what the credentials show) or, locked and bare, for a report. */
-async function loadForJudging(em: EntityManager, domain: Domain, id: string, lock = false): Promise<JudgeRecord> {
+async function loadForJudging(em: EntityManager, domainId: string, id: string, lock = false): Promise<JudgeRecord> {
   const record = lock
-    ? await em.findOne(JudgeRecord, { id, domain }, { refresh: true, lockMode: LockMode.PESSIMISTIC_WRITE })
-    : await em.findOne(JudgeRecord, { id, domain }, { populate: ["config", "problem"], refresh: true });
+    ? await em.findOne(JudgeRecord, { id, domain: domainId }, { refresh: true, lockMode: LockMode.PESSIMISTIC_WRITE })
+    : await em.findOne(JudgeRecord, { id, domain: domainId }, { populate: ["config", "problem"], refresh: true });
   if (!record) throw new BizError("RecordNotFoundError", "record not found");
   return record;
 }
@@ -99,7 +98,7 @@ export async function filesForHolder(em: EntityManager, access: DomainAccess, re
  * that were on their way, so concurrent senders (Horse's Tiger) lose nothing.
  */
 function assertHolder(record: JudgeRecord, access: DomainAccess, taskId: string | undefined, now: Date): void {
-  if (isWaiting(record.state) || record.judger?.id !== access.user.id) throw refused("the record is not claimed by you (claim it first, or it was given to another judger)");
+  if (isWaiting(record.state) || record.judger?.id !== access.userId) throw refused("the record is not claimed by you (claim it first, or it was given to another judger)");
   if (taskId !== undefined && taskId.toLowerCase() !== record.taskId) throw refused("this task was superseded: the record was re-queued");
   if (isWorking(record.state) && record.leaseExpiresAt && record.leaseExpiresAt.getTime() <= now.getTime()) {
     throw refused("your lease on this record has expired; it goes back to the queue");
@@ -121,11 +120,11 @@ function casePatch(input: RecordCaseSubmitInput): Partial<StoredCase> {
  * another version: the case statement checks the version, and a mismatch takes the slow path, which
  * remembers the new one.
  */
-async function pinOf(em: EntityManager, domain: Domain, id: string) {
+async function pinOf(em: EntityManager, domainId: string, id: string) {
   const known = pins.get(id);
   if (known) return known;
   const found = await row<{ config_id: string | null; language: string }>(
-    em, "select config_id, language from records where id = ? and domain_id = ?", [id, domain.id]);
+    em, "select config_id, language from records where id = ? and domain_id = ?", [id, domainId]);
   if (found) pin(id, found.config_id, found.language);
   return found ? pins.get(id)! : null;
 }
@@ -136,7 +135,7 @@ export async function reportCase(
 ): Promise<void> {
   const id = recordId.toLowerCase();
   const patch = casePatch(input);
-  const pinned = isUuid(id) ? await pinOf(em, access.domain, id) : null;
+  const pinned = isUuid(id) ? await pinOf(em, access.domainId, id) : null;
   const layout = pinned && (await caseLayout(em, store, pinned.configId, pinned.language));
   if (pinned && (!layout || index < layout.categories.length)) {
     const report = { index, patch, taskId: input.taskId, leaseSeconds: settings.leaseSeconds };
@@ -144,7 +143,7 @@ export async function reportCase(
   }
   // Refused above, or a case the config does not have: decided (and explained) on the locked record.
   await em.transactional(async (tx) => {
-    const record = await loadForJudging(tx, access.domain, id, true);
+    const record = await loadForJudging(tx, access.domainId, id, true);
     pin(id, record.config?.id ?? null, record.language);
     const now = new Date();
     assertHolder(record, access, input.taskId, now);
@@ -179,7 +178,7 @@ export async function reportRecord(em: EntityManager, access: DomainAccess, reco
   // Refused above, or a repeated final report: decided (and explained) on the locked record.
   let judged = null as string | null;
   await em.transactional(async (tx) => {
-    const record = await loadForJudging(tx, access.domain, id, true);
+    const record = await loadForJudging(tx, access.domainId, id, true);
     assertHolder(record, access, input.taskId, new Date());
     const from = record.state as RecordState;
     const to = input.state ?? from;

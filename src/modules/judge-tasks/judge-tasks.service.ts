@@ -85,11 +85,11 @@ export async function releaseRecord(
     `update records set ${REQUEUE_ASSIGNMENTS}, attempts = greatest(attempts - 1, 0)
       where id = ? and domain_id = ? and judger_id = ? and task_id::text = ? and state in ${WORKING_SQL} and lease_expires_at > now()
       returning language, priority`,
-    [next, id, access.domain.id, access.user.id, taskId.toLowerCase()],
+    [next, id, access.domainId, access.userId, taskId.toLowerCase()],
   );
   if (rows.length === 1) {
     const [{ language, priority }] = rows;
-    return { recordId: id, domainId: access.domain.id, taskId: next, language, priority };
+    return { recordId: id, domainId: access.domainId, taskId: next, language, priority };
   }
   await findRecord(em, access.domainId, id); // RecordNotFoundError first
   throw new BizError("Error", "only the judger holding this record's current task and lease may give it back");

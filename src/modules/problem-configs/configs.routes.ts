@@ -41,7 +41,7 @@ export function configsRoutes(deps: AppDeps) {
       }
       const upload = await storeBlob(em, store, new Uint8Array(await body.file.arrayBuffer()));
       const { configId } = await jobs.run("config.unpack", {
-        problemId: problem.id, uploadDigest: upload.digest, committerId: access.user.id, committerIp: access.ip,
+        problemId: problem.id, uploadDigest: upload.digest, committerId: access.userId, committerIp: access.ip,
         configJsonOnMissing: query.configJsonOnMissing ?? "raise_error",
       }, { queue: "configs", timeoutMs: UNPACK_WAIT_MS, jobId: randomUUID() });
       return ok(configs.toVersionView(await em.findOneOrFail(ProblemConfig, { id: configId })));

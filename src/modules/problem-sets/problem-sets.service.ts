@@ -50,7 +50,7 @@ export async function createProblemSet(em: EntityManager, access: DomainAccess, 
     ...parseWindow(input),
   });
   audit(em, access, {
-    action: "problem_set.create", target: { type: "problem_set", id }, domainId: access.domain.id, after: pick(set, AUDITED),
+    action: "problem_set.create", target: { type: "problem_set", id }, domainId: access.domainId, after: pick(set, AUDITED),
   });
   await em.flush();
   return set;
@@ -69,7 +69,7 @@ export async function updateProblemSet(em: EntityManager, access: DomainAccess, 
     if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
   }
   audit(em, access, {
-    action: "problem_set.update", target: { type: "problem_set", id: set.id }, domainId: access.domain.id,
+    action: "problem_set.update", target: { type: "problem_set", id: set.id }, domainId: access.domainId,
     before, after: pick(set, AUDITED),
   });
   await em.flush();
@@ -80,7 +80,7 @@ export async function deleteProblemSet(em: EntityManager, access: DomainAccess, 
   const set = await findProblemSet(em, access, ref);
   await em.transactional(async (tx) => {
     audit(tx, access, {
-      action: "problem_set.delete", target: { type: "problem_set", id: set.id }, domainId: access.domain.id,
+      action: "problem_set.delete", target: { type: "problem_set", id: set.id }, domainId: access.domainId,
       before: pick(set, AUDITED),
     });
     await tx.nativeDelete(ProblemSet, { id: set.id });
@@ -140,7 +140,7 @@ async function reorder(
     const before = links.map((l) => (l.problem as unknown as Problem).id);
     const ids = change(before);
     audit(tx, access, {
-      action: `problem_set.${action}`, target: { type: "problem_set", id: set.id }, domainId: access.domain.id,
+      action: `problem_set.${action}`, target: { type: "problem_set", id: set.id }, domainId: access.domainId,
       before: { problems: before }, after: { problems: ids },
     });
     await tx.nativeDelete(ProblemSetProblem, { problemSet: set.id });

@@ -77,7 +77,7 @@ export async function createProblem(em: EntityManager, access: DomainAccess, inp
       owner: access.user, problemGroup: tx.create(ProblemGroup, {}), languages: [],
     });
     audit(tx, access, {
-      action: "problem.create", target: { type: "problem", id }, domainId: access.domain.id, after: pick(problem, AUDITED),
+      action: "problem.create", target: { type: "problem", id }, domainId: access.domainId, after: pick(problem, AUDITED),
     });
     await tx.flush();
     return problem;
@@ -96,7 +96,7 @@ export async function updateProblem(em: EntityManager, access: DomainAccess, ref
   if (input.content !== undefined) problem.content = input.content;
   if (input.hidden !== undefined) problem.hidden = input.hidden;
   audit(em, access, {
-    action: "problem.update", target: { type: "problem", id: problem.id }, domainId: access.domain.id,
+    action: "problem.update", target: { type: "problem", id: problem.id }, domainId: access.domainId,
     before, after: pick(problem, AUDITED),
   });
   await em.flush();
@@ -111,7 +111,7 @@ export async function deleteProblem(em: EntityManager, access: DomainAccess, ref
   const problem = await findProblem(em, access, ref);
   await em.transactional(async (tx) => {
     audit(tx, access, {
-      action: "problem.delete", target: { type: "problem", id: problem.id }, domainId: access.domain.id,
+      action: "problem.delete", target: { type: "problem", id: problem.id }, domainId: access.domainId,
       before: pick(problem, AUDITED),
     });
     await tx.nativeDelete(Problem, { id: problem.id });
@@ -132,7 +132,7 @@ export async function cloneProblems(
   const source = await loadDomainAccess(em, access.user, input.fromDomain);
   assertDomainVisible(source);
   assertPermitted(source, ["problem.view", "problem.viewConfig"]);
-  const sameDomain = source.domain.id === access.domain.id;
+  const sameDomain = source.domain.id === access.domainId;
   return em.transactional(async (tx) => {
     const clones: Problem[] = [];
     for (const ref of input.problems) {
@@ -148,7 +148,7 @@ export async function cloneProblems(
       });
       await copyLatestConfig(tx, original, clone, access.user as User);
       audit(tx, access, {
-        action: "problem.clone", target: { type: "problem", id }, domainId: access.domain.id,
+        action: "problem.clone", target: { type: "problem", id }, domainId: access.domainId,
         after: { ...pick(clone, AUDITED), sourceProblemId: original.id, sourceDomainId: source.domain.id },
       });
       clones.push(clone);

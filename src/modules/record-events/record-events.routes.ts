@@ -131,8 +131,8 @@ export function recordEventsRoutes(deps: AppDeps) {
   return new Elysia({ name: "record-events-routes", prefix: "/domains/:domain", detail: { tags: ["record"] } })
     .use(authPlugin(deps))
     .get("/records/events", ({ access, query, request, server }) =>
-      open(access.user.id, request, server, (sink, fail) =>
-        watchList(streamDeps(access.domain.id), access.user.id, access.domain.id, query, lastEventId(request), sink, fail)), {
+      open(access.userId, request, server, (sink, fail) =>
+        watchList(streamDeps(access.domainId), access.userId, access.domainId, query, lastEventId(request), sink, fail)), {
       domainVisible: true,
       params: DomainParams,
       query: ListStreamQuery,
@@ -145,8 +145,8 @@ export function recordEventsRoutes(deps: AppDeps) {
     .get("/records/:record/events", async ({ em, access, params, request, server }) => {
       // A record that is not there, or not the caller's to read, is refused as GET refuses it, not streamed.
       const record = await findReadableRecord(em, access, params.record);
-      return open(access.user.id, request, server, (sink, fail) =>
-        watchRecord(streamDeps(access.domain.id), access.user.id, access.domain.id, record.id, sink, fail));
+      return open(access.userId, request, server, (sink, fail) =>
+        watchRecord(streamDeps(access.domainId), access.userId, access.domainId, record.id, sink, fail));
     }, {
       domainVisible: true,
       params: RecordParams,

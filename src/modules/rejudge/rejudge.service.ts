@@ -31,15 +31,15 @@ export async function rejudgeRecord(
   const id = recordId.toLowerCase();
   if (!isUuid(id)) throw notFound();
   const options: RejudgeOptions = {
-    ownConfig: config === "record", priority: JUDGE_PRIORITY.normal, force: true, actorId: access.user.id,
+    ownConfig: config === "record", priority: JUDGE_PRIORITY.normal, force: true, actorId: access.userId,
   };
-  const selection = { where: "r.id = ? and r.domain_id = ?", values: [id, access.domain.id], limit: 1 };
+  const selection = { where: "r.id = ? and r.domain_id = ?", values: [id, access.domainId], limit: 1 };
   const done = await em.transactional(async (tx) => {
     const before = await judgementOf(tx, selection.values);
     const result = await rejudgeSelected(tx, selection, options);
     if (result.queued.length === 1) {
       audit(tx, access, {
-        action: "record.rejudge", target: { type: "record", id }, domainId: access.domain.id,
+        action: "record.rejudge", target: { type: "record", id }, domainId: access.domainId,
         before, after: { ...(await judgementOf(tx, selection.values)), config },
       });
     }
@@ -97,12 +97,12 @@ export async function rejudgeProblem(
   target: { problem: Problem; set: ProblemSet | null }, input: ProblemRejudgeInput,
 ): Promise<RejudgeQueuedView> {
   const options: RejudgeOptions = {
-    ownConfig: input.config === "record", priority: JUDGE_PRIORITY.bulkRejudge, force: false, actorId: access.user.id,
+    ownConfig: input.config === "record", priority: JUDGE_PRIORITY.bulkRejudge, force: false, actorId: access.userId,
   };
   const setId = target.set?.id ?? null;
   const states = input.state === undefined ? null : `{${[input.state].flat().join(",")}}`;
   const language = input.language ?? null;
-  const filters = [access.domain.id, target.problem.id, setId, setId, states, states, language, language];
+  const filters = [access.domainId, target.problem.id, setId, setId, states, states, language, language];
   const answer = { queued: 0, skipped: 0 };
   const release = await lockProblem(jobs, target.problem.id);
   try {
@@ -110,7 +110,7 @@ export async function rejudgeProblem(
   } finally {
     await release();
   }
-  logger.info("bulk rejudge queued", { problemId: target.problem.id, by: access.user.id, ...answer });
+  logger.info("bulk rejudge queued", { problemId: target.problem.id, by: access.userId, ...answer });
   return answer;
 }
 
@@ -156,7 +156,7 @@ async function rejudgeBatches(
     const batch: RejudgeResult = after ? await rejudgeSelected(em, selection, options)
       : await em.transactional(async (tx) => {
         audit(tx, access, {
-          action: "problem.rejudge", target: { type: "problem", id: target.problem.id }, domainId: access.domain.id,
+          action: "problem.rejudge", target: { type: "problem", id: target.problem.id }, domainId: access.domainId,
           after: { problemSetId: setId, states: input.state && [input.state].flat(), language, config: input.config ?? "latest" },
         });
         return rejudgeSelected(tx, selection, options);

@@ -39,7 +39,7 @@ export async function gradeCsv(em: EntityManager, access: DomainAccess, set: Pro
             case when ? then u.real_name else '' end as real_name
        from users u
       where (? and u.id in (select user_id from domain_users where domain_id = ?)) or u.id = any(?::uuid[])`,
-    [staff, staff, staff, access.domain.id, uuidArray([...ranked.keys()])],
+    [staff, staff, staff, access.domainId, uuidArray([...ranked.keys()])],
   );
   people.sort((a, b) => compareText(a.student_id, b.student_id) || compareText(a.username, b.username));
   const header = ["student id", "real name", "username"];

@@ -3,7 +3,6 @@ import type { AppDeps } from "../../app";
 import { authPlugin } from "../../http/auth.plugin";
 import { ok } from "../../http/respond";
 import type { DomainAccess } from "../../auth/access";
-import type { User } from "../users/user.entity";
 import { ProblemParams } from "../problems/problems.schemas";
 import { findProblem } from "../problems/problems.service";
 import { SetProblemParams } from "../problem-sets/problem-sets.schemas";
@@ -22,9 +21,9 @@ export function submissionsRoutes(deps: AppDeps) {
   const limiter = new RateLimiter(deps.redis, deps.logger);
 
   async function submit(em: EntityManager, log: Logger, access: DomainAccess, target: SubmitTarget, body: SubmissionInput) {
-    await limiter.take(`submit-user:${(access.user as User).id}`, config.rateLimits.submissionsPerUser, "submissions");
-    const record = await submitSolution(em, store, config.submissions, access.user as User, target, body);
-    await enqueueJudging(jobs, log, { recordId: record.id, domainId: target.domain.id, taskId: record.taskId });
+    await limiter.take(`submit-user:${access.userId}`, config.rateLimits.submissionsPerUser, "submissions");
+    const record = await submitSolution(em, store, config.submissions, access.userId, target, body);
+    await enqueueJudging(jobs, log, { recordId: record.id, domainId: target.domainId, taskId: record.taskId });
     return ok(record.view);
   }
 
@@ -32,7 +31,7 @@ export function submissionsRoutes(deps: AppDeps) {
     .use(authPlugin(deps))
     .post("/problems/:problem", async ({ em, log, access, params, body }) => {
       const problem = await findProblem(em, access, params.problem);
-      return submit(em, log, access, { domain: access.domain, problem, set: null, late: false }, body);
+      return submit(em, log, access, { domainId: access.domainId, problem, set: null, late: false }, body);
     }, {
       domainPermission: "problem.submit",
       params: ProblemParams,
@@ -45,7 +44,7 @@ export function submissionsRoutes(deps: AppDeps) {
       const set = await findProblemSet(em, access, params.problemSet);
       const problem = await findProblemInSet(em, access, set, params.problem);
       const { late } = submissionWindow(access, set);
-      return submit(em, log, access, { domain: access.domain, problem, set, late }, body);
+      return submit(em, log, access, { domainId: access.domainId, problem, set, late }, body);
     }, {
       domainPermission: "problem.submit",
       params: SetProblemParams,

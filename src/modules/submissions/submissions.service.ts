@@ -4,8 +4,6 @@ import { randomUUID } from "node:crypto";
 import type { SubmissionLimits } from "../../config";
 import { BizError } from "../../errors";
 import type { BlobStore } from "../../storage/blob-store";
-import type { User } from "../users/user.entity";
-import type { Domain } from "../domains/domain.entity";
 import type { Problem } from "../problems/problem.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { ArchiveError, formatBytes, quote, requireFilePath } from "../problem-configs/archive-paths";
@@ -17,7 +15,7 @@ import { row } from "../../db/statements";
 import { sha256Hex } from "../../storage/blob-store";
 
 export interface SubmitTarget {
-  domain: Domain;
+  domainId: string;
   problem: Problem;
   /** The set submitted through, or null for the problem's own route. */
   set: ProblemSet | null;
@@ -85,7 +83,7 @@ export async function submitSolution(
   em: EntityManager,
   store: BlobStore,
   limits: SubmissionLimits,
-  committer: User,
+  committerId: string,
   target: SubmitTarget,
   input: { language: string; files: File[] },
 ): Promise<{ id: string; taskId: string; view: RecordView }> {
@@ -104,7 +102,7 @@ export async function submitSolution(
   const [id, taskId, now] = [randomUUID(), randomUUID(), new Date()];
   await row(em, SUBMIT_SQL, [
     [...blobs.keys()], [...blobs.values()],
-    id, now, now, target.domain.id, target.set?.id ?? null, target.problem.id, latest.config_id, committer.id,
+    id, now, now, target.domainId, target.set?.id ?? null, target.problem.id, latest.config_id, committerId,
     input.language, taskId, commitIdOf(tree), target.late,
     tree.map((e) => e.path), tree.map((e) => e.digest), tree.map((e) => e.size),
     target.problem.id, target.set?.id ?? null,
@@ -116,7 +114,7 @@ export async function submitSolution(
   // The view of the row just written, from the values it was written with (mapping a managed entity
   // for the answer alone cost more than the statement): the fields toRecordView reads, as inserted.
   const written = {
-    id, createdAt: now, updatedAt: now, domain: { id: target.domain.id }, state: "queueing", language: input.language,
+    id, createdAt: now, updatedAt: now, domain: { id: target.domainId }, state: "queueing", language: input.language,
     score: 0, timeMs: 0, memoryKb: 0, judgedAt: null, late: target.late,
   };
   return { id, taskId, view: toRecordView(written as unknown as JudgeRecord) };
