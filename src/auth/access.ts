@@ -3,6 +3,7 @@ import { BizError, HttpError, permissionDenied } from "../errors";
 import { byUrlOrId, isUuid } from "../db/addressing";
 import { User } from "../modules/users/user.entity";
 import { row } from "../db/statements";
+import { acceptKey, KEY_COLUMNS, KEY_FROM, keyStaleness, type KeyRow } from "../modules/auth/access-keys.service";
 import { Domain } from "../modules/domains/domain.entity";
 import { DomainUser } from "../modules/domains/domain-user.entity";
 import { DomainRole } from "../modules/domains/domain-role.entity";
@@ -92,13 +93,31 @@ export async function loadUserAndDomainAccess(
   return { principal, access: () => standingOf(em, principal, found) };
 }
 
+/**
+ * A judger's access key, its user and their standing in a domain, in one prepared statement: a judge
+ * sends its key with every call, and the key's own statement was a round trip of each. Null when the
+ * key is unknown, its secret does not match, or its user is deactivated (a 401).
+ */
+export async function loadKeyAndDomainAccess(
+  em: EntityManager, keyId: string, secret: string, domainRef: string,
+): Promise<{ principal: Principal; access: () => DomainAccess } | null> {
+  const where = byUrlOrId(domainRef);
+  const found = await row<StandingRow & KeyRow>(em,
+    standingSql("id" in where ? "d.id" : "d.url", "where k.key_id = ?", `${KEY_COLUMNS},`, KEY_FROM),
+    [keyStaleness, "id" in where ? where.id : where.url, DOMAIN_GUEST_ROLE, keyId]);
+  if (!found || !(await acceptKey(em, found, secret))) return null;
+  const user = found.u;
+  const principal: Principal = { id: found.u_id, role: found.u_role as SiteRole, entity: once(() => em.map(User, JSON.parse(user))) };
+  return { principal, access: () => standingOf(em, principal, found) };
+}
+
 // The user row is always there (the caller); the domain, membership and role rows may not be. The user
 // and domain rows come as JSON text, parsed only when a service asks for the entity.
-const standingSql = (domainKey: string, where: string, user = "") =>
+const standingSql = (domainKey: string, where: string, user = "", from = "users u") =>
   `select ${user} to_json(d)::text as d, d.id as d_id, d.hidden as d_hidden, d.owner_id as d_owner,
           m.id as m_id, m.created_at as m_created_at, m.updated_at as m_updated_at, m.role as m_role,
           r.permission::text as r_permission
-     from users u
+     from ${from}
      left join domains d on ${domainKey} = ?
      left join domain_users m on m.domain_id = d.id and m.user_id = u.id
      left join domain_roles r on r.domain_id = d.id and r.role = coalesce(m.role, ?)

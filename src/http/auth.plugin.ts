@@ -11,8 +11,9 @@ import { assertStorableText } from "./input-hygiene";
 import { actorFrom, identify, type Actor, type AuthInput } from "./authenticate";
 import { clientIp } from "./client-ip";
 import * as users from "../modules/users/users.service";
+import * as accessKeys from "../modules/auth/access-keys.service";
 import {
-  assertDomainVisible, assertPermitted, loadDomainAccess, loadUserAndDomainAccess, once, principalOf, type DomainAccess,
+  assertDomainVisible, assertPermitted, loadDomainAccess, loadKeyAndDomainAccess, loadUserAndDomainAccess, once, principalOf, type DomainAccess,
   type PermissionRule } from "../auth/access";
 
 /**
@@ -77,7 +78,9 @@ export function authPlugin(deps: AppDeps) {
     if (!pending) {
       const em = emOf(g.request);
       pending = identified(g).then(async (caller) => {
-        const user = caller.via === "access-key" ? null : await users.findActiveUser(em, caller.userId);
+        const user = caller.via === "access-key"
+          ? await accessKeys.authenticateAccessKey(em, caller.keyId, caller.secret)
+          : await users.findActiveUser(em, caller.userId);
         return seen(actorFrom(caller, user && principalOf(user), ipOf(g)));
       });
       actors.set(g.request, pending);
@@ -92,13 +95,12 @@ export function authPlugin(deps: AppDeps) {
     if (actors.has(g.request)) {
       pending = actorOf(g).then((actor) => loadDomainAccess(em, actor.user, domainRef));
     } else {
-      // A token's user and their standing in the domain come from one statement; both are memoised.
+      // The caller (a token's user, or an access key and its user) and their standing in the domain come
+      // from one statement; both are memoised.
       const both = identified(g).then(async (caller) => {
-        if (caller.via === "access-key") {
-          const actor = seen(actorFrom(caller, null, ipOf(g)));
-          return { actor, access: () => loadDomainAccess(em, actor.user, domainRef) };
-        }
-        const found = await loadUserAndDomainAccess(em, caller.userId, domainRef);
+        const found = caller.via === "access-key"
+          ? await loadKeyAndDomainAccess(em, caller.keyId, caller.secret, domainRef)
+          : await loadUserAndDomainAccess(em, caller.userId, domainRef);
         return { actor: seen(actorFrom(caller, found?.principal ?? null, ipOf(g))), access: found!.access };
       });
       const actor = both.then((b) => b.actor);

@@ -3,10 +3,9 @@ import type { Config } from "../config";
 import { HttpError, unauthorized } from "../errors";
 import { verifyAccessToken, type AccessClaims, type TokenCodec } from "../auth/tokens";
 import { parseBasicCredential } from "../auth/access-keys";
-import * as accessKeys from "../modules/auth/access-keys.service";
 import type { User } from "../modules/users/user.entity";
 import type { SiteRole } from "../auth/permissions";
-import { once, principalOf, type Principal } from "../auth/access";
+import { once, type Principal } from "../auth/access";
 import { COOKIE } from "./cookies";
 
 export type Via = "bearer" | "cookie" | "access-key";
@@ -50,22 +49,22 @@ export function readAccessCredential(request: Request, cookie: AuthInput["cookie
 }
 
 /**
- * Who the credential says is calling, verified but not yet read from the database: an access key's
- * user (checked with its secret), or the user id of a valid token. Throws 401. Only `user`-category
+ * Who the credential says is calling, not yet read from the database: an access key's id and secret
+ * (checked where the key is read: access-keys.service, acceptKey), or the user id of a verified
+ * token. Throws 401. Only `user`-category
  * sessions count as logged in: a half-registered OAuth session (`oauth`) may finish registering and
  * nothing else.
  */
-export type Caller = { via: "access-key"; user: User } | { via: "bearer" | "cookie"; claims: AccessClaims; userId: string };
+export type Caller =
+  | { via: "access-key"; keyId: string; secret: string }
+  | { via: "bearer" | "cookie"; claims: AccessClaims; userId: string };
 
 export async function identify(input: AuthInput, codec: TokenCodec, config: Config): Promise<Caller> {
   const credential = readAccessCredential(input.request, input.cookie);
   if (!credential) throw unauthorized();
   if (credential.kind === "malformed") throw unauthorized("Bad Authorization header. Expected value 'Bearer <JWT>'");
-  if (credential.kind === "access-key") {
-    const user = await accessKeys.authenticateAccessKey(input.em, credential.keyId, credential.secret);
-    if (!user) throw unauthorized("Invalid access key");
-    return { via: "access-key", user };
-  }
+  // An access key is checked where its user is read: with the domain standing when the route has one.
+  if (credential.kind === "access-key") return { via: "access-key", keyId: credential.keyId, secret: credential.secret };
   const claims = await verifyAccessToken(codec, credential.token);
   if (!claims) throw unauthorized("Invalid or expired token");
   if (claims.category !== "user") throw unauthorized();
@@ -74,9 +73,8 @@ export async function identify(input: AuthInput, codec: TokenCodec, config: Conf
 }
 
 /** The actor of an identified caller whose user row was read (null: gone or deactivated, a 401). */
-export function actorFrom(caller: Caller, user: Principal | null, ip: () => string): Actor {
-  const who = caller.via === "access-key" ? principalOf(caller.user) : user;
-  if (!who) throw unauthorized();
+export function actorFrom(caller: Caller, who: Principal | null, ip: () => string): Actor {
+  if (!who) throw caller.via === "access-key" ? unauthorized("Invalid access key") : unauthorized();
   const address = once(ip);
   return {
     userId: who.id, siteRole: who.role, claims: caller.via === "access-key" ? null : caller.claims, via: caller.via,

@@ -122,3 +122,33 @@ test("the record page reads as the entity did: its fields, timestamps as Horse w
     await sql("update domain_roles set permission = jsonb_set(permission, '{record,view}', 'false') where domain_id = ? and role = 'guest'", [cast.domain.id]);
   }
 });
+
+test("a judger's access key on a domain route: read with the standing, refused at once when wrong, deactivated or revoked", async () => {
+  const created = await t.api.post("/admin/judgers", { username: "评测机-Prüfer-C", password: "pw", email: "pruefer-c@judges.example.edu" }, { token: cast.siteRoot.token });
+  const { accessKeyId, secretAccessKey } = created.body.data;
+  const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}` });
+  const list = (headers: Record<string, string>) => t.api.get(`/domains/${cast.domain.id}/records`, { headers });
+  const [judger] = await sql("select user_id from access_keys where key_id = ?", [accessKeyId]) as { user_id: string }[];
+  await sql("update access_keys set last_used_at = null where key_id = ?", [accessKeyId]);
+  const ok = await list(basic(accessKeyId, secretAccessKey));
+  expect(ok.status).toBe(200);
+  expect(ok.body.data).toEqual({ count: 0, results: [] });
+  const [used] = await sql("select last_used_at from access_keys where key_id = ?", [accessKeyId]) as { last_used_at: unknown }[];
+  expect(used.last_used_at).not.toBeNull();
+  // The same refusal as on a route without a domain, and as for an unknown key.
+  for (const headers of [basic(accessKeyId, `${secretAccessKey}x`), basic("jk_00000000000000000000", secretAccessKey)]) {
+    expect((await list(headers)).body).toEqual({ detail: "Invalid access key" });
+    expect((await list(headers)).status).toBe(401);
+  }
+  // A domain that does not exist is still a 401 for a wrong key, not a 404 that would confirm the domain.
+  expect((await t.api.get("/domains/no-such-domain/records", { headers: basic(accessKeyId, "wrong") })).status).toBe(401);
+  await sql("update users set is_active = false where id = ?", [judger.user_id]);
+  try {
+    expect((await list(basic(accessKeyId, secretAccessKey))).status).toBe(401);
+  } finally {
+    await sql("update users set is_active = true where id = ?", [judger.user_id]);
+  }
+  expect((await list(basic(accessKeyId, secretAccessKey))).status).toBe(200);
+  await sql("delete from access_keys where key_id = ?", [accessKeyId]);
+  expect((await list(basic(accessKeyId, secretAccessKey))).status).toBe(401);
+});
