@@ -85,7 +85,13 @@ async function floorAnswer(request: Request): Promise<Response> {
   const parts = url.pathname.split("/");
   let data: unknown = user;
   if (url.pathname.endsWith("/users/me")) data = user;
-  else if (parts[5] === "problems") data = (await sql`select * from problems where id = ${parts[6]} and domain_id = ${domain}`)[0];
+  else if (parts[5] === "problems") {
+    // The page holds the caller's newest record for the problem (Horse's latestRecord), so the floor reads it too.
+    data = (await sql`select p.*, (select json_build_object('id', r.id, 'state', r.state, 'createdAt', r.created_at) from records r
+        where r.committer_id = ${user.id} and r.problem_id = p.id and r.problem_set_id is null
+        order by r.created_at desc, r.id desc limit 1) as latest_record
+      from problems p where p.id = ${parts[6]} and p.domain_id = ${domain}`)[0];
+  }
   else if (parts[6]) data = (await sql`select * from records where id = ${parts[6]} and domain_id = ${domain}`)[0];
   else {
     // The same questions, by hand: only the filters given, the page's ids found on the index first,

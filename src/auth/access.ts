@@ -107,7 +107,8 @@ export async function loadKeyAndDomainAccess(
     [keyStaleness, "id" in where ? where.id : where.url, DOMAIN_GUEST_ROLE, keyId]);
   if (!found || !(await acceptKey(em, found, secret))) return null;
   const user = found.u;
-  const principal: Principal = { id: found.u_id, role: found.u_role as SiteRole, entity: once(() => em.map(User, JSON.parse(user))) };
+  const entity = once(() => em.map(User, JSON.parse(user)));
+  const principal: Principal = { id: found.u_id, role: found.u_role as SiteRole, entity };
   return { principal, access: () => standingOf(em, principal, found) };
 }
 

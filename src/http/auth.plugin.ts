@@ -13,8 +13,9 @@ import { clientIp } from "./client-ip";
 import * as users from "../modules/users/users.service";
 import * as accessKeys from "../modules/auth/access-keys.service";
 import {
-  assertDomainVisible, assertPermitted, loadDomainAccess, loadKeyAndDomainAccess, loadUserAndDomainAccess, once, principalOf, type DomainAccess,
-  type PermissionRule } from "../auth/access";
+  assertDomainVisible, assertPermitted, loadDomainAccess, loadKeyAndDomainAccess, loadUserAndDomainAccess, once, principalOf,
+  type DomainAccess, type PermissionRule,
+} from "../auth/access";
 
 /**
  * The token codec, built on @elysiajs/jwt so that the HTTP layer and the services share one signer.

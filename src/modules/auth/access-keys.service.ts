@@ -40,8 +40,8 @@ export interface KeyRow {
 }
 
 /** The columns of a KeyRow from KEY_FROM; its one placeholder is the staleness in seconds (keyStaleness). */
-export const KEY_COLUMNS = `to_json(u)::text as u, u.id as u_id, u.role as u_role, u.is_active as u_active, k.id as key_id,
-  k.secret_digest, k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?) as stale`;
+export const KEY_COLUMNS = `to_json(u)::text as u, u.id as u_id, u.role as u_role, u.is_active as u_active,
+  k.id as key_id, k.secret_digest, k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?) as stale`;
 export const KEY_FROM = "access_keys k join users u on u.id = k.user_id";
 export const keyStaleness = LAST_USED_RESOLUTION_MS / 1000;
 
