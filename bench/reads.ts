@@ -9,13 +9,15 @@ import { fillRecords } from "./fill-records";
  * `bun run bench:reads`: the hot reads the hour before a deadline, against a floor measured in the same
  * run — a bare Bun.serve + Bun.sql server on the same port number's neighbour doing the same queries
  * for the same JSON (JWT checked, the same rows read). Load: an in-process client, CONCURRENCY
- * requests in flight over real HTTP, for SECONDS per route. Records are made by SQL
- * (generate_series, realistic case outputs), first SMALL (10k) and then LARGE (1M) of them.
+ * requests in flight over real HTTP, for SECONDS per route after WARMUP unmeasured seconds. Records
+ * are made by SQL (generate_series, realistic case outputs), first SMALL (10k) and then LARGE (1M).
  */
 const SMALL = Number(process.env.SMALL ?? 10_000);
 const LARGE = Number(process.env.LARGE ?? 1_000_000);
 const SECONDS = Number(process.env.SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+// Each side answers this long first, unmeasured: the first requests of a route compile its code.
+const WARMUP = Number(process.env.WARMUP ?? 1);
 // For a CPU profile of the app alone (`bun --cpu-prof-md bench/reads.ts`): ROUTE=<part of a name>, APP_ONLY=1.
 const ROUTE = process.env.ROUTE ?? "";
 const APP_ONLY = Boolean(process.env.APP_ONLY);
@@ -46,11 +48,13 @@ const routes: [string, string][] = [
  * (client and server together, the same client for both; PostgreSQL's time is not in it). CPU time is
  * the steadier figure on a shared machine, where wall time follows the neighbours' load.
  */
-async function load(base: string, path: string): Promise<{ rps: number; p50: number; p99: number; cpu: number }> {
+async function load(base: string, path: string, measured = true): Promise<{ rps: number; p50: number; p99: number; cpu: number }> {
+  if (measured && WARMUP > 0) await load(base, path, false);
+  const seconds = measured ? SECONDS : WARMUP;
   const latencies: number[] = [];
   let failures = 0;
   const cpuBefore = process.cpuUsage();
-  const until = performance.now() + SECONDS * 1000;
+  const until = performance.now() + seconds * 1000;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (performance.now() < until) {
       const started = performance.now();
@@ -62,10 +66,10 @@ async function load(base: string, path: string): Promise<{ rps: number; p50: num
   }));
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
-  if (failures > 0) console.log(`  (${failures} of ${latencies.length} requests to ${base}${path} failed)`);
+  if (failures > 0 && measured) console.log(`  (${failures} of ${latencies.length} requests to ${base}${path} failed)`);
   const cpu = process.cpuUsage(cpuBefore);
   const cpuPerRequest = (cpu.user + cpu.system) / latencies.length;
-  return { rps: (latencies.length - failures) / SECONDS, p50: at(0.5), p99: at(0.99), cpu: cpuPerRequest };
+  return { rps: (latencies.length - failures) / seconds, p50: at(0.5), p99: at(0.99), cpu: cpuPerRequest };
 }
 
 const app = t.app.listen({ hostname: "127.0.0.1", port: 0, idleTimeout: 60 });
