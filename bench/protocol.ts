@@ -1,6 +1,5 @@
 import { Queue, Worker } from "bullmq";
 import { benchApp, fmt, report } from "./harness";
-import { createUser } from "../tests/helpers/factories";
 import { scriptedJudger, submit } from "../tests/helpers/records";
 import { queueConnection } from "../src/jobs/catalogue";
 import { enqueueJudging } from "../src/modules/judge-tasks/judge-queue";
@@ -37,7 +36,10 @@ try {
 
   // The protocol: records submitted first (timed by bench:submissions, not here) and their jobs
   // dropped; the clock starts when the jobs are enqueued, as the floor's does.
-  const judger = await createUser(t, { role: "judger" });
+  // A judger signs every call with its access key, as the real judge does (src/judge/judge-api.ts).
+  const created = await t.api.post("/admin/judgers", { username: "评测机-bench", password: "pw", email: "bench@judges.example.edu" }, { token: cast.siteRoot.token });
+  const { accessKeyId, secretAccessKey } = created.body.data;
+  const authorization = `Basic ${Buffer.from(`${accessKeyId}:${secretAccessKey}`).toString("base64")}`;
   const path = `/domains/${cast.domain.id}/problems/${problem}`;
   for (let i = 0; i < RECORDS; i += 50) {
     await Promise.all(Array.from({ length: Math.min(50, RECORDS - i) }, () => submit(t, cast.member.token, path)));
@@ -49,7 +51,7 @@ try {
   let resolveAll!: () => void;
   const allDone = new Promise<void>((resolve) => (resolveAll = resolve));
   const call = async (method: "post" | "put", url: string, body: object) => {
-    const response = await t.api[method](url, body, { token: judger.token });
+    const response = await t.api[method](url, body, { headers: { authorization } });
     if (response.body.errorCode !== "Success") refused++;
   };
   const worker = await scriptedJudger(t, async (job: RecordJudgePayload) => {
