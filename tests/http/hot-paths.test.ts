@@ -18,6 +18,15 @@ const setRole = (userId: string, role: string) =>
   sql("update domain_users set role = ? where domain_id = ? and user_id = ?", [role, cast.domain.id, userId]);
 const problemPath = (ref: string) => `/domains/${cast.domain.id}/problems/${ref}`;
 
+/** A member's record whose one case printed `stdout`, under no config (so no case is public): its path. */
+async function memberRecordPrinting(stdout: string): Promise<string> {
+  const problem = await judgeableProblem(t, cast);
+  const id = (await submit(t, cast.member.token, problemPath(problem), submission("c"))).body.data.id as string;
+  const cases = [{ state: "wrong_answer", score: 0, timeMs: 3, memoryKb: 900, returnCode: 0, stdout, stderr: "" }];
+  await sql("update records set cases = ?::jsonb, config_id = null where id = ?", [JSON.stringify(cases), id]);
+  return `/domains/${cast.domain.id}/records/${id}`;
+}
+
 test("a hidden problem exists for viewHidden holders only, by id and by url, and a demotion hides it at once", async () => {
   const created = await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "草稿 · Entwurf", url: "draft-1", hidden: true }, { token: cast.admin.token });
   const id = created.body.data.id as string;
@@ -47,11 +56,7 @@ test("the problem page's latest record is the caller's own newest, through the p
 });
 
 test("case output: blank for the author without record.detail, shown to holders, and gone with a demotion", async () => {
-  const problem = await judgeableProblem(t, cast);
-  const id = (await submit(t, cast.member.token, problemPath(problem), submission("c"))).body.data.id as string;
-  const cases = [{ state: "wrong_answer", score: 0, timeMs: 3, memoryKb: 900, returnCode: 0, stdout: "the hidden answer 42\n", stderr: "" }];
-  await sql("update records set cases = ?::jsonb, config_id = null where id = ?", [JSON.stringify(cases), id]);
-  const path = `/domains/${cast.domain.id}/records/${id}`;
+  const path = await memberRecordPrinting("the hidden answer 42\n");
   expect((await t.api.get(path, { token: cast.member.token })).body.data.cases[0].stdout).toBe("");
   expect((await t.api.get(path, { token: cast.admin.token })).body.data.cases[0].stdout).toBe("the hidden answer 42\n");
   await setRole(cast.admin.user.id, "user");
@@ -75,11 +80,7 @@ test("a remembered token of a deactivated user is refused on the very next domai
 });
 
 test("an edited role and a changed site role apply on the next request, though permission sets are kept", async () => {
-  const problem = await judgeableProblem(t, cast);
-  const id = (await submit(t, cast.member.token, problemPath(problem), submission("c"))).body.data.id as string;
-  const cases = [{ state: "wrong_answer", score: 0, timeMs: 3, memoryKb: 900, returnCode: 0, stdout: "的答案 42\n", stderr: "" }];
-  await sql("update records set cases = ?::jsonb, config_id = null where id = ?", [JSON.stringify(cases), id]);
-  const path = `/domains/${cast.domain.id}/records/${id}`;
+  const path = await memberRecordPrinting("的答案 42\n");
   const stdout = async () => (await t.api.get(path, { token: cast.member.token })).body.data.cases[0].stdout;
   expect(await stdout()).toBe("");
   const grant = (detail: boolean) => sql(
@@ -151,4 +152,8 @@ test("a judger's access key on a domain route: read with the standing, refused a
   expect((await list(basic(accessKeyId, secretAccessKey))).status).toBe(200);
   await sql("delete from access_keys where key_id = ?", [accessKeyId]);
   expect((await list(basic(accessKeyId, secretAccessKey))).status).toBe(401);
+});
+
+test("the app's connections compile no query plans (JIT off): its prepared reads' generic plans crossed the JIT threshold", async () => {
+  expect(await sql("show jit")).toEqual([{ jit: "off" }]);
 });

@@ -80,7 +80,7 @@ test("every page, however deep and in either order, holds exactly the rows the p
        from generate_series(1, 330) g`,
     [cast.domain.id, problem, cast.member.user.id],
   );
-  for (const [ordering, sql] of [["", "created_at desc, id asc"], ["created_at", "created_at asc, id asc"], ["-updated_at,created_at", "updated_at desc, created_at asc, id asc"]]) {
+  for (const [ordering, sql] of [["", "created_at desc, id desc"], ["created_at", "created_at asc, id asc"], ["-updated_at,created_at", "updated_at desc, created_at asc, id asc"], ["-updated_at", "updated_at desc, id desc"]]) {
     for (const offset of [0, 100, 290, 330]) {
       const page = (await list(`?problem=${problem}&limit=50&offset=${offset}${ordering ? `&ordering=${ordering}` : ""}`)).body.data;
       const expected = await em.execute<{ id: string }[]>(
