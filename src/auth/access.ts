@@ -3,14 +3,14 @@ import { BizError, HttpError, permissionDenied } from "../errors";
 import { byUrlOrId, isUuid } from "../db/addressing";
 import { User } from "../modules/users/user.entity";
 import { row } from "../db/statements";
+import { once } from "../runtime/once";
 import { acceptKey, KEY_COLUMNS, KEY_FROM, keyStaleness, type KeyRow } from "../modules/auth/access-keys.service";
 import { Domain } from "../modules/domains/domain.entity";
 import { DomainUser } from "../modules/domains/domain-user.entity";
 import { DomainRole } from "../modules/domains/domain-role.entity";
 import {
-  DEFAULT_DOMAIN_ROLES, DOMAIN_GUEST_ROLE, DOMAIN_ROOT_ROLE, effectiveDomainPermissions, hasDomainPermission,
-  isJudger, isSiteRoot, normalizePermissionSet, permissionWords, siteRoleGrants, uniformPermissions,
-  type DomainPermission, type DomainPermissionSet, type SitePermission, type SiteRole,
+  DOMAIN_GUEST_ROLE, DOMAIN_ROOT_ROLE, hasDomainPermission, isJudger, isSiteRoot, keptPermissions, permissionWords,
+  siteRoleGrants, type DomainPermission, type DomainPermissionSet, type SitePermission, type SiteRole,
 } from "./permissions";
 
 /** What a route may require: a domain permission, or a site permission written `site:<scope>.<flag>`. */
@@ -49,27 +49,18 @@ export interface Principal {
   entity: () => User;
 }
 
-/** A value made on first use, then kept. */
-export function once<T>(make: () => T): () => T {
-  let made = false;
-  let value: T;
-  return () => {
-    if (!made) { value = make(); made = true; }
-    return value;
-  };
-}
-
-export const principalOf = (user: User): Principal => ({ id: user.id, role: user.role as SiteRole, entity: () => user });
+export const principalOf = (user: User): Principal =>
+  ({ id: user.id, role: user.role as SiteRole, entity: () => user });
 
 /**
  * Finds the domain (url or id, hidden or not) and the caller's standing in it, in one query: the
  * domain, the membership and the role's permissions, read fresh on every request (a demotion applies
- * at once) and mapped into the request's EntityManager as the entities the services use.
+ * at once); the domain and membership become entities of the request's EntityManager when first used.
  */
 export async function loadDomainAccess(em: EntityManager, user: User, domainRef: string): Promise<DomainAccess> {
-  const where = byUrlOrId(domainRef);
-  const found = await row<StandingRow>(em, standingSql("id" in where ? "d.id" : "d.url", "where u.id = ?"),
-    ["id" in where ? where.id : where.url, DOMAIN_GUEST_ROLE, user.id]);
+  const domain = domainMatch(domainRef);
+  const found = await row<StandingRow>(em, standingSql(domain.column, "where u.id = ?"),
+    [domain.value, DOMAIN_GUEST_ROLE, user.id]);
   return standingOf(em, principalOf(user), found);
 }
 
@@ -80,17 +71,14 @@ export async function loadDomainAccess(em: EntityManager, user: User, domainRef:
  */
 export async function loadUserAndDomainAccess(
   em: EntityManager, userId: string, domainRef: string,
-): Promise<{ principal: Principal; access: () => DomainAccess } | null> {
+): Promise<Standing | null> {
   if (!isUuid(userId)) return null;
-  const where = byUrlOrId(domainRef);
-  const found = await row<StandingRow & { u: string; u_role: SiteRole }>(em,
-    standingSql("id" in where ? "d.id" : "d.url", "where u.id = ? and u.is_active",
-      "to_json(u)::text as u, u.role as u_role,"),
-    ["id" in where ? where.id : where.url, DOMAIN_GUEST_ROLE, userId.toLowerCase()]);
-  if (!found) return null;
-  const user = found.u;
-  const principal: Principal = { id: userId.toLowerCase(), role: found.u_role, entity: once(() => em.map(User, JSON.parse(user))) };
-  return { principal, access: () => standingOf(em, principal, found) };
+  const domain = domainMatch(domainRef);
+  const found = await row<StandingRow & CallerRow>(em,
+    standingSql(domain.column, "where u.id = ? and u.is_active",
+      "to_json(u)::text as u, u.id as u_id, u.role as u_role,"),
+    [domain.value, DOMAIN_GUEST_ROLE, userId.toLowerCase()]);
+  return found && standingWith(em, found);
 }
 
 /**
@@ -100,16 +88,34 @@ export async function loadUserAndDomainAccess(
  */
 export async function loadKeyAndDomainAccess(
   em: EntityManager, keyId: string, secret: string, domainRef: string,
-): Promise<{ principal: Principal; access: () => DomainAccess } | null> {
-  const where = byUrlOrId(domainRef);
+): Promise<Standing | null> {
+  const domain = domainMatch(domainRef);
   const found = await row<StandingRow & KeyRow>(em,
-    standingSql("id" in where ? "d.id" : "d.url", "where k.key_id = ?", `${KEY_COLUMNS},`, KEY_FROM),
-    [keyStaleness, "id" in where ? where.id : where.url, DOMAIN_GUEST_ROLE, keyId]);
-  if (!found || !(await acceptKey(em, found, secret))) return null;
-  const user = found.u;
-  const entity = once(() => em.map(User, JSON.parse(user)));
+    standingSql(domain.column, "where k.key_id = ?", `${KEY_COLUMNS},`, KEY_FROM),
+    [keyStaleness, domain.value, DOMAIN_GUEST_ROLE, keyId]);
+  return found && (await acceptKey(em, found, secret)) ? standingWith(em, found) : null;
+}
+
+/** A caller and their standing in the domain of the path, as read by one statement. */
+type Standing = { principal: Principal; access: () => DomainAccess };
+
+/** The caller's row beside the standing: as JSON text (for the entity, when asked for), id and site role. */
+interface CallerRow {
+  u: string;
+  u_id: string;
+  u_role: string;
+}
+
+function standingWith(em: EntityManager, found: StandingRow & CallerRow): Standing {
+  const entity = once(() => em.map(User, JSON.parse(found.u)));
   const principal: Principal = { id: found.u_id, role: found.u_role as SiteRole, entity };
   return { principal, access: () => standingOf(em, principal, found) };
+}
+
+/** How the path names the domain: by id or by url. */
+function domainMatch(domainRef: string): { column: string; value: string } {
+  const where = byUrlOrId(domainRef);
+  return "id" in where ? { column: "d.id", value: where.id } : { column: "d.url", value: where.url };
 }
 
 // The user row is always there (the caller); the domain, membership and role rows may not be. The user
@@ -143,7 +149,7 @@ function standingOf(em: EntityManager, principal: Principal, found: StandingRow 
   return {
     userId: principal.id, siteRole: principal.role, domainId: d_id, domainHidden: found.d_hidden,
     isMember: m_id !== null, role, isOwner, ip: null,
-    permissions: permissionsOf(principal.role, isOwner, role, found.r_permission),
+    permissions: keptPermissions(principal.role, isOwner, role, found.r_permission),
     get user() { return principal.entity(); },
     get domain() { return domain(); },
     get membership() { return membership === null ? null : membership(); },
@@ -159,34 +165,8 @@ export async function accessFor(em: EntityManager, user: User, domain: Domain): 
   return {
     user, domain, membership, userId: user.id, siteRole, domainId: domain.id, domainHidden: domain.hidden,
     isMember: membership !== null, role, isOwner, ip: null,
-    permissions: permissionsOf(siteRole, isOwner, role, row?.permission ?? null),
+    permissions: keptPermissions(siteRole, isOwner, role, row?.permission ?? null),
   };
-}
-
-/**
- * The caller's effective permissions from the role's stored set (null: the role has no row). The same
- * few combinations come again with every request, so results are kept (frozen, shared) by their inputs.
- */
-function permissionsOf(siteRole: SiteRole, isOwner: boolean, role: string, stored: unknown): DomainPermissionSet {
-  const text = stored === null || typeof stored === "string" ? stored : JSON.stringify(stored);
-  const key = `${siteRole}\u0000${isOwner}\u0000${role}\u0000${text ?? ""}`;
-  const known = combinations.get(key);
-  if (known) return known;
-  const rolePermissions = role === DOMAIN_ROOT_ROLE ? uniformPermissions(true)
-    : text !== null ? normalizePermissionSet(JSON.parse(text), uniformPermissions(false))
-      : (DEFAULT_DOMAIN_ROLES[role as keyof typeof DEFAULT_DOMAIN_ROLES]?.() ?? uniformPermissions(false));
-  const permissions = deepFreeze(effectiveDomainPermissions({ siteRole, isOwner, domainRole: role, rolePermissions }));
-  if (combinations.size >= COMBINATIONS) combinations.delete(combinations.keys().next().value!);
-  combinations.set(key, permissions);
-  return permissions;
-}
-
-const COMBINATIONS = 1000;
-const combinations = new Map<string, DomainPermissionSet>();
-
-function deepFreeze<T extends object>(value: T): T {
-  for (const inner of Object.values(value)) if (inner && typeof inner === "object") deepFreeze(inner);
-  return Object.freeze(value);
 }
 
 /** Horse's "domain root": the site root, a member with role `root`, or the owner. */

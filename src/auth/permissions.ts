@@ -1,3 +1,5 @@
+import { BoundedMap } from "../runtime/bounded-map";
+
 /**
  * The one permission vocabulary (Horse's DefaultRole, ScopeType and PermissionType). Routes declare
  * what they need in these terms; `src/http/auth.plugin.ts` checks it in one place.
@@ -123,6 +125,31 @@ export function effectiveDomainPermissions(input: {
     }
   }
   return merged;
+}
+
+/**
+ * The effective permissions (effectiveDomainPermissions) of a site role, ownership and domain role, from
+ * the role's stored set (JSON text or object; null: the role has no row). The same few combinations come
+ * with every request, so results are kept by their inputs, frozen and shared: never mutate one.
+ */
+export function keptPermissions(siteRole: SiteRole, isOwner: boolean, role: string, stored: unknown): DomainPermissionSet {
+  const text = stored === null || typeof stored === "string" ? stored : JSON.stringify(stored);
+  const key = `${siteRole}\u0000${isOwner}\u0000${role}\u0000${text ?? ""}`;
+  const known = combinations.get(key);
+  if (known) return known;
+  const rolePermissions = role === DOMAIN_ROOT_ROLE ? uniformPermissions(true)
+    : text !== null ? normalizePermissionSet(JSON.parse(text), uniformPermissions(false))
+      : (DEFAULT_DOMAIN_ROLES[role as keyof typeof DEFAULT_DOMAIN_ROLES]?.() ?? uniformPermissions(false));
+  const permissions = deepFreeze(effectiveDomainPermissions({ siteRole, isOwner, domainRole: role, rolePermissions }));
+  combinations.set(key, permissions);
+  return permissions;
+}
+
+const combinations = new BoundedMap<string, DomainPermissionSet>(1000);
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) if (inner && typeof inner === "object") deepFreeze(inner);
+  return Object.freeze(value);
 }
 
 /** The flags `wanted` grants that `held` does not: a non-root editor may not hand out more than it has. */

@@ -10,10 +10,12 @@ import { checkFailed } from "./errors.plugin";
 import { assertStorableText } from "./input-hygiene";
 import { actorFrom, identify, type Actor, type AuthInput } from "./authenticate";
 import { clientIp } from "./client-ip";
+import { BoundedMap } from "../runtime/bounded-map";
+import { once } from "../runtime/once";
 import * as users from "../modules/users/users.service";
 import * as accessKeys from "../modules/auth/access-keys.service";
 import {
-  assertDomainVisible, assertPermitted, loadDomainAccess, loadKeyAndDomainAccess, loadUserAndDomainAccess, once, principalOf,
+  assertDomainVisible, assertPermitted, loadDomainAccess, loadKeyAndDomainAccess, loadUserAndDomainAccess, principalOf,
   type DomainAccess, type PermissionRule,
 } from "../auth/access";
 
@@ -26,7 +28,7 @@ import {
  */
 export function createTokenCodec(secret: string): TokenCodec {
   const signer = jwt({ name: "jwt", secret, alg: "HS256" }).decorator.jwt;
-  const verified = new Map<string, { payload: Record<string, unknown>; exp: number }>();
+  const verified = new BoundedMap<string, { payload: Record<string, unknown>; exp: number }>(VERIFIED_CACHE);
   return {
     sign: (claims) => signer.sign(claims as Parameters<typeof signer.sign>[0]),
     verify: async (token) => {
@@ -39,7 +41,6 @@ export function createTokenCodec(secret: string): TokenCodec {
       if (!payload) return null;
       const claims = payload as Record<string, unknown>;
       if (typeof claims.exp === "number" && (typeof claims.nbf !== "number" || claims.nbf <= now)) {
-        if (verified.size >= VERIFIED_CACHE) verified.delete(verified.keys().next().value!);
         verified.set(token, { payload: { ...claims }, exp: claims.exp });
       }
       return claims;
@@ -144,7 +145,7 @@ export function authPlugin(deps: AppDeps) {
       auth: gate(signedIn),
       sitePermission: (permission: SitePermission) => gate(async (g) => {
         const { actor } = await signedIn(g);
-        if (!siteRoleGrants(actor.user.role, permission)) {
+        if (!siteRoleGrants(actor.siteRole, permission)) {
           const [scope, flag] = permission.split(".");
           throw permissionDenied(scope, flag);
         }
@@ -162,7 +163,7 @@ export function authPlugin(deps: AppDeps) {
       }),
       siteRoot: gate(async (g) => {
         const { actor } = await signedIn(g);
-        if (!isSiteRoot(actor.user.role)) throw new HttpError(403, "site root Permission Denied.");
+        if (!isSiteRoot(actor.siteRole)) throw new HttpError(403, "site root Permission Denied.");
         return { actor };
       }),
     });

@@ -5,7 +5,8 @@ import { verifyAccessToken, type AccessClaims, type TokenCodec } from "../auth/t
 import { parseBasicCredential } from "../auth/access-keys";
 import type { User } from "../modules/users/user.entity";
 import type { SiteRole } from "../auth/permissions";
-import { once, type Principal } from "../auth/access";
+import { type Principal } from "../auth/access";
+import { once } from "../runtime/once";
 import { COOKIE } from "./cookies";
 
 export type Via = "bearer" | "cookie" | "access-key";

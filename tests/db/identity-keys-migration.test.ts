@@ -1,28 +1,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { SQL } from "bun";
-import { ADMIN_URL } from "../helpers/database";
-import { createOrm, type Orm } from "../../src/db/orm";
+import { databaseAtMigration } from "../helpers/database";
+import type { Orm } from "../../src/db/orm";
 
 // The migration that moved identity keys from lower() to NFKC + case folding, run on an installation
 // that has users with keys of the old kind, including two whose new keys would collide.
-const name = `joj_test_keys_${process.pid}_${Date.now().toString(36)}`;
-const urlFor = (database: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).toString();
 let orm: Orm;
-const admin = () => new SQL(ADMIN_URL, { max: 1 });
-
+let drop: () => Promise<void>;
 beforeAll(async () => {
-  const sql = admin();
-  await sql.unsafe(`create database "${name}"`);
-  await sql.close();
-  orm = await createOrm(urlFor(name), { poolMax: 1 });
-  await orm.migrator.up({ to: "Migration20261121222315_oauth_accounts" });
+  ({ orm, drop } = await databaseAtMigration("Migration20261121222315_oauth_accounts"));
 });
-afterAll(async () => {
-  await orm.close(true);
-  const sql = admin();
-  await sql.unsafe(`drop database if exists "${name}" with (force)`);
-  await sql.close();
-});
+afterAll(() => drop());
 
 test("old keys are recomputed; a key that would collide stays as it was; every account keeps its row", async () => {
   const conn = orm.em.getConnection();

@@ -1,29 +1,16 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { SQL } from "bun";
-import { ADMIN_URL } from "../helpers/database";
-import { createOrm, type Orm } from "../../src/db/orm";
+import { databaseAtMigration } from "../helpers/database";
+import type { Orm } from "../../src/db/orm";
 import { identityKey } from "../../src/auth/names";
 
 // The capital sharp s (U+1E9E) used to key as "ß"; it keys as "ss" now. Existing keys move, unless the
 // new key is someone else's (or would be): then the row keeps its old key and goes on working.
-const name = `joj_test_sharp_s_${process.pid}_${Date.now().toString(36)}`;
-const urlFor = (database: string) => Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).toString();
 let orm: Orm;
-const admin = () => new SQL(ADMIN_URL, { max: 1 });
-
+let drop: () => Promise<void>;
 beforeAll(async () => {
-  const sql = admin();
-  await sql.unsafe(`create database "${name}"`);
-  await sql.close();
-  orm = await createOrm(urlFor(name), { poolMax: 1 });
-  await orm.migrator.up({ to: "Migration20261124033427_audit_events" });
+  ({ orm, drop } = await databaseAtMigration("Migration20261124033427_audit_events"));
 });
-afterAll(async () => {
-  await orm.close(true);
-  const sql = admin();
-  await sql.unsafe(`drop database if exists "${name}" with (force)`);
-  await sql.close();
-});
+afterAll(() => drop());
 
 test("keys holding the old capital-sharp-s form move to the new one; one that would collide stays", async () => {
   const conn = orm.em.getConnection();

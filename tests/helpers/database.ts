@@ -2,7 +2,7 @@ import { SQL } from "bun";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createOrm, migrate } from "../../src/db/orm";
+import { createOrm, migrate, type Orm } from "../../src/db/orm";
 
 /**
  * Test databases: a template is built once from the real migrations (named after a hash of the
@@ -73,5 +73,23 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   return {
     url: urlFor(name),
     drop: () => withAdmin((sql) => sql.unsafe(`drop database if exists "${name}" with (force)`)).then(() => {}),
+  };
+}
+
+/**
+ * An empty database (no template) migrated up to `migration` and no further, for the test of a later
+ * migration over the data an older schema held; returns its ORM and a dropper that closes it.
+ */
+export async function databaseAtMigration(migration: string): Promise<{ orm: Orm; drop: () => Promise<void> }> {
+  const name = `joj_test_at_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  await withAdmin((sql) => sql.unsafe(`create database "${name}"`));
+  const orm = await createOrm(urlFor(name), { poolMax: 1 });
+  await orm.migrator.up({ to: migration });
+  return {
+    orm,
+    drop: async () => {
+      await orm.close(true);
+      await withAdmin((sql) => sql.unsafe(`drop database if exists "${name}" with (force)`));
+    },
   };
 }

@@ -84,3 +84,19 @@ test("problem pages conform exactly: hidden, with and without a latest record, w
   for (const ref of [hidden, "entwurf"]) expectConforms(ProblemDetailWithLatestRecordResp, await page(ref, cast.admin.token));
   expect((await page(hidden)).body.errorCode).toBe("ProblemNotFoundError");
 });
+
+test("text PostgreSQL escapes is the text that was stored: quotes, backslashes, controls, emoji, a statement near its 64k limit", async () => {
+  const title = `"Zitat" \\ C:\\path\tTab \u0007 bell 🙂 — ${"p".repeat(3)}C 名字`;
+  const content = `# 题目\n\n${"给定 \"n\" ≤ 10⁵, \\ 和 </script>\r\n".repeat(2_100)}`;
+  const created = await t.api.post(`/domains/${cast.domain.id}/problems`, { title, content }, { token: cast.admin.token });
+  expect(created.body).toMatchObject({ errorCode: "Success" });
+  const id = created.body.data.id as string;
+  const page = await t.api.get(`/domains/${cast.domain.id}/problems/${id}`, { token: cast.admin.token });
+  expectConforms(ProblemDetailWithLatestRecordResp, page);
+  expect(page.body.data.title).toBe(title);
+  expect(page.body.data.content).toBe(content);
+  await sql("update records set problem_id = ? where id = (select id from records order by created_at limit 1)", [id]);
+  const list = await t.api.get(`/domains/${cast.domain.id}/records?problem=${id}`, { token: cast.admin.token });
+  expectConforms(RecordListDetailListResp, list);
+  expect(list.body.data.results.map((r: { problemTitle: string }) => r.problemTitle)).toEqual([title]);
+});

@@ -91,7 +91,7 @@ export async function updateDomain(em: EntityManager, access: DomainAccess, inpu
   const { domain } = access;
   const before = pick(domain, AUDITED);
   // Groups organise the whole site, so only site-level editors may move a domain between them.
-  if (input.group !== undefined && !siteRoleGrants(access.user.role, "domain.edit")) throw permissionDenied("domain", "edit");
+  if (input.group !== undefined && !siteRoleGrants(access.siteRole, "domain.edit")) throw permissionDenied("domain", "edit");
   if (input.url !== undefined) {
     const url = input.url || domain.id;
     await assertUrlFree(em, url, domain.id);

@@ -3,6 +3,7 @@ import type { BlobStore } from "../../storage/blob-store";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
 import { readConfigJson } from "../problem-configs/configs.service";
 import { resolveLanguages } from "../problem-configs/config-json";
+import { BoundedMap } from "../../runtime/bounded-map";
 
 /** Case categories whose output every viewer of the record may read (the rest need `record.detail`). */
 export const PUBLIC_CASE_CATEGORIES = new Set(["sample", "pretest"]);
@@ -13,8 +14,7 @@ export interface CaseLayout {
 }
 
 // Config versions are immutable, so a layout never goes stale; the bound keeps memory flat.
-const cache = new Map<string, CaseLayout>();
-const CACHE_LIMIT = 2000;
+const cache = new BoundedMap<string, CaseLayout>(2000);
 
 /**
  * The cases a record's pinned config version defines for its language, or null when the version is
@@ -30,7 +30,6 @@ export async function caseLayout(em: EntityManager, store: BlobStore, configId: 
   const resolved = resolveLanguages(await readConfigJson(em, store, version)).find((l) => l.name === language);
   if (!resolved) return null;
   const layout = { categories: resolved.cases.map((c) => c.category) };
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(key, layout);
   return layout;
 }

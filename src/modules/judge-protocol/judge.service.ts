@@ -19,17 +19,16 @@ import { claimWaiting, mergeCase, moveState } from "./judge-statements";
 import * as metrics from "../../metrics";
 import { credentialsOfClaim, judgerCredentials } from "./judger-credentials";
 import { row } from "../../db/statements";
+import { BoundedMap } from "../../runtime/bounded-map";
 
 const refused = (message: string) => new BizError("Error", message);
 
 const leaseUntil = (settings: JudgingSettings) => new Date(Date.now() + settings.leaseSeconds * 1000);
 
 /** Pinned config version and language of records judged here, for checking a case index without a read. */
-const pins = new Map<string, { configId: string | null; language: string }>();
-const PIN_LIMIT = 10_000;
+const pins = new BoundedMap<string, { configId: string | null; language: string }>(10_000);
 
 function pin(id: string, configId: string | null, language: string) {
-  if (pins.size >= PIN_LIMIT) pins.delete(pins.keys().next().value!);
   pins.set(id, { configId, language });
 }
 

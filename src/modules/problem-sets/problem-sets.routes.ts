@@ -36,7 +36,7 @@ export function problemSetsRoutes(deps: AppDeps) {
       const problems = await sets.visibleProblems(em, access, set);
       return ok({
         ...sets.toProblemSetView(set), createdAt: isoTime(set.createdAt), updatedAt: isoTime(set.updatedAt),
-        problems: await withLatestRecords(em, access.user, problems.map((p) => ({ id: p.id, url: p.url, title: p.title, hidden: p.hidden, ownerId: p.owner?.id ?? null })), set.id),
+        problems: await withLatestRecords(em, access.userId, problems.map((p) => ({ id: p.id, url: p.url, title: p.title, hidden: p.hidden, ownerId: p.owner?.id ?? null })), set.id),
       });
     }, {
       domainPermission: "problemSet.view",
@@ -63,7 +63,7 @@ export function problemSetsRoutes(deps: AppDeps) {
     .get("/:problemSet/problems", async ({ em, access, params }) => {
       const set = await sets.findProblemSet(em, access, params.problemSet);
       const problems = await sets.visibleProblems(em, access, set);
-      return ok({ count: problems.length, results: await withLatestRecords(em, access.user, problems.map(toProblemView), set.id) });
+      return ok({ count: problems.length, results: await withLatestRecords(em, access.userId, problems.map(toProblemView), set.id) });
     }, {
       domainPermission: "problemSet.view",
       params: SetParams,
@@ -83,7 +83,7 @@ export function problemSetsRoutes(deps: AppDeps) {
     })
     .get("/:problemSet/problems/:problem", async ({ em, access, params }) => {
       const set = await sets.findProblemSet(em, access, params.problemSet);
-      const [problem] = await withLatestRecords(em, access.user, [toProblemDetail(await sets.findProblemInSet(em, access, set, params.problem))], set.id);
+      const [problem] = await withLatestRecords(em, access.userId, [toProblemDetail(await sets.findProblemInSet(em, access, set, params.problem))], set.id);
       return ok(problem);
     }, {
       domainPermission: "problemSet.view",

@@ -17,7 +17,7 @@ export function problemsRoutes(deps: AppDeps) {
     .use(authPlugin(deps))
     .get("", async ({ em, access, query }) => {
       const page = await problems.listProblems(em, access, query);
-      return ok({ count: page.count, results: await withLatestRecords(em, access.user, page.results.map(problems.toProblemView)) });
+      return ok({ count: page.count, results: await withLatestRecords(em, access.userId, page.results.map(problems.toProblemView)) });
     }, {
       domainPermission: "problem.view",
       params: DomainParams,

@@ -19,14 +19,6 @@ import { pick } from "../audit/audit-fields";
 const AUDITED = ["url", "title", "content", "hidden"] as const;
 
 /**
- * A problem of the domain in the path, by url or id. A hidden problem does not exist for callers
- * without `problem.viewHidden` (the same error as a missing one, so hidden problems cannot be probed).
- */
-export async function findProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
-  return readProblem(em, access, ref);
-}
-
-/**
  * A problem (as findProblem) and, in the same prepared statement, the caller's newest record for it
  * through the problem's own route: the problem page reads both, and each statement is a round trip.
  * PostgreSQL writes the page as JSON text (see okJson); it changes nothing, so no entity is made.
@@ -45,7 +37,11 @@ export async function findProblemWithLatest(em: EntityManager, access: DomainAcc
   return found.page;
 }
 
-async function readProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
+/**
+ * A problem of the domain in the path, by url or id. A hidden problem does not exist for callers
+ * without `problem.viewHidden` (the same error as a missing one, so hidden problems cannot be probed).
+ */
+export async function findProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
   const where = byUrlOrId(ref);
   const found = await row<Record<string, unknown>>(em,
     `select * from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,

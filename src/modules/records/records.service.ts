@@ -6,7 +6,6 @@ import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../../auth/access";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Domain } from "../domains/domain.entity";
-import type { User } from "../users/user.entity";
 import { JudgeRecord, RecordFile } from "./record.entity";
 import { isWorking, type RecordState, type StoredCase } from "./record-states";
 import { caseLayout, PUBLIC_CASE_CATEGORIES } from "../judge-protocol/case-layout";
@@ -140,8 +139,8 @@ export async function latestRecords(em: EntityManager, userId: string, problemId
 
 /** Adds `latestRecord` (the caller's newest record, or null) to problem views. */
 export async function withLatestRecords<T extends { id: string }>(
-  em: EntityManager, user: User, views: T[], setId: string | null = null,
+  em: EntityManager, userId: string, views: T[], setId: string | null = null,
 ): Promise<(T & { latestRecord: RecordPreviewView | null })[]> {
-  const latest = await latestRecords(em, user.id, views.map((v) => v.id), setId);
+  const latest = await latestRecords(em, userId, views.map((v) => v.id), setId);
   return views.map((view) => ({ ...view, latestRecord: latest.get(view.id) ?? null }));
 }
