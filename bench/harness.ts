@@ -35,3 +35,23 @@ export function report(title: string, rows: [string, string][]): void {
   const width = Math.max(...rows.map(([label]) => label.length));
   for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
 }
+
+/**
+ * CPU time (µs) used so far by this machine's PostgreSQL server processes, from /proc (Linux; 0 elsewhere).
+ * Client and database share the machine's cores, so a route whose statements cost PostgreSQL more
+ * answers fewer requests even when this process spends the same per request.
+ */
+export async function postgresCpu(): Promise<number> {
+  const { readdir, readFile } = await import("node:fs/promises");
+  const pids = await readdir("/proc").catch(() => [] as string[]);
+  let ticks = 0;
+  await Promise.all(pids.filter((p) => /^\d+$/.test(p)).map(async (pid) => {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    // Fields after the command (in parentheses, which may hold spaces): utime and stime are the 12th and 13th.
+    const close = stat.lastIndexOf(")");
+    if (!stat.slice(0, close).endsWith("(postgres")) return;
+    const fields = stat.slice(close + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }));
+  return ticks * 10_000; // USER_HZ is 100 on Linux
+}

@@ -1,9 +1,9 @@
 import { SQL } from "bun";
 import { jwt } from "@elysiajs/jwt";
-import { benchApp, fmt, report } from "./harness";
+import { benchApp, fmt, postgresCpu, report } from "./harness";
 import { createUser } from "../tests/helpers/factories";
 import { submission, submit } from "../tests/helpers/records";
-import { fillRecords } from "./fill-records";
+import { fillRecords } from "../tests/helpers/fill-records";
 
 /**
  * `bun run bench:reads`: the hot reads the hour before a deadline, against a floor measured in the same
@@ -45,15 +45,17 @@ const routes: [string, string][] = [
 
 /**
  * Requests for SECONDS with CONCURRENCY in flight: req/s, p50, p99 (ms), and this process's CPU per request
- * (client and server together, the same client for both; PostgreSQL's time is not in it). CPU time is
- * the steadier figure on a shared machine, where wall time follows the neighbours' load.
+ * (client and server together, the same client for both) and PostgreSQL's CPU per request (its
+ * server processes, from /proc). CPU time is the steadier figure on a shared machine, where wall time
+ * follows the neighbours' load.
  */
-async function load(base: string, path: string, measured = true): Promise<{ rps: number; p50: number; p99: number; cpu: number }> {
+async function load(base: string, path: string, measured = true): Promise<{ rps: number; p50: number; p99: number; cpu: number; pg: number }> {
   if (measured && WARMUP > 0) await load(base, path, false);
   const seconds = measured ? SECONDS : WARMUP;
   const latencies: number[] = [];
   let failures = 0;
   const cpuBefore = process.cpuUsage();
+  const pgBefore = await postgresCpu();
   const until = performance.now() + seconds * 1000;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (performance.now() < until) {
@@ -69,7 +71,8 @@ async function load(base: string, path: string, measured = true): Promise<{ rps:
   if (failures > 0 && measured) console.log(`  (${failures} of ${latencies.length} requests to ${base}${path} failed)`);
   const cpu = process.cpuUsage(cpuBefore);
   const cpuPerRequest = (cpu.user + cpu.system) / latencies.length;
-  return { rps: (latencies.length - failures) / seconds, p50: at(0.5), p99: at(0.99), cpu: cpuPerRequest };
+  const pg = ((await postgresCpu()) - pgBefore) / latencies.length;
+  return { rps: (latencies.length - failures) / seconds, p50: at(0.5), p99: at(0.99), cpu: cpuPerRequest, pg };
 }
 
 const app = t.app.listen({ hostname: "127.0.0.1", port: 0, idleTimeout: 60 });
@@ -135,14 +138,15 @@ for (const total of [SMALL, LARGE].filter((n) => n > 0)) {
     if (APP_ONLY) {
       const appResult = await load(appBase, path);
       rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms,`
-        + ` ${fmt(appResult.cpu)} µs CPU)`]);
+        + ` ${fmt(appResult.cpu)} µs CPU, PostgreSQL ${fmt(appResult.pg)} µs)`]);
       continue;
     }
     const floorResult = await load(floorBase, path);
     const appResult = await load(appBase, path);
     rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms)`
       + ` · floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · floor ÷ app ${fmt(floorResult.rps / appResult.rps)}`
-      + ` · CPU/req app ${fmt(appResult.cpu)} µs, floor ${fmt(floorResult.cpu)} µs`]);
+      + ` · CPU/req app ${fmt(appResult.cpu)} µs, floor ${fmt(floorResult.cpu)} µs`
+      + ` · PostgreSQL CPU/req app ${fmt(appResult.pg)} µs, floor ${fmt(floorResult.pg)} µs`]);
   }
   report(`Hot reads at ${total.toLocaleString("en")} records (${CONCURRENCY} in flight, ${SECONDS} s each, in-process client over HTTP)`, rows);
 }

@@ -14,11 +14,15 @@ export function ormConfig(databaseUrl: string, options: { debug?: boolean; poolM
     extensions: [Migrator],
     debug: options.debug ?? false,
     pool: { min: 0, max: options.poolMax ?? 10 },
-    // No JIT compilation of queries: the hot reads are prepared statements whose generic plans estimate
-    // a page of a large list as a tenth of it, above PostgreSQL's JIT threshold, so every execution
-    // compiled code for a plan that reads 100 rows (the list by problem ran 3.3-3.7x below its floor at a
-    // million records; 1.85x without JIT). The usual setting for short transactional queries.
-    driverOptions: { options: "-c jit=off" },
+    // No JIT compilation, and one generic plan per prepared statement. The second reaches only the hot
+    // reads of src/db/statements.ts: MikroORM sends its queries with the values in the text, without
+    // parameters, so each is planned once anyway. PostgreSQL's default re-plans a statement whose generic
+    // plan it estimates dearer than a custom one, and a LIMIT parameter is estimated at a tenth of the
+    // table, so every record list was planned anew (0.7 ms of its 1.5 ms of PostgreSQL's CPU); those
+    // statements are written so that the generic plan is the right one whatever the values (see
+    // record-list.ts). The same estimate crossed the JIT threshold at a million records, where each
+    // execution compiled code for a plan that reads 100 rows.
+    driverOptions: { options: "-c jit=off -c plan_cache_mode=force_generic_plan" },
     // Timestamps are instants: always timestamptz, always UTC on the wire.
     forceUtcTimezone: true,
     migrations: {

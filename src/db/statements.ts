@@ -24,13 +24,16 @@ interface Prepared {
 const prepared = new Map<string, Prepared>();
 const pools = new WeakMap<object, Promise<Pool>>();
 
+/** `?` placeholders become `$1…`; the SQL of hot reads holds no `?` operator and no string literal with one. */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
 function prepare(sql: string): Prepared {
   let statement = prepared.get(sql);
   if (!statement) {
-    let n = 0;
-    // `?` placeholders become `$1…`; the SQL of hot reads holds no `?` operator and no string literal with one.
-    const text = sql.replace(/\?/g, () => `$${++n}`);
-    statement = { name: `joj_${Bun.hash(sql).toString(36)}`, text };
+    statement = { name: `joj_${Bun.hash(sql).toString(36)}`, text: numbered(sql) };
     prepared.set(sql, statement);
   }
   return statement;
