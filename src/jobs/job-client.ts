@@ -12,6 +12,7 @@ import { BizError } from "../errors";
 export class JobClient {
   readonly queues: Queues;
   private readonly events = new Map<QueueName, QueueEvents>();
+  private readonly closing: (() => Promise<void>)[] = [];
 
   /**
    * The queues' own Redis connection, for the few keys that live beside the queues (record events,
@@ -76,7 +77,13 @@ export class JobClient {
     return events;
   }
 
+  /** Work to finish while Redis is still open, such as announcements waiting to be sent together. */
+  beforeClose(step: () => Promise<void>): void {
+    this.closing.push(step);
+  }
+
   async close(): Promise<void> {
+    await Promise.all(this.closing.map((step) => step()));
     await Promise.all([...this.events.values()].map((e) => e.close()));
     await closeQueues(this.queues);
   }
