@@ -1,3 +1,4 @@
+import { readdir, readFile } from "node:fs/promises";
 import { ensureTemplate } from "../tests/helpers/database";
 import { spawnApp, type TestApp } from "../tests/helpers/spawn-app";
 import { makeCast, type Cast } from "../tests/helpers/domain-factories";
@@ -42,7 +43,6 @@ export function report(title: string, rows: [string, string][]): void {
  * answers fewer requests even when this process spends the same per request.
  */
 export async function postgresCpu(): Promise<number> {
-  const { readdir, readFile } = await import("node:fs/promises");
   const pids = await readdir("/proc").catch(() => [] as string[]);
   let ticks = 0;
   await Promise.all(pids.filter((p) => /^\d+$/.test(p)).map(async (pid) => {

@@ -153,7 +153,3 @@ test("a judger's access key on a domain route: read with the standing, refused a
   await sql("delete from access_keys where key_id = ?", [accessKeyId]);
   expect((await list(basic(accessKeyId, secretAccessKey))).status).toBe(401);
 });
-
-test("the app's connections compile no query plans (JIT off): its prepared reads' generic plans crossed the JIT threshold", async () => {
-  expect(await sql("show jit")).toEqual([{ jit: "off" }]);
-});

@@ -137,7 +137,10 @@ describe("GET …/records/events", () => {
     await Bun.sleep(200);
     expect((await t.api.post(`${domain()}/records/${id}/rejudge`, {}, { token: cast.admin.token })).body.errorCode).toBe("Success");
     // The judge's own report may still be on its way (announcements wait a few ms to share a trip to Redis).
-    const row = await reader!.until((e) => (e.data as { id: string; state: string }).id === id && (e.data as { state: string }).state !== "accepted");
+    const row = await reader!.until((e) => {
+      const data = e.data as { id: string; state: string };
+      return data.id === id && data.state !== "accepted";
+    });
     expect(row?.data).toMatchObject({ id, state: "queueing", score: 0 });
     await reader!.close();
   });
