@@ -3,6 +3,7 @@ import { chmod, chown, lstat, mkdir, open, readFile, rename, rm } from "node:fs/
 import { constants } from "node:fs";
 import { join } from "node:path";
 import { closeFds, type RunCgroup } from "./cgroups";
+import { killSlotProcesses } from "./slot-processes";
 
 /**
  * One program run in a bubblewrap sandbox. The threat model (see README "The sandbox"): the program is
@@ -51,6 +52,8 @@ const RUNNER_SOURCE = join(import.meta.dir, "runner.c");
 const RUNNER_BUILD = "gcc -O2 [-static] -lseccomp";
 /** Uids of judge slots: one per concurrent run, so process limits and signals never cross runs. */
 export const SLOT_UID_BASE = 60_000;
+/** How long past its wall-clock limit a run may take (bubblewrap's set-up, the runner's own kill) before it is killed from outside. */
+const OVERDUE_GRACE_MS = 10_000;
 /** What a report keeps of stderr (the compiler's, the program's). */
 export const STDERR_KEEP_BYTES = 64 * 1024;
 
@@ -155,11 +158,21 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
   } finally {
     closeFds(fds);
   }
-  // Killing bubblewrap ends its PID namespace, and with it every process the program started.
+  // Killing bubblewrap ends its PID namespace, and with it every process the program started; what a
+  // kill during bubblewrap's set-up leaves behind goes with the slot uid's processes (slot-processes.ts).
   let outputExceeded = false;
-  const kill = () => child.kill("SIGKILL");
+  let overdue = false;
+  // Awaited before the run returns: the slot's next run must not start while this one's are still being killed.
+  let killing: Promise<string> | null = null;
+  const kill = () => {
+    child.kill("SIGKILL");
+    killing ??= killSlotProcesses(run.uid).then(() => "", (error: Error) => error.message);
+  };
   const flooded = () => { outputExceeded = true; kill(); };
+  if (signal?.aborted) kill();
   signal?.addEventListener("abort", kill);
+  // The runner keeps the wall clock; this is for a sandbox that never got as far as starting it.
+  const watchdog = setTimeout(() => { overdue = true; kill(); }, run.limits.wallMs + OVERDUE_GRACE_MS);
   const { fileBytes } = run.limits;
   const [stdout, stderr, report, diagnostics] = await Promise.all([
     capture(child.stdout as ReadableStream<Uint8Array>, run.keepStdout ?? fileBytes, fileBytes, flooded),
@@ -167,7 +180,11 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
     Bun.file(child.stdio[3] as unknown as number).text(),
     new Response(child.stderr as ReadableStream<Uint8Array>).text(),
     child.exited,
-  ]).finally(() => signal?.removeEventListener("abort", kill));
+  ]).finally(() => {
+    clearTimeout(watchdog);
+    signal?.removeEventListener("abort", kill);
+  });
+  const unkilled = (await killing) ?? "";
   const account = await run.cgroup.finish();
   const base = { ...account, outputExceeded, stdout: stdout.data, stderr: stderr.data, stderrTruncated: stderr.size > stderr.data.length };
   try {
@@ -178,7 +195,11 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
     return { ...base, ...ended, lost: false, diagnostics: "" };
   } catch {
     // No report: the sandbox failed, or the run was stopped (a flood, the judge shutting down).
-    return { ...base, exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: !outputExceeded, diagnostics: diagnostics.slice(0, 2000) };
+    const said = [
+      overdue ? `the sandbox did not end within its wall-clock limit and ${OVERDUE_GRACE_MS} ms; killed from outside` : "",
+      unkilled, diagnostics,
+    ].filter(Boolean).join("\n");
+    return { ...base, exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: !outputExceeded, diagnostics: said.slice(0, 2000) };
   }
 }
 

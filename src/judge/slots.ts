@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CgroupHost, RunCgroup } from "./cgroups";
+import { killSlotProcesses } from "./slot-processes";
 
 /**
  * One concurrent run's identity: its own uid (process limits and signals never cross runs), its own
@@ -52,7 +53,8 @@ export class SlotPool {
     const slots: Slot[] = [];
     for (let uid = uidBase; slots.length < count && uid < uidBase + MAX_SCAN; uid++) {
       if (!(await takeLock(join(lockDir, String(uid))))) continue;
-      // A run of a judge that was killed may have left a mount and files; its processes died with its sandbox.
+      // A run of a judge that was killed may have left a mount, files, and a sandbox caught in its set-up.
+      await killSlotProcesses(uid);
       const root = join(workDir, String(uid));
       unmount(root);
       await rm(root, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureRunner, freshWorkDir, readOutput, runSandboxed, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
 import { classifyRun } from "../../src/judge/verdict";
+import { killSlotProcesses, processesOf } from "../../src/judge/slot-processes";
 import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
 
 // Real programs in the real sandbox (bubblewrap, installed by .ci/run): nothing here is simulated.
@@ -123,4 +124,44 @@ int main(){symlink("/etc/shadow","answer");mkfifo("pipe",0600);return 0;}`);
     await symlink("/etc/hostname", join(dir, "host-made"));
     expect(await readOutput(dir, "host-made", 1024)).toBeNull();
   });
+});
+
+describe("a stopped or stuck sandbox ends, and leaves nothing of its slot behind", () => {
+  /** A run's result, or a failure naming the run that never ended (without the defences, it waits for good). */
+  const ends = <T>(run: Promise<T>, what: string, ms = 8_000) => Promise.race([
+    run, Bun.sleep(ms).then(() => { throw new Error(`${what} never ended`); }),
+  ]);
+
+  test("stopped during bubblewrap's set-up: the run ends and no process of the slot uid is left", async () => {
+    // A kill 0-15 ms after the spawn left bubblewrap's first sandbox process waiting for good in about
+    // 6 runs of 100, holding the run's pipes: 80 stops make missing that near impossible.
+    try {
+      for (let i = 0; i < 80; i++) {
+        const dir = await freshWorkDir(join(root, "work"), `stop-${i}`, UID);
+        const stop = new AbortController();
+        const run = runSandboxed({ runner, workDir: dir, argv: ["/usr/bin/sleep", "5"], stdin: null, limits: LIMITS, uid: UID, cgroup, tmpBytes: 1 << 20 }, stop.signal);
+        setTimeout(() => stop.abort(), i % 16);
+        const ended = await ends(run, `run ${i}, stopped ${i % 16} ms after its start,`);
+        expect(ended.exitCode).not.toBe(0);
+        expect(await processesOf(UID)).toEqual([]);
+      }
+    } finally {
+      await killSlotProcesses(UID);
+    }
+  }, 60_000);
+
+  test("a sandbox that never starts the program is killed from outside after its wall clock and a grace", async () => {
+    // A runner that never runs anything and never reports: the runner's own wall clock cannot help.
+    const stuck = join(root, "bin", "stuck-runner");
+    await writeFile(stuck, "#!/bin/sh\nexec sleep 1000\n", { mode: 0o755 });
+    const dir = await freshWorkDir(join(root, "work"), "stuck", UID);
+    try {
+      const run = await ends(runSandboxed({ runner: stuck, workDir: dir, argv: ["./a.out"], stdin: null, limits: { ...LIMITS, wallMs: 100 }, uid: UID, cgroup, tmpBytes: 1 << 20 }), "the stuck sandbox", 20_000);
+      expect(run).toMatchObject({ lost: true, exitCode: -1 });
+      expect(run.diagnostics).toContain("killed from outside");
+      expect(await processesOf(UID)).toEqual([]);
+    } finally {
+      await killSlotProcesses(UID);
+    }
+  }, 30_000);
 });
