@@ -15,15 +15,15 @@ import { readdir, readFile } from "node:fs/promises";
  */
 export async function killSlotProcesses(uid: number): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
-    const pids = await processesOf(uid);
-    if (pids.length === 0) return;
-    for (const pid of pids) {
+    // Each process is signalled as soon as its uid is read, so that its pid has no time to be reused.
+    const killed = await eachProcessOf(uid, (pid) => {
       try {
         process.kill(pid, "SIGKILL");
       } catch {
         // Gone meanwhile.
       }
-    }
+    });
+    if (killed.length === 0) return;
     await Bun.sleep(ROUND_PAUSE_MS);
   }
   const left = await processesOf(uid);
@@ -34,13 +34,16 @@ const ROUNDS = 20;
 const ROUND_PAUSE_MS = 10;
 
 /** The live (not zombie) processes whose real uid is `uid`. */
-export async function processesOf(uid: number): Promise<number[]> {
+export const processesOf = (uid: number): Promise<number[]> => eachProcessOf(uid, () => {});
+
+async function eachProcessOf(uid: number, visit: (pid: number) => void): Promise<number[]> {
   const entries = await readdir("/proc");
   const found = await Promise.all(entries.filter((name) => /^\d+$/.test(name)).map(async (name) => {
     const status = await readFile(`/proc/${name}/status`, "utf8").catch(() => "");
     const real = /^Uid:\s+(\d+)/m.exec(status)?.[1];
-    const zombie = /^State:\s+Z/m.test(status);
-    return real !== undefined && Number(real) === uid && !zombie ? Number(name) : null;
+    if (real === undefined || Number(real) !== uid || /^State:\s+Z/m.test(status)) return null;
+    visit(Number(name));
+    return Number(name);
   }));
   return found.filter((pid): pid is number => pid !== null);
 }
