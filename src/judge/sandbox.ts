@@ -3,7 +3,7 @@ import { chmod, chown, lstat, mkdir, open, readFile, rename, rm } from "node:fs/
 import { constants } from "node:fs";
 import { join } from "node:path";
 import { closeFds, type RunCgroup } from "./cgroups";
-import { killSlotProcesses } from "./slot-processes";
+import { RunStop } from "./slot-processes";
 
 /**
  * One program run in a bubblewrap sandbox. The threat model (see README "The sandbox"): the program is
@@ -52,8 +52,8 @@ const RUNNER_SOURCE = join(import.meta.dir, "runner.c");
 const RUNNER_BUILD = "gcc -O2 [-static] -lseccomp";
 /** Uids of judge slots: one per concurrent run, so process limits and signals never cross runs. */
 export const SLOT_UID_BASE = 60_000;
-/** How long past its wall-clock limit a run may take (bubblewrap's set-up, the runner's own kill) before it is killed from outside. */
-const OVERDUE_GRACE_MS = 10_000;
+/** How long past its wall clock a run may go (bubblewrap's set-up, the runner's kill) before it is killed. */
+const OVERDUE_MS = 10_000;
 /** What a report keeps of stderr (the compiler's, the program's). */
 export const STDERR_KEEP_BYTES = 64 * 1024;
 
@@ -103,6 +103,8 @@ export interface SandboxRun {
   tmpBytes: number;
   /** How much of stdout to keep (default: all of it up to `fileBytes`, for comparison). */
   keepStdout?: number;
+  /** How long past `limits.wallMs` the run may go before it is killed from outside (default 10 s). */
+  overdueMs?: number;
 }
 
 /** bubblewrap's command line; the runner's fds are 1 (stdout), 3 (report), 4 (stderr), then the cgroup files. */
@@ -160,33 +162,29 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
   }
   // Killing bubblewrap ends its PID namespace, and with it every process the program started; what a
   // kill during bubblewrap's set-up leaves behind goes with the slot uid's processes (slot-processes.ts).
+  const stop = new RunStop(child, run.uid, run.limits.wallMs, run.overdueMs ?? OVERDUE_MS, signal);
   let outputExceeded = false;
-  let overdue = false;
-  // Awaited before the run returns: the slot's next run must not start while this one's are still being killed.
-  let killing: Promise<string> | null = null;
-  const kill = () => {
-    child.kill("SIGKILL");
-    killing ??= killSlotProcesses(run.uid).then(() => "", (error: Error) => error.message);
-  };
-  const flooded = () => { outputExceeded = true; kill(); };
-  if (signal?.aborted) kill();
-  signal?.addEventListener("abort", kill);
-  // The runner keeps the wall clock; this is for a sandbox that never got as far as starting it.
-  const watchdog = setTimeout(() => { overdue = true; kill(); }, run.limits.wallMs + OVERDUE_GRACE_MS);
+  const flooded = () => { outputExceeded = true; stop.kill(); };
   const { fileBytes } = run.limits;
-  const [stdout, stderr, report, diagnostics] = await Promise.all([
-    capture(child.stdout as ReadableStream<Uint8Array>, run.keepStdout ?? fileBytes, fileBytes, flooded),
-    capture(Bun.file(child.stdio[4] as unknown as number).stream(), STDERR_KEEP_BYTES, fileBytes, flooded),
-    Bun.file(child.stdio[3] as unknown as number).text(),
-    new Response(child.stderr as ReadableStream<Uint8Array>).text(),
-    child.exited,
-  ]).finally(() => {
-    clearTimeout(watchdog);
-    signal?.removeEventListener("abort", kill);
-  });
-  const unkilled = (await killing) ?? "";
+  let unkilled = "";
+  let parts;
+  try {
+    parts = await Promise.all([
+      capture(child.stdout as ReadableStream<Uint8Array>, run.keepStdout ?? fileBytes, fileBytes, flooded),
+      capture(Bun.file(child.stdio[4] as unknown as number).stream(), STDERR_KEEP_BYTES, fileBytes, flooded),
+      Bun.file(child.stdio[3] as unknown as number).text(),
+      new Response(child.stderr as ReadableStream<Uint8Array>).text(),
+      child.exited,
+    ]);
+  } finally {
+    unkilled = await stop.settle();
+  }
+  const [stdout, stderr, report, diagnostics] = parts;
   const account = await run.cgroup.finish();
   const base = { ...account, outputExceeded, stdout: stdout.data, stderr: stderr.data, stderrTruncated: stderr.size > stderr.data.length };
+  const lost = { exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: true };
+  // Processes the kill could not end: whatever the runner said, the slot is at fault (assertRan, steps.ts).
+  if (unkilled) return { ...base, ...lost, diagnostics: `sandbox: ${unkilled}` };
   try {
     const { setupFailed, ...ended } = JSON.parse(report) as { exitCode: number; signal: number; wallMs: number; wallExceeded: boolean; setupFailed: string };
     // exec failing is the program's business (no such file), like a shell's 127; any other stage is the sandbox's.
@@ -195,11 +193,10 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
     return { ...base, ...ended, lost: false, diagnostics: "" };
   } catch {
     // No report: the sandbox failed, or the run was stopped (a flood, the judge shutting down).
-    const said = [
-      overdue ? `the sandbox did not end within its wall-clock limit and ${OVERDUE_GRACE_MS} ms; killed from outside` : "",
-      unkilled, diagnostics,
-    ].filter(Boolean).join("\n");
-    return { ...base, exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: !outputExceeded, diagnostics: said.slice(0, 2000) };
+    const grace = run.overdueMs ?? OVERDUE_MS;
+    const late = stop.overdue ? `sandbox: not ended ${grace} ms past its wall clock; killed from outside` : "";
+    const said = [diagnostics.trim(), late].filter(Boolean).join("\n");
+    return { ...base, ...lost, lost: !outputExceeded, diagnostics: said.slice(0, 2000) };
   }
 }
 

@@ -51,8 +51,10 @@ export class SlotPool {
     const lockDir = join(workDir, "locks");
     await mkdir(lockDir, { recursive: true, mode: 0o700 });
     const slots: Slot[] = [];
+    // A slot's processes are killed by uid (slot-processes.ts): never an account's.
+    const accounts = await accountUids();
     for (let uid = uidBase; slots.length < count && uid < uidBase + MAX_SCAN; uid++) {
-      if (!(await takeLock(join(lockDir, String(uid))))) continue;
+      if (accounts.has(uid) || !(await takeLock(join(lockDir, String(uid))))) continue;
       // A run of a judge that was killed may have left a mount, files, and a sandbox caught in its set-up.
       await killSlotProcesses(uid);
       const root = join(workDir, String(uid));
@@ -85,6 +87,12 @@ export class SlotPool {
       await rm(join(this.lockDir, String(slot.uid)), { recursive: true, force: true });
     }
   }
+}
+
+/** The uids of the machine's accounts (`/etc/passwd`). */
+async function accountUids(): Promise<Set<number>> {
+  const passwd = await readFile("/etc/passwd", "utf8").catch(() => "");
+  return new Set(passwd.split("\n").map((line) => Number(line.split(":")[2])).filter(Number.isInteger));
 }
 
 function mountTmpfs(root: string, bytes: number): void {

@@ -63,9 +63,10 @@ export async function takeFile(dir: string, path: string): Promise<StagedFile | 
 
 export function assertRan(run: RunResult): void {
   // bubblewrap speaks only when it could not build the sandbox; the runner when it could not set the
-  // program up (cgroup, seccomp): the judge machine's fault, never the program's.
+  // program up (cgroup, seccomp); the judge (sandbox.ts) when a run never ended or its processes
+  // outlived a kill: the judge machine's fault, never the program's.
   const said = run.diagnostics.trim();
-  if (run.lost && (said.startsWith("bwrap:") || said.startsWith("runner:"))) throw new JudgeFault(`sandbox failed: ${said}`);
+  if (run.lost && /^(bwrap|runner|sandbox):/.test(said)) throw new JudgeFault(`sandbox failed: ${said}`);
 }
 
 /** A sandboxed run in the slot: its uid, its cgroup, the judge's /tmp size. */
