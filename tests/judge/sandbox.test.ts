@@ -24,7 +24,9 @@ beforeAll(async () => {
 afterAll(() => cgroup.remove());
 
 /** Compiles C source on the host (the sandboxed compile is the judge's business) and runs it sandboxed. */
-async function runC(name: string, source: string, options: { stdin?: string; limits?: Partial<Limits>; flags?: string[] } = {}) {
+async function runC(
+  name: string, source: string, options: { stdin?: string; limits?: Partial<Limits>; flags?: string[]; signal?: AbortSignal } = {},
+) {
   const dir = await freshWorkDir(join(root, "work"), name, UID);
   await writeFile(join(dir, "main.c"), source);
   const gcc = Bun.spawn(["gcc", "-O1", "-o", join(dir, "a.out"), join(dir, "main.c"), ...(options.flags ?? [])], { stderr: "pipe" });
@@ -32,7 +34,7 @@ async function runC(name: string, source: string, options: { stdin?: string; lim
   if (options.stdin !== undefined) await writeFile(join(dir, "input"), options.stdin);
   for (const file of await readdir(dir)) await chown(join(dir, file), UID, UID);
   const limits = { ...LIMITS, ...options.limits };
-  const run = await runSandboxed({ runner, workDir: dir, argv: ["./a.out"], stdin: options.stdin === undefined ? null : "input", limits, uid: UID, cgroup, tmpBytes: 64 << 20 });
+  const run = await runSandboxed({ runner, workDir: dir, argv: ["./a.out"], stdin: options.stdin === undefined ? null : "input", limits, uid: UID, cgroup, tmpBytes: 64 << 20 }, options.signal);
   const text = new TextDecoder().decode(run.stdout);
   return { run, text, dir, verdict: classifyRun(run, limits) };
 }
@@ -151,6 +153,18 @@ describe("a stopped or stuck sandbox ends, and leaves nothing of its slot behind
       await killSlotProcesses(UID);
     }
   }, 60_000);
+
+  test("a fork bomb stopped in full swing: nothing of the slot uid is left when the run returns", async () => {
+    // A program that fights its stop: every process forks again as fast as it can while the run is
+    // killed. The end of the PID namespace, then the slot kill, must leave nothing of the uid behind.
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 300);
+    const bomb = "#include <unistd.h>\nint main(){for(;;)fork();}";
+    const stopped = runC("stopped-bomb", bomb, { limits: { wallMs: 5000 }, signal: stop.signal });
+    const { run } = await ends(stopped, "the stopped bomb");
+    expect(run.exitCode).not.toBe(0);
+    expect(processesOf(UID)).toEqual([]);
+  });
 
   test("a sandbox that never starts the program is killed from outside after its wall clock and a grace", async () => {
     // A runner that never runs anything and never reports: the runner's own wall clock cannot help.
