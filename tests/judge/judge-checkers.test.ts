@@ -6,19 +6,19 @@ import { makeCast, type Cast } from "../helpers/domain-factories";
 import { submit, submission } from "../helpers/records";
 import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge } from "../helpers/judging";
 
-// Real testlib checkers (tests/fixtures/testlib: testlib 0.9.45, MIT) and the tolerant built-in
-// comparisons, judged by the real judge in the real sandbox, submitted through the API.
+// Checkers of our own (tests/fixtures/checkers, on our checker-kit.h) speaking testlib's protocol, and
+// the tolerant built-in comparisons, judged by the real judge in the real sandbox, submitted through the API.
 const UID_BASE = 65_000;
 let t: TestApp;
 let cast: Cast;
 let judge: Awaited<ReturnType<typeof startJudge>>;
 
 const fixture = (path: string) => readFileSync(join(import.meta.dir, "../fixtures", path), "utf8");
-const TESTLIB = fixture("testlib/testlib.h");
-/** A checker compiled from one fixture source and testlib.h, as a problem author would ship it. */
+const KIT = fixture("checkers/checker-kit.h");
+/** A checker compiled from one fixture source and its header, as a problem author would ship it. */
 const checkerOf = (source: string) => ({
-  spec: { files: [source, "testlib.h"], compileArgs: ["g++", "-O1", "-o", "checker", source], executeArgs: ["./checker"] },
-  files: { [source]: fixture(`checkers/${source}`), "testlib.h": TESTLIB },
+  spec: { files: [source, "checker-kit.h"], compileArgs: ["g++", "-O1", "-o", "checker", source], executeArgs: ["./checker"] },
+  files: { [source]: fixture(`checkers/${source}`), "checker-kit.h": KIT },
 });
 const C = { name: "c", compileFiles: ["main.c"], compileArgs: ["gcc", "-O2", "-o", "main", "main.c"] };
 const caseDefault = { time: "1s", memory: "64m", score: 50, executeFiles: ["main"], executeArgs: ["./main"] };
@@ -32,7 +32,7 @@ beforeAll(async () => {
   t = await spawnApp({}, { configsWorker: true });
   cast = await makeCast(t);
   const server = listen(t);
-  // testlib.h takes a few seconds of CPU to compile; other test files may be compiling at the same time.
+  // A C++ checker takes a second or two of CPU to compile; other test files may be compiling at the same time.
   judge = await startJudge(judgeEnv(t, server, await judgerKey(t, cast), UID_BASE, { JUDGE_CONCURRENCY: "2", JUDGE_COMPILE_SECONDS: "120" }));
 }, 60_000);
 afterAll(async () => {
@@ -51,7 +51,7 @@ async function judged(problem: string, main: string, viewer = cast.member.token)
 const program = (body: string) => `#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\nint main(void) { ${body} return 0; }`;
 const checkerCompiles = () => judge.logs.filter((line) => line.msg === "checker compiled").length;
 
-describe("a testlib checker that accepts the even numbers in any order", () => {
+describe("a checker that accepts the even numbers in any order", () => {
   const even = checkerOf("even-numbers.cpp");
   const DATA = data([["6\n1 2 3 4 5 6\n", "2\n4\n6\n"], ["5\n10 7 8 3 12\n", "8 10 12\n"]]);
   const PRINT_EVEN_BACKWARDS = program("int n, a[100]; scanf(\"%d\", &n); for (int i = 0; i < n; i++) scanf(\"%d\", &a[i]); for (int i = n - 1; i >= 0; i--) if (a[i] % 2 == 0) printf(\"%d\\n\", a[i]);");
@@ -102,6 +102,28 @@ describe("a testlib checker that accepts the even numbers in any order", () => {
   }, 240_000);
 });
 
+describe("a checker shipped with the author's own testlib.h", () => {
+  // Authors bring their own testlib.h in the archive; the judge bundles none. This header is a few lines
+  // of ours under that name: enough to prove that `#include "testlib.h"` finds the archive's file.
+  const AUTHOR_HEADER = "#pragma once\n#include <cstdio>\n#include <cstdlib>\n"
+    + "#define AUTHOR_HEADER_MARK \"from the archive's testlib.h\"\n"
+    + "inline void verdict(bool ok) { std::fprintf(stderr, \"%s %s\\n\", ok ? \"ok\" : \"wrong answer\", AUTHOR_HEADER_MARK); std::exit(ok ? 0 : 1); }\n";
+  const CHECKER = "#include \"testlib.h\"\nint main(int, char **argv) {\n"
+    + "  long long out = 0, ans = 1; FILE *o = std::fopen(argv[2], \"r\"), *a = std::fopen(argv[3], \"r\");\n"
+    + "  if (!o || !a || std::fscanf(a, \"%lld\", &ans) != 1) return 3;\n"
+    + "  verdict(std::fscanf(o, \"%lld\", &out) == 1 && out == ans);\n}\n";
+  const spec = { files: ["check.cpp", "testlib.h"], compileArgs: ["g++", "-O1", "-o", "checker", "check.cpp"], executeArgs: ["./checker"] };
+
+  test("compiles from the archive and judges with the header's code", async () => {
+    const problem = await problemWithData(t, cast, { languages: [{ ...C, checker: spec, caseDefault, cases: cases(2) }] },
+      { ...data([["1 2\n", "3\n"], ["5 5\n", "10\n"]]), "check.cpp": CHECKER, "testlib.h": AUTHOR_HEADER });
+    const record = await judged(problem, program("long a, b; scanf(\"%ld %ld\", &a, &b); printf(\"%ld\\n\", a == 5 ? 0 : a + b);"));
+    expect(record.cases.map((c) => c.state)).toEqual(["accepted", "wrong_answer"]);
+    expect(record.cases[0].stderr).toContain("checker: ok from the archive's testlib.h");
+    expect(record.cases[1].stderr).toContain("checker: wrong answer from the archive's testlib.h");
+  }, 240_000);
+});
+
 describe("checker failures end the record failed, never accepted", () => {
   const SUM = program("long a, b; scanf(\"%ld %ld\", &a, &b); printf(\"%ld\\n\", a + b);");
 
@@ -115,7 +137,7 @@ describe("checker failures end the record failed, never accepted", () => {
     expect(record.cases[0].stderr).toContain("out_of_range");
   }, 240_000);
 
-  test("a checker exiting 3 (testlib's _fail: inconsistent test data) fails the record with its message", async () => {
+  test("a checker exiting 3 (fail: inconsistent test data) fails the record with its message", async () => {
     const inconsistent = checkerOf("inconsistent-answer.cpp");
     const problem = await problemWithData(t, cast, { languages: [{ ...C, checker: inconsistent.spec, caseDefault, cases: cases(2) }] }, { ...data([["1 2\n", "3\n"], ["2 2\n", "5\n"]]), ...inconsistent.files });
     const record = await judged(problem, SUM);
@@ -135,7 +157,7 @@ describe("checker failures end the record failed, never accepted", () => {
   }, 240_000);
 });
 
-describe("partial points through a testlib checker (quitp)", () => {
+describe("partial points through a checker (exit 7, points p on stderr)", () => {
   const points = checkerOf("sum-and-product.cpp");
   const DATA = data([["2 3\n", "5\n6\n"], ["4 5\n", "9\n20\n"]]);
   const SOLVE = (product: string) => program(`long a, b; scanf("%ld %ld", &a, &b); printf("%ld\\n%ld\\n", a + b, ${product});`);
