@@ -5,14 +5,14 @@ import { jaccountProfile } from "../../src/modules/oauth/providers/jaccount";
 import { oidcProfile } from "../../src/modules/oauth/providers/oidc";
 import { enabledProviders } from "../../src/modules/oauth/providers/registry";
 
-// Recorded provider answers (trimmed to the fields that matter, shapes as the providers send them).
+// Provider answers of our own making, in the shapes the providers send (trimmed to the fields that matter).
 const GITHUB_USER = {
-  login: "octocat", id: 583231, node_id: "MDQ6VXNlcjU4MzIzMQ==", avatar_url: "https://avatars.githubusercontent.com/u/583231?v=4",
-  type: "User", site_admin: false, name: "The Octocat", company: "@github", email: null, public_repos: 8,
+  login: "liwei-sjtu", id: 48213907, node_id: "U_kgDOAt_liwei", avatar_url: "https://avatars.example.invalid/u/48213907",
+  type: "User", site_admin: false, name: "Li Wei", company: "SJTU", email: null, public_repos: 12,
 };
 const GITHUB_EMAILS = [
-  { email: "octocat@users.noreply.github.com", primary: false, verified: true, visibility: null },
-  { email: "octocat@github.com", primary: true, verified: true, visibility: "public" },
+  { email: "48213907+liwei-sjtu@users.noreply.github.com", primary: false, verified: true, visibility: null },
+  { email: "liwei@sjtu.edu.cn", primary: true, verified: true, visibility: "public" },
 ];
 const JACCOUNT_PROFILE = {
   errno: 0, error: "success", total: 0,
@@ -24,7 +24,7 @@ const JACCOUNT_PROFILE = {
 
 describe("provider profiles", () => {
   test("GitHub: id and login, the primary verified e-mail (not the public one), the display name", () => {
-    expect(githubProfile(GITHUB_USER, GITHUB_EMAILS)).toEqual({ accountId: "583231", accountName: "octocat", email: "octocat@github.com", studentId: "", realName: "The Octocat" });
+    expect(githubProfile(GITHUB_USER, GITHUB_EMAILS)).toEqual({ accountId: "48213907", accountName: "liwei-sjtu", email: "liwei@sjtu.edu.cn", studentId: "", realName: "Li Wei" });
     expect(() => githubProfile(GITHUB_USER, [{ ...GITHUB_EMAILS[1], verified: false }])).toThrow("no verified primary e-mail");
     expect(() => githubProfile(GITHUB_USER, { message: "Requires authentication" })).toThrow("no verified primary e-mail");
   });
