@@ -52,7 +52,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 ENV JUDGE_WORK_DIR=/tmp/joj-judge JUDGE_CACHE_DIR=/data/judge-cache
 HEALTHCHECK NONE
-CMD ["bun", "workers/judge.ts"]
+CMD ["bun", "--no-env-file", "workers/judge.ts"]
 
 # The default target: the API and the other roles, as the unprivileged user.
 FROM app

@@ -106,10 +106,31 @@ const WEAK_SECRETS = new Set(["secret", "changeme", "change-me", "password", "jw
 const MIN_PRODUCTION_SECRET_LENGTH = 32;
 
 
-/** Reads the environment once; every bad or missing setting is reported together, by name. */
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * What the server's workers (the configs worker) read: the database, the queue, the storage, their own
+ * clocks. Not the API's secrets: `JWT_SECRET`, `METRICS_TOKEN`, OAuth clients. `bun run start` hands the
+ * configs worker these and nothing else (runtime/child-env.ts).
+ */
+export const SERVER_WORKER_VARIABLES = [
+  "MODE", "HOST", "PORT", "DATA_DIR", "PUBLIC_URL", "DATABASE_URL", "REDIS_URL", "CSRF_PROTECTION", "STORAGE_DRIVER",
+  "STORAGE_DIR", "S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_SESSION_TOKEN", "S3_PREFIX", "S3_ENDPOINT",
+  "S3_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_ENDPOINT",
+  "AWS_BUCKET", "JWT_ACCESS_TTL_SECONDS", "JWT_REFRESH_TTL_SECONDS", "ALLOWED_REDIRECT_ORIGINS", "TRUSTED_PROXIES",
+  "TRUST_PROXY", "BODY_MAX_KB", "RATE_LOGIN_FAILURES_PER_IP", "RATE_LOGIN_FAILURES_PER_ACCOUNT",
+  "RATE_REGISTRATIONS_PER_IP", "RATE_SUBMISSIONS_PER_USER", "PASSWORD_HASH_CONCURRENCY", "LOG_LEVEL",
+  "LIVE_STREAMS_PER_USER", "LIVE_HEARTBEAT_SECONDS", "QUEUE_PREFIX", "JUDGER_ALIVE_SECONDS", "SHUTDOWN_TIMEOUT_MS",
+  "JUDGE_LEASE_SECONDS", "JUDGE_MAX_ATTEMPTS", "RECONCILE_EVERY_SECONDS", "SUBMIT_MAX_FILES", "SUBMIT_MAX_FILE_BYTES",
+  "SUBMIT_MAX_TOTAL_BYTES", "GIT_COMMIT", "GIT_COMMIT_TIME", "WORKER_CONCURRENCY",
+] as const;
+
+/**
+ * Reads the environment once; every bad or missing setting is reported together, by name. A worker
+ * reads no API secret: its config has no JWT secret, no metrics token and no OAuth clients.
+ */
+export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api"): Config {
   const problems: string[] = [];
   const read = new EnvReader(env, problems);
+  const api = role === "api";
 
   const mode = read.oneOf("MODE", ["development", "production"] as const, "development");
   const host = read.string("HOST", "0.0.0.0");
@@ -119,7 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = read.optionalUrl("DATABASE_URL", ["postgres:", "postgresql:"]);
   const redisUrlDefaulted = !env.REDIS_URL;
   const redisUrl = read.optionalUrl("REDIS_URL", ["redis:", "rediss:"]) ?? "redis://127.0.0.1:6379";
-  const jwtSecret = readJwtSecret(env, mode, dataDir, problems);
+  const jwtSecret = api ? readJwtSecret(env, mode, dataDir, problems) : "";
   const csrfProtection = read.boolean("CSRF_PROTECTION", mode === "production");
   const storageDriver = read.oneOf("STORAGE_DRIVER", ["fs", "s3"] as const, "fs");
 
@@ -147,7 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     passwordHashConcurrency: read.integer("PASSWORD_HASH_CONCURRENCY", Math.max(1, cpus().length), 1, 256),
     logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
-    metricsToken: readMetricsToken(env, problems),
+    metricsToken: api ? readMetricsToken(env, problems) : null,
     liveStreams: {
       maxPerUser: read.integer("LIVE_STREAMS_PER_USER", 8, 1, 1000),
       heartbeatSeconds: read.integer("LIVE_HEARTBEAT_SECONDS", 15, 1, 300),
@@ -170,13 +191,22 @@ export function loadConfig(env: Env = process.env): Config {
       maxFileBytes: read.integer("SUBMIT_MAX_FILE_BYTES", 256 * 1024, 1, 64 * 1024 * 1024),
       maxTotalBytes: read.integer("SUBMIT_MAX_TOTAL_BYTES", 1024 * 1024, 1, 256 * 1024 * 1024),
     },
-    oauth: readOAuthSettings(read, problems),
+    oauth: api ? readOAuthSettings(read, problems) : { github: null, jaccount: null, oidc: null },
   };
   if (config.refreshTokenTtlSeconds < config.accessTokenTtlSeconds) {
     problems.push("JWT_REFRESH_TTL_SECONDS must not be shorter than JWT_ACCESS_TTL_SECONDS");
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** The values this server must never store or show: output that holds one is cut (core/redact.ts). */
+export function serverSecrets(config: Config): string[] {
+  const { oauth, storage } = config;
+  return [
+    config.jwtSecret, config.databaseUrl, config.redisUrl, config.metricsToken, storage.s3?.secretAccessKey,
+    oauth.github?.clientSecret, oauth.jaccount?.clientSecret, oauth.oidc?.clientSecret,
+  ].filter((value): value is string => typeof value === "string" && value.length > 0);
 }
 
 /** A guessable token would publish the operator's view of the service: at least 16 characters. */

@@ -9,6 +9,7 @@ import { connectPostgres, exitOnStartupError, StartupError } from "./runtime/con
 import { startEmbeddedPostgres } from "./runtime/embedded-postgres";
 import { redisForStart } from "./runtime/local-redis";
 import { supervise } from "./runtime/children";
+import { childEnv } from "./runtime/child-env";
 import { prepareLocalJudger } from "./runtime/local-judger";
 
 /**
@@ -76,9 +77,12 @@ try {
   const workerGraceMs = Math.max(0, config.shutdownTimeoutMs - 1_000);
   const localJudge = await prepareLocalJudger(config, logger);
   const names: WorkerName[] = localJudge.judge ? ["configs", "judge"] : ["configs"];
-  const workers = names.map((name) =>
-    supervise(`worker:${name}`, [process.execPath, join(import.meta.dir, "..", "workers", `${name}.ts`)], logger),
-  );
+  // Each worker gets only its own settings (child-env.ts), and does not read a .env file again: Bun
+  // loaded it into this process, whose environment holds the API's secrets.
+  const workers = names.map((name) => supervise(
+    `worker:${name}`, [process.execPath, "--no-env-file", join(import.meta.dir, "..", "workers", `${name}.ts`)],
+    childEnv(name, process.env), logger,
+  ));
   const stopWorkers: Step = { name: "workers", run: () => Promise.all(workers.map((w) => w.stop(workerGraceMs))) };
   started.push(stopWorkers);
 

@@ -8,16 +8,23 @@ import { createLogger } from "../src/logger";
 import { connectRedis, exitOnStartupError, StartupError } from "../src/runtime/connect";
 import { onShutdown } from "../src/runtime/shutdown";
 import { FileCache } from "../src/judge/file-cache";
-import { JudgeApi, Refused } from "../src/judge/judge-api";
-import { loadJudgeSettings } from "../src/judge/judge-settings";
+import { guardedJudgeApi, type JudgeApi, Refused } from "../src/judge/judge-api";
+import { judgeSecrets, loadJudgeSettings, serverSecretsIn } from "../src/judge/judge-settings";
 import { startHttpSource, startQueueSource, type TaskSource } from "../src/judge/judge-worker";
-import { ensureRunner, freshWorkDir, runSandboxed } from "../src/judge/sandbox";
+import { ensureProbe, ensureRunner } from "../src/judge/sandbox";
+import { selfCheck } from "../src/judge/self-check";
 import { SlotPool } from "../src/judge/slots";
 import { detectCgroups, type CgroupHost } from "../src/judge/cgroups";
 
 const API_WAIT_MS = 60_000;
 const bootLogger = createLogger("info", { service: "worker:judge" });
 try {
+  const leaked = serverSecretsIn(process.env);
+  if (leaked.length > 0) {
+    throw new StartupError(`the judge's environment holds the server's secrets (${leaked.join(", ")}): a judge needs none `
+      + "of them, and keeps none. Start it with only its own settings (README, \"Who gets which settings\"); "
+      + "a .env file beside it is read by Bun unless it starts with `bun --no-env-file`.");
+  }
   const settings = loadJudgeSettings();
   const logger = createLogger(settings.logLevel, { service: "worker:judge", mode: settings.mode });
   if (process.getuid?.() !== 0) {
@@ -25,10 +32,14 @@ try {
   }
   if (!Bun.which("bwrap")) throw new StartupError("bubblewrap (bwrap) is not installed: run `bun run setup` (or `apt-get install bubblewrap`)");
   const cgroups = openCgroups();
-  const runner = await ensureRunner(join(settings.workDir, "bin")).catch((error) => { throw new StartupError(String(error.message ?? error)); });
+  const helpers = join(settings.workDir, "bin");
+  const [runner, probe] = await Promise.all([ensureRunner(helpers), ensureProbe(helpers)])
+    .catch((error) => { throw new StartupError(String(error.message ?? error)); });
   const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency, { cgroups, diskBytes: settings.diskBytes });
-  await selfTest(runner, pool, settings.diskBytes);
-  const api = new JudgeApi(settings);
+  const secrets = judgeSecrets(settings, process.env);
+  await selfCheck({ runner, probe }, pool, settings.diskBytes, secrets)
+    .catch((error) => { throw new StartupError(String(error.message ?? error)); });
+  const api = guardedJudgeApi(settings, secrets, logger);
   const me = await waitForApi(api, settings.serverUrl);
   const deps = { api, cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger };
   let source: TaskSource;
@@ -52,24 +63,11 @@ try {
   exitOnStartupError(bootLogger, error);
 }
 
-/** One trivial run in the sandbox: a machine that cannot sandbox must not take (and fail) records. */
 function openCgroups(): CgroupHost {
   try {
     return detectCgroups();
   } catch (error) {
     throw new StartupError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-async function selfTest(runner: string, pool: SlotPool, tmpBytes: number): Promise<void> {
-  const slot = await pool.acquire();
-  try {
-    const dir = await freshWorkDir(slot.root, "self-test", slot.uid);
-    const limits = { cpuMs: 1000, wallMs: 5000, memoryKb: 64 * 1024, fileBytes: 1024, processes: 4 };
-    const run = await runSandboxed({ runner, workDir: dir, argv: ["/usr/bin/true"], stdin: null, limits, uid: slot.uid, cgroup: slot.cgroup, tmpBytes });
-    if (run.lost || run.exitCode !== 0) throw new StartupError(`the sandbox does not work on this machine: ${run.diagnostics || `exit ${run.exitCode}`}`);
-  } finally {
-    pool.release(slot);
   }
 }
 

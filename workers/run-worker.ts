@@ -64,7 +64,7 @@ export interface Schedule<Q extends QueueName> {
 export async function runWorker<Q extends QueueName>(queue: Q, handlers: HandlerTable<Q>, schedules: Schedule<Q>[] = []): Promise<void> {
   const bootLogger = createLogger("info", { service: `worker:${queue}` });
   try {
-    const config = loadConfig();
+    const config = loadConfig(process.env, "worker");
     const logger = createLogger(config.logLevel, { service: `worker:${queue}` });
     const orm = await connectPostgres(config.databaseUrl, { poolMax: 4 });
     // Fails fast with a clear message when Redis is down, before BullMQ starts retrying silently.

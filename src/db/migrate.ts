@@ -6,7 +6,7 @@ import { migrate } from "./orm";
 /** `bun run db:migrate`: applies pending migrations; the explicit production step. */
 const logger = createLogger("info", { service: "migrate" });
 try {
-  const config = loadConfig();
+  const config = loadConfig(process.env, "worker");
   const orm = await connectPostgres(config.databaseUrl, { poolMax: 2 });
   const applied = await migrate(orm);
   logger.info("migrations applied", { applied, count: applied.length });

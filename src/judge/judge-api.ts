@@ -1,4 +1,6 @@
 import type { RecordJudgePayload } from "../jobs/catalogue";
+import { Redactor } from "../core/redact";
+import type { Logger } from "../logger";
 import type { JudgeSettings } from "./judge-settings";
 
 /** A task to claim (from the queue or the API's long poll): the queue's payload. */
@@ -47,10 +49,28 @@ const CALL_TIMEOUT_MS = 30_000;
  * The judge protocol over HTTP, as any judger speaks it: the access key on every call, the envelope's
  * `errorCode` decides, and transient failures (network, 5xx) are retried with back-off.
  */
+/** Cuts the judge's secrets out of what a program printed before it is sent; says when it had to. */
+export interface OutputGuard {
+  redactor: Redactor;
+  onRedacted(task: JudgeTask, index: number, hits: number): void;
+}
+
+/** The judge's client of the API, with its secrets cut out of every output it sends. */
+export function guardedJudgeApi(settings: JudgeSettings, secrets: readonly string[], logger: Logger): JudgeApi {
+  return new JudgeApi(settings, {
+    redactor: new Redactor(secrets),
+    onRedacted: (task, index, hits) =>
+      logger.warn("a secret of the judge was cut out of a case's output", { recordId: task.recordId, case: index, hits }),
+  });
+}
+
 export class JudgeApi {
   private readonly authorization: string;
 
-  constructor(private readonly settings: Pick<JudgeSettings, "serverUrl" | "accessKeyId" | "secretAccessKey">) {
+  constructor(
+    private readonly settings: Pick<JudgeSettings, "serverUrl" | "accessKeyId" | "secretAccessKey">,
+    private readonly guard?: OutputGuard,
+  ) {
     this.authorization = `Basic ${Buffer.from(`${settings.accessKeyId}:${settings.secretAccessKey}`).toString("base64")}`;
   }
 
@@ -76,8 +96,19 @@ export class JudgeApi {
     return this.call("PUT", `${this.recordPath(task)}/judge`, { ...body, taskId: task.taskId });
   }
 
+  /** Every case report passes here, so every output the server stores has been through the guard. */
   reportCase(task: JudgeTask, index: number, body: CaseReport): Promise<unknown> {
-    return this.call("PUT", `${this.recordPath(task)}/cases/${index}/judge`, { ...body, taskId: task.taskId });
+    let report = body;
+    if (this.guard) {
+      const stdout = this.guard.redactor.redact(body.stdout);
+      const stderr = this.guard.redactor.redact(body.stderr);
+      const hits = stdout.hits + stderr.hits;
+      if (hits > 0) {
+        report = { ...body, stdout: stdout.text, stderr: stderr.text };
+        this.guard.onRedacted(task, index, hits);
+      }
+    }
+    return this.call("PUT", `${this.recordPath(task)}/cases/${index}/judge`, { ...report, taskId: task.taskId });
   }
 
   release(task: JudgeTask): Promise<unknown> {

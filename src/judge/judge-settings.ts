@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { ConfigError } from "../config";
 import { EnvReader, type Env } from "../env-reader";
 import type { LogLevel } from "../config";
+import { secretValuesOf } from "../core/redact";
 
 /**
  * What a judge machine needs: where the API is, the judger's access key, and its own limits. It needs
@@ -39,6 +40,46 @@ export interface JudgeSettings {
   /** On SIGTERM running records may finish for this long; then they are given back. */
   stopGraceMs: number;
   logLevel: LogLevel;
+}
+
+/** Every variable the judge reads: a judge started by `bun run start` gets these and nothing else. */
+export const JUDGE_VARIABLES = [
+  "PORT", "JUDGE_SERVER_URL", "JUDGE_MODE", "JUDGER_ACCESS_KEY_ID", "JUDGER_SECRET_ACCESS_KEY", "DATA_DIR",
+  "JUDGE_COMPILE_SECONDS", "REDIS_URL", "QUEUE_PREFIX", "JUDGE_CONCURRENCY", "JUDGE_WORK_DIR", "JUDGE_CACHE_DIR",
+  "JUDGE_CACHE_MAX_MB", "JUDGE_SLOT_UID_BASE", "JUDGE_OUTPUT_LIMIT_MB", "JUDGE_DISK_MB", "JUDGE_PROCESSES",
+  "JUDGE_COMPILE_MEMORY_MB", "JUDGE_STOP_GRACE_SECONDS", "LOG_LEVEL",
+] as const;
+
+/** What any process of ours may take from the machine: where programs are, the locale, the time zone. */
+export const MACHINE_VARIABLES = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"] as const;
+
+/** The server's secrets. A judge needs none of them and refuses to start with any in its environment. */
+const SERVER_SECRET = /^(JWT_SECRET|DATABASE_URL|METRICS_TOKEN|POSTGRES_PASSWORD|PGPASSWORD|(S3|AWS)_\w*(KEY|TOKEN)\w*|OAUTH_\w+_SECRET)$/;
+
+/** The server's secrets present in an environment, by name. */
+export function serverSecretsIn(env: Env): string[] {
+  return Object.keys(env).filter((name) => env[name] !== undefined && env[name] !== "" && SERVER_SECRET.test(name)).sort();
+}
+
+/**
+ * A judge's environment built from an allow-list of what it reads, never the parent's minus some names:
+ * a setting added to the server later stays out of the judge (and of every sandbox) by default. The
+ * queue's Redis URL only in queue mode.
+ */
+export function judgeChildEnv(env: Env): Record<string, string> {
+  const child: Record<string, string> = {};
+  for (const name of [...MACHINE_VARIABLES, ...JUDGE_VARIABLES]) {
+    const value = env[name];
+    if (value !== undefined) child[name] = value;
+  }
+  if (child.JUDGE_MODE === "http") delete child.REDIS_URL;
+  return child;
+}
+
+/** The values a judge must never let out: its key, the queue's URL, and any secret-named variable it has. */
+export function judgeSecrets(settings: JudgeSettings, env: Env): string[] {
+  const own = [settings.secretAccessKey, settings.accessKeyId, settings.mode === "queue" ? settings.redisUrl : ""];
+  return [...own, ...secretValuesOf(env)].filter((value) => value.length > 0);
 }
 
 /** `--server URL` (HTTP mode) or `--mode queue|http` on the command line win over the environment. */

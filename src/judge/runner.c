@@ -13,6 +13,11 @@
  * Nothing the program does can change the report: the runner is not dumpable (no ptrace, no
  * /proc/PID/fd, no pidfd_getfd from the program's uid), the program inherits no descriptor beyond 0-2,
  * and a seccomp filter denies the calls that reach into other processes or the kernel's rarer corners.
+ *
+ * The runner is the sandbox's PID 1 (bwrap --as-pid-1: no bubblewrap init inside), so the program sees
+ * its own processes and this one, and nothing of this one: not dumpable (environ, fd/, mem, maps are
+ * closed to it), its command line blanked before the program starts, and, being PID 1 of the namespace,
+ * deaf to every signal the program may send. As PID 1 it also reaps the orphans the program leaves.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +32,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -110,6 +116,38 @@ static void run_program(char **argv, const char *stdin_path, char *cgroup_fds, l
   setup_failed('e');
 }
 
+/* The command line (limits, the program's arguments) reads as "/.runner" alone in /proc/1/cmdline: the
+   strings are copied out first, then the argument area is zeroed. */
+static char **blank_command_line(int argc, char **argv) {
+  char **copy = calloc((size_t)argc + 1, sizeof *copy);
+  if (!copy) return NULL;
+  for (int i = 0; i < argc; i++) if (!(copy[i] = strdup(argv[i]))) return NULL;
+  if (argc > 1) {
+    char *end = argv[argc - 1] + strlen(argv[argc - 1]);
+    memset(argv[1], 0, (size_t)(end - argv[1]));
+  }
+  return copy;
+}
+
+/* SIGCHLD as a descriptor: the wait below wakes for the program's end and for orphans to reap. */
+static int child_signals(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+  return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Reaps every child that has ended; true once `pid` is among them (its status in *status). */
+static int reap(pid_t pid, int *status) {
+  int found = 0, st;
+  pid_t done;
+  while ((done = waitpid(-1, &st, WNOHANG)) > 0) {
+    if (done == pid) { *status = st; found = 1; }
+  }
+  return found;
+}
+
 int main(int argc, char **argv) {
   if (argc < 10 || strcmp(argv[8], "--") != 0) {
     fprintf(stderr, "usage: runner WALL_MS CPU_MS STACK_KB FILE_BYTES PROCESSES CGROUP_FDS STDIN -- PROGRAM [ARG...]\n");
@@ -117,11 +155,15 @@ int main(int argc, char **argv) {
   }
   /* First of all: nothing running as this uid may inspect or steal from this process. */
   if (prctl(PR_SET_DUMPABLE, 0) != 0) return 119;
+  argv = blank_command_line(argc, argv);
+  if (!argv) return 118;
   long long wall_ms = atoll(argv[1]), cpu_ms = atoll(argv[2]), stack_kb = atoll(argv[3]);
   long long file_bytes = atoll(argv[4]), processes = atoll(argv[5]);
   FILE *report = fdopen(3, "w");
   if (!report) return 122;
   fcntl(3, F_SETFD, FD_CLOEXEC);
+  int sigfd = child_signals();
+  if (sigfd < 0) return 124;
 
   int setup[2];
   if (pipe2(setup, O_CLOEXEC) != 0) return 123;
@@ -129,33 +171,34 @@ int main(int argc, char **argv) {
   long long started = now_ms();
   pid_t pid = fork();
   if (pid < 0) return 123;
-  if (pid == 0) run_program(argv + 9, argv[7], argv[6], cpu_ms, stack_kb, file_bytes, processes);
+  if (pid == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    run_program(argv + 9, argv[7], argv[6], cpu_ms, stack_kb, file_bytes, processes);
+  }
   /* The runner keeps none of the program's channels: EOF on them is the judge's business. */
   close(1);
   close(4);
   close(setup[1]);
 
-  /* Woken the moment the program exits (a pidfd), or at the wall-clock deadline. */
-  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  /* Woken when a child ends (SIGCHLD), or at the wall-clock deadline. */
   int status = 0;
   int wall_exceeded = 0;
   for (;;) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) return 126;
+    if (reap(pid, &status)) break;
     long long left = wall_ms - (now_ms() - started);
     if (left < 0) {
       wall_exceeded = 1;
       kill(-pid, SIGKILL);
       kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
+      if (waitpid(pid, &status, 0) < 0 && errno == ECHILD) reap(pid, &status);
       break;
     }
-    if (pidfd >= 0) {
-      struct pollfd wait_for = { pidfd, POLLIN, 0 };
-      poll(&wait_for, 1, left > 1000 ? 1000 : (int)left + 1);
-    } else {
-      usleep(1000);
+    struct pollfd wait_for = { sigfd, POLLIN, 0 };
+    if (poll(&wait_for, 1, left > 1000 ? 1000 : (int)left + 1) > 0) {
+      struct signalfd_siginfo info;
+      while (read(sigfd, &info, sizeof info) == sizeof info) {}
     }
   }
   long long wall = now_ms() - started;

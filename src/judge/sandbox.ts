@@ -48,30 +48,48 @@ export interface RunResult {
 }
 
 const RUNNER_SOURCE = join(import.meta.dir, "runner.c");
-/** Part of the runner's cache key: a change of how it is built builds it again. */
-const RUNNER_BUILD = "gcc -O2 [-static] -lseccomp";
+const PROBE_SOURCE = join(import.meta.dir, "probe.c");
+/** Part of the cache key: a change of how a helper is built builds it again. */
+const HELPER_BUILD = "gcc -O2 [-static]";
 /** Uids of judge slots: one per concurrent run, so process limits and signals never cross runs. */
 export const SLOT_UID_BASE = 60_000;
 /** How long past its wall clock a run may go (bubblewrap's set-up, the runner's kill) before it is killed. */
 const OVERDUE_MS = 10_000;
 /** What a report keeps of stderr (the compiler's, the program's). */
 export const STDERR_KEEP_BYTES = 64 * 1024;
+/**
+ * bubblewrap's own environment: nothing of the judge's. `--clearenv` clears only the command's, so
+ * bubblewrap is never spawned with the judge's environment (its settings, its key) to begin with.
+ */
+export const BWRAP_ENV: Readonly<Record<string, string>> = Object.freeze({ PATH: "/usr/bin:/bin" });
 
 /** Compiles the runner once per source version into `dir` (gcc and libseccomp are judge requirements). */
-export async function ensureRunner(dir: string): Promise<string> {
-  const source = await readFile(RUNNER_SOURCE);
-  const path = join(dir, `runner-${createHash("sha256").update(source).update(RUNNER_BUILD).digest("hex").slice(0, 12)}`);
+export function ensureRunner(dir: string): Promise<string> {
+  return ensureHelper(dir, "runner", RUNNER_SOURCE, ["-lseccomp"]);
+}
+
+/** The start-up probe (probe.c), run in the sandbox by the self-check (self-check.ts). */
+export function ensureProbe(dir: string): Promise<string> {
+  return ensureHelper(dir, "probe", PROBE_SOURCE, []);
+}
+
+async function ensureHelper(dir: string, name: string, sourcePath: string, libraries: string[]): Promise<string> {
+  const source = await readFile(sourcePath);
+  const digest = createHash("sha256").update(source).update(HELPER_BUILD).update(libraries.join(" ")).digest("hex");
+  const path = join(dir, `${name}-${digest.slice(0, 12)}`);
   if (await lstat(path).then(() => true, () => false)) return path;
   await mkdir(dir, { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   // Static when the libraries allow it: an exec without the dynamic loader is ~1.5 ms cheaper per run.
-  const build = (...extra: string[]) => Bun.spawn(["gcc", "-O2", ...extra, "-o", temp, RUNNER_SOURCE, "-lseccomp"], { stdout: "pipe", stderr: "pipe" });
+  const build = (...extra: string[]) => Bun.spawn(["gcc", "-O2", ...extra, "-o", temp, sourcePath, ...libraries], {
+    stdout: "pipe", stderr: "pipe", env: { ...BWRAP_ENV },
+  });
   let gcc = build("-static");
   if ((await gcc.exited) !== 0) gcc = build();
   if ((await gcc.exited) !== 0) {
     const why = await new Response(gcc.stderr).text();
     const hint = /seccomp/.test(why) ? " (install libseccomp-dev: bun run setup)" : "";
-    throw new Error(`cannot build the sandbox runner${hint}: ${why}`);
+    throw new Error(`cannot build the sandbox ${name}${hint}: ${why}`);
   }
   await chmod(temp, 0o755);
   await rename(temp, path);
@@ -111,7 +129,9 @@ export interface SandboxRun {
 export function bwrapArgv(run: SandboxRun, cgroupFds: number[]): string[] {
   const { limits } = run;
   return [
-    "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--hostname", "judge", "--clearenv",
+    // --as-pid-1: the runner is the namespace's init, so no bubblewrap process (which would hold
+    // bubblewrap's own environment, readable through /proc/1) lives inside with the program.
+    "bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "judge", "--clearenv",
     "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/work", "--setenv", "LANG", "C.UTF-8",
     "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
     "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
@@ -155,7 +175,7 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
   try {
     // setuid/setgid and no supplementary groups or capabilities, before bubblewrap even starts.
     child = Bun.spawn(bwrapArgv(run, cgroupFds), {
-      uid: run.uid, gid: run.uid, stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", ...fds],
+      uid: run.uid, gid: run.uid, env: { ...BWRAP_ENV }, stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", ...fds],
     });
   } finally {
     closeFds(fds);

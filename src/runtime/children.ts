@@ -8,9 +8,10 @@ let exitHookInstalled = false;
 /**
  * Spawns a child in its own process group (detached). A terminal's Ctrl-C then reaches only this process,
  * which stops the children itself, in order, once: a second signal would make them exit at once
- * instead of finishing their jobs.
+ * instead of finishing their jobs. The child's environment is always given, built from what it needs
+ * (child-env.ts): never this process's, which holds every secret of the server.
  */
-export function spawnChild(cmd: string[], options: { env?: Record<string, string | undefined>; inheritOutput?: boolean } = {}): Subprocess {
+export function spawnChild(cmd: string[], options: { env: Record<string, string>; inheritOutput?: boolean }): Subprocess {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on("exit", () => {
@@ -19,7 +20,7 @@ export function spawnChild(cmd: string[], options: { env?: Record<string, string
   }
   const output = options.inheritOutput ? "inherit" : "ignore";
   // SUPERVISOR_PID: a child outliving this process (SIGKILLed, so no exit hook ran) notices and stops itself.
-  const env = { ...(options.env ?? process.env), SUPERVISOR_PID: String(process.pid) };
+  const env = { ...options.env, SUPERVISOR_PID: String(process.pid) };
   const child = Bun.spawn(cmd, { env, stdio: ["ignore", output, output], detached: true });
   live.add(child);
   void child.exited.then(() => live.delete(child));
@@ -52,7 +53,7 @@ export interface Supervised {
  * back-off and at most MAX_RESTARTS_PER_WINDOW restarts a minute: a crash loop (say, while PostgreSQL is
  * down) neither spins the CPU nor gives up for good.
  */
-export function supervise(name: string, cmd: string[], logger: Logger): Supervised {
+export function supervise(name: string, cmd: string[], env: Record<string, string>, logger: Logger): Supervised {
   const log = logger.child({ child: name });
   const restarts: number[] = [];
   let child: Subprocess;
@@ -60,7 +61,7 @@ export function supervise(name: string, cmd: string[], logger: Logger): Supervis
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
 
   const run = () => {
-    child = spawnChild(cmd, { inheritOutput: true });
+    child = spawnChild(cmd, { env, inheritOutput: true });
     log.info("child started", { pid: child.pid });
     void child.exited.then(() => {
       if (stopping) return;

@@ -4,6 +4,7 @@ import type { Config } from "../config";
 import type { Logger } from "../logger";
 import { connectRedis, redisAnswers, StartupError } from "./connect";
 import { spawnChild, stopChild } from "./children";
+import { childEnv } from "./child-env";
 
 const READY_TIMEOUT_MS = 10_000;
 
@@ -55,7 +56,7 @@ async function startRedisServer(bin: string, port: number, url: string, dir: str
   // Snapshots off (--save ""): the append-only file alone is the durable copy, written on every second.
   const child = spawnChild([
     bin, "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", "", "--logfile", logFile,
-  ]);
+  ], { env: childEnv("redis-server", process.env) });
   logger.info("starting redis-server", { pid: child.pid, port, dir });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(await redisAnswers(url))) {

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { FileCache } from "../../src/judge/file-cache";
 import { createLogger } from "../../src/logger";
-import { JudgeApi } from "../../src/judge/judge-api";
-import { loadJudgeSettings, type JudgeSettings } from "../../src/judge/judge-settings";
+import { guardedJudgeApi } from "../../src/judge/judge-api";
+import { judgeSecrets, loadJudgeSettings, type JudgeSettings } from "../../src/judge/judge-settings";
 import { startQueueSource } from "../../src/judge/judge-worker";
 import { ensureRunner } from "../../src/judge/sandbox";
 import { SlotPool } from "../../src/judge/slots";
@@ -59,7 +59,9 @@ export async function startJudge(env: Record<string, string>) {
   const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency, { cgroups: detectCgroups(), diskBytes: settings.diskBytes });
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
-  const source = startQueueSource(settings, pool, { api: new JudgeApi(settings), cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger });
+  // As workers/judge.ts builds it: the judge's secrets are cut out of every output it reports.
+  const api = guardedJudgeApi(settings, judgeSecrets(settings, process.env), logger);
+  const source = startQueueSource(settings, pool, { api, cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger });
   await source.ready;
   return { settings, pool, logs, stop: async () => { await source.stop(0); await pool.close(); } };
 }

@@ -212,3 +212,15 @@ describe("a scripted judger on the real queue", () => {
     expect(view.latestRecord.state).toBe("accepted");
   });
 });
+
+describe("case output holding a secret of the server", () => {
+  test("is stored with the secret cut out, and a warning names the record (any judger's report, ours or not)", async () => {
+    const { id, taskId } = await claimed();
+    const leak = `JWT_SECRET=${t.config.jwtSecret}\nDATABASE_URL=${t.config.databaseUrl}\n`;
+    expect((await putCase(id, 0, { taskId, state: "accepted", score: 10, stdout: leak, stderr: `again ${t.config.jwtSecret}` })).body.errorCode).toBe("Success");
+    const [stored] = (await recordRow(t, id)).cases as { stdout: string; stderr: string }[];
+    expect(stored).toMatchObject({ stdout: "JWT_SECRET=[redacted]\nDATABASE_URL=[redacted]\n", stderr: "again [redacted]" });
+    expect(JSON.stringify(await recordRow(t, id))).not.toContain(t.config.jwtSecret);
+    expect(t.logs.find((line) => line.msg === "a secret of the server was cut out of a case's output")).toMatchObject({ recordId: id, case: 0, hits: 3 });
+  });
+});

@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -21,6 +21,9 @@ const base = `http://127.0.0.1:${port}`;
 // The test client speaks to the real port: Requests for http://localhost/… go to the started server.
 const api = new HttpClient({ handle: (request: Request) => fetch(new Request(request.url.replace("http://localhost", base), request)) } as unknown as App);
 
+const FIRST_RUN_SECRETS = {
+  JWT_SECRET: randomUUID().replaceAll("-", "").repeat(2), METRICS_TOKEN: `metrics-${randomUUID()}`, OAUTH_GITHUB_SECRET: `gh-${randomUUID()}`,
+};
 const child = Bun.spawn([process.execPath, "src/start.ts"], {
   cwd: ROOT,
   env: {
@@ -37,6 +40,11 @@ const child = Bun.spawn([process.execPath, "src/start.ts"], {
     JUDGE_SLOT_UID_BASE: "63000",
     JUDGE_CONCURRENCY: "2",
     SHUTDOWN_TIMEOUT_MS: "10000",
+    // Secrets of the server: they must reach no worker that does not need them.
+    JWT_SECRET: FIRST_RUN_SECRETS.JWT_SECRET,
+    METRICS_TOKEN: FIRST_RUN_SECRETS.METRICS_TOKEN,
+    OAUTH_GITHUB_ID: "Iv1.first-run",
+    OAUTH_GITHUB_SECRET: FIRST_RUN_SECRETS.OAUTH_GITHUB_SECRET,
   },
   stdout: "pipe",
   stderr: "pipe",
@@ -63,6 +71,20 @@ async function until<T>(what: string, check: () => Promise<T | undefined> | T | 
   }
 }
 
+/** The environments of `bun run start`'s workers, read from /proc as the kernel holds them. */
+function workerEnvironments(): Record<string, Record<string, string>> {
+  const found: Record<string, Record<string, string>> = {};
+  const children = Bun.spawnSync(["pgrep", "-P", String(child.pid)]).stdout.toString().split("\n").filter(Boolean);
+  for (const pid of children) {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    const worker = /workers\/(\w+)\.ts/.exec(cmdline)?.[1];
+    if (!worker) continue;
+    const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+    found[worker] = Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+  }
+  return found;
+}
+
 const decode = (token: string) => JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
 const register = (username: string, email: string) =>
   api.post("/auth/register?responseType=json&cookie=false", { username, email, password: "first-run password" });
@@ -80,6 +102,15 @@ test("bun run start on a bare machine: embedded database, the judge, peter is ro
   await until("the built-in judge ready", () => (output.includes('"msg":"judge ready"') ? true : undefined), 120_000);
   expect(output).toContain("embedded PostgreSQL ready");
   expect(statSync(join(dataDir, "judger-key.json")).mode & 0o777).toBe(0o600);
+
+  // Least privilege: the judge has its own settings only; the configs worker has the database but no API secret.
+  const workers = workerEnvironments();
+  expect(Object.keys(workers).sort()).toEqual(["configs", "judge"]);
+  for (const name of ["JWT_SECRET", "DATABASE_URL", "METRICS_TOKEN", "OAUTH_GITHUB_SECRET", "OAUTH_GITHUB_ID"]) expect(workers.judge).not.toHaveProperty(name);
+  expect(workers.judge).toHaveProperty("JUDGER_SECRET_ACCESS_KEY");
+  for (const name of ["JWT_SECRET", "METRICS_TOKEN", "OAUTH_GITHUB_SECRET", "JUDGER_SECRET_ACCESS_KEY"]) expect(workers.configs).not.toHaveProperty(name);
+  expect(workers.configs).toHaveProperty("DATABASE_URL");
+  for (const secret of Object.values(FIRST_RUN_SECRETS)) expect(JSON.stringify(workers)).not.toContain(secret);
 
   const peter = await register("peter", "peter.parker@sjtu.edu.cn");
   expect(peter.body.errorCode).toBe("Success");

@@ -32,6 +32,15 @@ async function runToExit(entry: string, env: Record<string, string>) {
 }
 
 describe("start-up errors name what to fix", () => {
+  test("a judge given the server's secrets refuses to start, naming them (and takes no work)", async () => {
+    const { code, output } = await runToExit("workers/judge.ts", {
+      JUDGER_ACCESS_KEY_ID: "judger-key-id", JUDGER_SECRET_ACCESS_KEY: "judger-secret", METRICS_TOKEN: "m".repeat(20),
+    });
+    expect(code).toBe(1);
+    expect(output).toContain("the judge's environment holds the server's secrets (DATABASE_URL, JWT_SECRET, METRICS_TOKEN)");
+    expect(output).not.toContain(TEST_JWT_SECRET);
+  });
+
   test("production without JWT_SECRET", async () => {
     const { code, output } = await runToExit("src/main.ts", { MODE: "production", JWT_SECRET: "" });
     expect(code).toBe(1);

@@ -1,5 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../app";
+import { serverSecrets } from "../../config";
+import { Redactor } from "../../core/redact";
 import { BizError } from "../../errors";
 import { authPlugin } from "../../http/auth.plugin";
 import { ok } from "../../http/respond";
@@ -17,6 +19,8 @@ export function judgeRoutes(deps: AppDeps) {
   const { store, config, jobs, logger } = deps;
   // Live streams hear of each change; not awaited: a judge's report does not wait on the announcement.
   const announce = (domainId: string, recordId: string) => void announceRecordChange(jobs, logger, domainId, recordId.toLowerCase());
+  // Any judger's output (ours or another's) loses the server's own secrets before it is stored.
+  const redactor = new Redactor(serverSecrets(config));
   return new Elysia({ name: "judge-routes", prefix: "/domains/:domain/records/:record", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))
     .post("/judge/claim", async ({ em, access, params, body }) => {
@@ -52,7 +56,9 @@ export function judgeRoutes(deps: AppDeps) {
       detail: { operationId: "v1_submit_record_by_judger", summary: "The lease holder moves the record forward; a final state ends the judging" },
     })
     .put("/cases/:index/judge", async ({ em, access, params, body }) => {
-      await judge.reportCase(em, store, access, params.record, params.index, body, config.judging);
+      const { report, hits } = judge.redactCase(body, redactor);
+      if (hits > 0) logger.warn("a secret of the server was cut out of a case's output", { recordId: params.record, case: params.index, hits });
+      await judge.reportCase(em, store, access, params.record, params.index, report, config.judging);
       announce(access.domainId, params.record);
       return ok({});
     }, {

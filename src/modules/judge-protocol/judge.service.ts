@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Redactor } from "../../core/redact";
 import { LockMode } from "@mikro-orm/core";
 import type { JudgingSettings } from "../../config";
 import { BizError } from "../../errors";
@@ -102,6 +103,17 @@ function assertHolder(record: JudgeRecord, access: DomainAccess, taskId: string 
   if (isWorking(record.state) && record.leaseExpiresAt && record.leaseExpiresAt.getTime() <= now.getTime()) {
     throw refused("your lease on this record has expired; it goes back to the queue");
   }
+}
+
+/** The report with the redactor's values cut out of its output, and how many were cut. */
+export function redactCase(input: RecordCaseSubmitInput, redactor: Redactor): { report: RecordCaseSubmitInput; hits: number } {
+  const stdout = redactor.redact(input.stdout ?? "");
+  const stderr = redactor.redact(input.stderr ?? "");
+  if (stdout.hits + stderr.hits === 0) return { report: input, hits: 0 };
+  const report = { ...input };
+  if (input.stdout !== undefined) report.stdout = stdout.text;
+  if (input.stderr !== undefined) report.stderr = stderr.text;
+  return { report, hits: stdout.hits + stderr.hits };
 }
 
 /** What a case report changes in its case. */

@@ -1,0 +1,82 @@
+import { copyFile, chown } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { freshWorkDir, runSandboxed } from "./sandbox";
+import type { SlotPool } from "./slots";
+
+/**
+ * The judge's start-up self-check: before it takes work, the probe (probe.c) runs in a sandbox exactly
+ * as a submission would, and the judge refuses to start if the probe can read any process but itself,
+ * any variable beyond the sandbox's own, or any of the judge's settings. It guards the sandbox against
+ * a bubblewrap or a kernel that behaves differently from the one it was tested on.
+ */
+
+/** The only variables a sandboxed program may have: bwrapArgv's --setenv, and bubblewrap's PWD. */
+const SANDBOX_VARIABLES = new Set(["PATH", "HOME", "LANG", "PWD"]);
+/** The sandbox's init, the runner: visible as PID 1, never readable. */
+const INIT_PID = 1;
+
+interface Look { pid: number; self: boolean; what: string; ok: boolean; data: string }
+
+function parse(output: string): Look[] {
+  const looks: Look[] = [];
+  for (const line of output.split("\n")) {
+    const [pid, who, what, status, hex = ""] = line.split(" ");
+    if (!what || !status) continue;
+    looks.push({ pid: Number(pid), self: who === "self", what, ok: status === "ok", data: Buffer.from(hex, "hex").toString("latin1") });
+  }
+  return looks;
+}
+
+/** What is wrong with the probe's report: empty when the sandbox holds. Pure, so tests feed it reports. */
+export function judgeProbeReport(output: string, secrets: readonly string[]): string[] {
+  const looks = parse(output);
+  const problems = new Set<string>();
+  if (!looks.some((look) => look.self)) problems.add("the probe did not see itself: it did not run");
+  for (const look of looks) {
+    const seen = secrets.find((secret) => secret.length > 0 && look.data.includes(secret));
+    if (seen !== undefined) problems.add(`the probe read a setting of the judge in /proc/${look.pid}/${look.what}`);
+    if (look.self) {
+      if (look.what !== "environ") continue;
+      const names = look.data.split("\0").filter(Boolean).map((entry) => entry.split("=", 1)[0]);
+      const extra = names.filter((name) => !SANDBOX_VARIABLES.has(name));
+      if (extra.length > 0) problems.add(`a sandboxed program has variables it should not: ${extra.join(", ")}`);
+      continue;
+    }
+    if (look.pid !== INIT_PID) problems.add(`the probe sees process ${look.pid}, which it did not start`);
+    const readable = look.what === "cmdline" ? look.data.split("\0").filter(Boolean).length > 1 : look.ok;
+    if (readable) problems.add(`the probe can read /proc/${look.pid}/${look.what}`);
+  }
+  return [...problems];
+}
+
+/** Runs the probe in one of the pool's slots; throws with every problem found. */
+export async function selfCheck(
+  tools: { runner: string; probe: string }, pool: SlotPool, tmpBytes: number, secrets: readonly string[],
+): Promise<void> {
+  // A value only this check knows, in the judge's own environment: were the environment ever to travel
+  // into the sandbox again, the probe would find it.
+  const canary = `joj-canary-${randomBytes(12).toString("hex")}`;
+  process.env.JOJ_SELF_CHECK_CANARY = canary;
+  const slot = await pool.acquire();
+  try {
+    const dir = await freshWorkDir(slot.root, "self-check", slot.uid);
+    await copyFile(tools.probe, join(dir, "probe"));
+    await chown(join(dir, "probe"), slot.uid, slot.uid);
+    const limits = { cpuMs: 2000, wallMs: 5000, memoryKb: 64 * 1024, fileBytes: 1 << 20, processes: 4 };
+    const run = await runSandboxed({
+      runner: tools.runner, workDir: dir, argv: ["./probe"], stdin: null, limits, uid: slot.uid, cgroup: slot.cgroup, tmpBytes,
+    });
+    if (run.lost || run.exitCode !== 0) {
+      throw new Error(`the sandbox does not work on this machine: ${run.diagnostics || `the probe exited ${run.exitCode}`}`);
+    }
+    const problems = judgeProbeReport(new TextDecoder().decode(run.stdout), [...secrets, canary]);
+    if (problems.length > 0) {
+      throw new Error(`the sandbox would let a submitted program see what it must not:\n  - ${problems.join("\n  - ")}\n`
+        + "Check the bubblewrap version (0.8 or newer, with --as-pid-1) and the kernel; see README, \"The sandbox\".");
+    }
+  } finally {
+    delete process.env.JOJ_SELF_CHECK_CANARY;
+    pool.release(slot);
+  }
+}

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmod, chown, copyFile, readdir, writeFile } from "node:fs/promises";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureProbe, ensureRunner, freshWorkDir, runSandboxed, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
+import { processesOf } from "../../src/judge/slot-processes";
+import { judgeProbeReport } from "../../src/judge/self-check";
+import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
+
+// What a sandboxed program can see of the judge: its environment, its processes, their descriptors and
+// memory. The judge's own environment (this process's) holds a secret while these run.
+const UID = SLOT_UID_BASE + 9;
+const LIMITS: Limits = { cpuMs: 1000, wallMs: 3000, memoryKb: 64 * 1024, fileBytes: 1 << 20, processes: 32 };
+const SECRET = `judge-secret-${randomBytes(16).toString("hex")}`;
+const root = mkdtempSync(join(tmpdir(), "joj-sandbox-secrets-"));
+let runner: string;
+let probe: string;
+let cgroup: RunCgroup;
+
+beforeAll(async () => {
+  await chmod(root, 0o711);
+  [runner, probe] = await Promise.all([ensureRunner(join(root, "bin")), ensureProbe(join(root, "bin"))]);
+  cgroup = detectCgroups("joj-judge-test").forSlot(`secrets-${UID}`);
+  process.env.JUDGER_SECRET_ACCESS_KEY_UNDER_TEST = SECRET;
+});
+afterAll(() => {
+  delete process.env.JUDGER_SECRET_ACCESS_KEY_UNDER_TEST;
+  cgroup.remove();
+});
+
+/** Runs a binary (compiled on the host from C, or copied) in the sandbox as the slot uid. */
+async function run(name: string, binary: { c?: string; copy?: string }, limits: Partial<Limits> = {}) {
+  const dir = await freshWorkDir(join(root, "work"), name, UID);
+  if (binary.c !== undefined) {
+    await writeFile(join(dir, "main.c"), binary.c);
+    expect(await Bun.spawn(["gcc", "-O1", "-o", join(dir, "a.out"), join(dir, "main.c")]).exited).toBe(0);
+  } else {
+    await copyFile(binary.copy!, join(dir, "a.out"));
+  }
+  for (const file of await readdir(dir)) await chown(join(dir, file), UID, UID);
+  const result = runSandboxed({ runner, workDir: dir, argv: ["./a.out"], stdin: null, limits: { ...LIMITS, ...limits }, uid: UID, cgroup, tmpBytes: 64 << 20 });
+  return { result, dir };
+}
+
+describe("a sandboxed program sees its own processes only", () => {
+  test("the probe sees itself and an init (the runner) it can read nothing of, and no setting of the judge", async () => {
+    const { result } = await run("probe", { copy: probe });
+    const done = await result;
+    expect(done.exitCode).toBe(0);
+    const report = new TextDecoder().decode(done.stdout);
+    expect(judgeProbeReport(report, [SECRET])).toEqual([]);
+    // PID 1 is the runner (bwrap --as-pid-1), not bubblewrap's init: its command line is blanked.
+    const init = report.split("\n").filter((line) => line.startsWith("1 other "));
+    expect(init.map((line) => line.split(" ").slice(2, 4).join(" "))).toEqual(
+      expect.arrayContaining(["environ denied", "maps denied", "mem denied", "fd denied"]),
+    );
+    const cmdline = Buffer.from(init.find((line) => line.includes(" cmdline "))!.split(" ")[4], "hex").toString();
+    expect(cmdline.replaceAll("\0", "")).toBe("/.runner");
+  });
+
+  test("bubblewrap itself runs with none of the judge's environment (read from the host during a run)", async () => {
+    const { result } = await run("sleeper", { c: "#include <unistd.h>\nint main(){sleep(2);return 0;}" });
+    let seen: string[][] = [];
+    for (let i = 0; i < 100 && seen.length < 2; i++) {
+      await Bun.sleep(20);
+      seen = processesOf(UID).map((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").filter(Boolean);
+        } catch {
+          return [];
+        }
+      }).filter((environ) => environ.length > 0);
+    }
+    await result;
+    // bubblewrap outside and the program inside: both seen, neither with a variable beyond the sandbox's.
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    for (const environ of seen) {
+      expect(environ.join("\n")).not.toContain(SECRET);
+      expect(environ.map((entry) => entry.split("=")[0]).filter((name) => !["PATH", "HOME", "LANG", "PWD"].includes(name))).toEqual([]);
+    }
+  });
+
+  test("the runner, as the namespace's init, cannot be killed by the program and still reports", async () => {
+    const { result } = await run("killer", { c: `#include <signal.h>
+#include <stdio.h>
+int main(){int a=kill(1,SIGKILL),b=kill(1,SIGTERM),c=kill(-1,SIGKILL);printf("%d %d %d\\n",a,b,c);fflush(stdout);return 0;}` });
+    const done = await result;
+    expect(done.lost).toBe(false);
+    expect(done.exitCode).toBe(0);
+  });
+
+  test("orphans are reaped while the run goes on: 200 double forks leave no zombie behind", async () => {
+    const { result } = await run("orphans", { c: `#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(){int made=0;for(int i=0;i<200;i++){int tries=0;pid_t p;
+while((p=fork())<0&&errno==EAGAIN&&tries++<2000)usleep(500);
+if(p<0)break;if(p==0){if(fork()==0)_exit(0);_exit(0);}waitpid(p,0,0);made++;}
+usleep(200000);int seen=0;DIR*d=opendir("/proc");struct dirent*e;while((e=readdir(d)))if(atoi(e->d_name)>0)seen++;
+printf("%d made, %d processes\\n",made,seen);return 0;}` }, { wallMs: 10_000, cpuMs: 5_000 });
+    const done = await result;
+    // The runner (PID 1) and the program: every orphan was reaped by the runner, the namespace's init.
+    expect(new TextDecoder().decode(done.stdout)).toBe("200 made, 2 processes\n");
+  });
+});
