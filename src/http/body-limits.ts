@@ -1,7 +1,8 @@
 import type { Config } from "../config";
-import { ServiceError } from "../errors";
+import { InputError, ServiceError } from "../errors";
 import { DEFAULT_ARCHIVE_LIMITS } from "../modules/problem-configs/archive-reader";
 import { parseJsonStrict } from "./input-hygiene";
+import { assertMultipartText, parseUrlEncodedStrict } from "./form-text";
 
 /**
  * How large a request body may be, by route class, checked before anything reads it: from
@@ -56,33 +57,34 @@ export function checkDeclaredBody(request: Request, path: string, limits: BodyLi
 
 /**
  * The body of a request whose route's checks have passed (auth.plugin's gates; the few open routes
- * call it themselves): JSON decoded strictly (input-hygiene.ts) and read with the route's limit; a
- * body without a length (chunked) counted as it streams; undefined where Elysia's own parser is fine
- * (a form or an upload that declared its length, already checked against the limit).
+ * call it themselves), read with the route's limit (a body without a length counted as it streams):
+ * JSON decoded strictly (input-hygiene.ts), forms with every text field checked as UTF-8 from its raw
+ * bytes (form-text.ts), before the form is parsed.
  */
 export async function parseBody(request: Request, contentType: string | undefined, limits: BodyLimits): Promise<unknown> {
   if (!request.body || request.headers.get("content-length") === "0") return undefined;
   const type = contentType ?? "";
   const limit = bodyLimitFor(request.method, new URL(request.url).pathname, limits);
-  if (/^application\/json/i.test(type)) return parseJsonStrict(await readLimited(request.body, limit)) ?? {};
-  if (request.headers.has("content-length")) return undefined;
   const bytes = await readLimited(request.body, limit);
+  if (/^application\/json/i.test(type)) return parseJsonStrict(bytes) ?? {};
   if (/^multipart\//i.test(type)) {
-    const form = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+    const header = request.headers.get("content-type") ?? "";
+    assertMultipartText(bytes, header);
+    const form = await new Response(bytes, { headers: { "content-type": header } }).formData()
+      .catch(() => { throw new InputError(["body"], "the body could not be parsed as its content type says", "value_error.multipart"); });
     return fieldsOf(form as unknown as FormData);
   }
-  const text = new TextDecoder().decode(bytes);
-  return /^application\/x-www-form-urlencoded/i.test(type) ? Object.fromEntries(new URLSearchParams(text)) : text;
+  if (/^application\/x-www-form-urlencoded/i.test(type)) return parseUrlEncodedStrict(bytes);
+  return new TextDecoder().decode(bytes);
 }
 
 /** Form fields as Elysia's own parser makes them: a repeated field becomes a list. */
 function fieldsOf(form: FormData): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  for (const key of new Set(form.keys())) {
+  // Own properties whatever the name ("__proto__" included), as for URL-encoded forms.
+  return Object.fromEntries([...new Set(form.keys())].map((key) => {
     const values = form.getAll(key);
-    fields[key] = values.length === 1 ? values[0] : values;
-  }
-  return fields;
+    return [key, values.length === 1 ? values[0] : values];
+  }));
 }
 
 /** Reads a body stream, stopping (413) as soon as it passes `limit`. */
