@@ -8,7 +8,7 @@ import type { JudgerPresence } from "./modules/admin/judger-presence";
 import type { BlobStore } from "./storage/blob-store";
 import type { JobClient } from "./jobs/job-client";
 import { errorsPlugin } from "./http/errors.plugin";
-import { setPasswordHashConcurrency } from "./auth/passwords";
+import { setPasswordHashing } from "./auth/passwords";
 import { contextPlugin } from "./http/context.plugin";
 import { docsPlugin, DOCS_PATH, type RouteInfo } from "./http/docs.plugin";
 import { healthRoutes } from "./http/health.routes";
@@ -49,7 +49,7 @@ export interface AppDeps {
 
 /** Composes the plugins and the feature modules; nothing else. */
 export function createApp(deps: AppDeps) {
-  setPasswordHashConcurrency(deps.config.passwordHashConcurrency);
+  setPasswordHashing({ concurrency: deps.config.passwordHashConcurrency, maxWaitMs: deps.config.passwordHashMaxWaitMs });
   const app: ReturnType<typeof compose> = compose(deps, () => app.routes);
   return app;
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { cpus } from "node:os";
+import { cpus, totalmem } from "node:os";
 import { parseCidr } from "./http/client-ip";
 import { EnvReader, type Env } from "./env-reader";
 import { readOAuthSettings, type OAuthSettings } from "./oauth-settings";
@@ -32,8 +32,10 @@ export interface Config {
   /** The largest JSON or form body of any route (uploads have their own limits). */
   bodyMaxBytes: number;
   rateLimits: RateLimitSettings;
-  /** Password hashes (argon2id, 64 MiB each) computed at once; more wait their turn. */
+  /** Password hashes (argon2id, 64 MiB each) computed at once; more wait their turn, fairly. */
   passwordHashConcurrency: number;
+  /** A hash that would wait longer than this is refused at once (429 with Retry-After). */
+  passwordHashMaxWaitMs: number;
   logLevel: LogLevel;
   /** Server-Sent Event streams of records: per user at once, and the heartbeat's period. */
   liveStreams: { maxPerUser: number; heartbeatSeconds: number };
@@ -68,11 +70,16 @@ export interface Rate {
   burst: number;
 }
 
-/** Counted in Redis, so every API process shares them. */
+/** Counted in Redis, so every API process shares them. The login policy is in login-limits.ts. */
 export interface RateLimitSettings {
-  /** Wrong passwords from one address, and for one account (successful logins cost nothing). */
+  /** Wrong passwords from one address, whatever the account (password spraying). */
   loginFailuresPerIp: Rate;
+  /** Wrong passwords for one account from one address: the strict limit. */
+  loginFailuresPerAccountIp: Rate;
+  /** Wrong passwords for one account from anywhere: once spent, only addresses without a failure try. */
   loginFailuresPerAccount: Rate;
+  /** Successful logins of one account from one address: generous, against a flood of correct logins. */
+  loginsPerAccount: Rate;
   registrationsPerIp: Rate;
   submissionsPerUser: Rate;
 }
@@ -117,7 +124,8 @@ export const SERVER_WORKER_VARIABLES = [
   "S3_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_ENDPOINT",
   "AWS_BUCKET", "JWT_ACCESS_TTL_SECONDS", "JWT_REFRESH_TTL_SECONDS", "ALLOWED_REDIRECT_ORIGINS", "TRUSTED_PROXIES",
   "TRUST_PROXY", "BODY_MAX_KB", "RATE_LOGIN_FAILURES_PER_IP", "RATE_LOGIN_FAILURES_PER_ACCOUNT",
-  "RATE_REGISTRATIONS_PER_IP", "RATE_SUBMISSIONS_PER_USER", "PASSWORD_HASH_CONCURRENCY", "LOG_LEVEL",
+  "RATE_REGISTRATIONS_PER_IP", "RATE_SUBMISSIONS_PER_USER", "RATE_LOGIN_FAILURES_PER_ACCOUNT_IP", "RATE_LOGINS_PER_ACCOUNT",
+  "PASSWORD_HASH_CONCURRENCY", "PASSWORD_HASH_MAX_WAIT_MS", "LOG_LEVEL",
   "LIVE_STREAMS_PER_USER", "LIVE_HEARTBEAT_SECONDS", "QUEUE_PREFIX", "JUDGER_ALIVE_SECONDS", "SHUTDOWN_TIMEOUT_MS",
   "JUDGE_LEASE_SECONDS", "JUDGE_MAX_ATTEMPTS", "RECONCILE_EVERY_SECONDS", "SUBMIT_MAX_FILES", "SUBMIT_MAX_FILE_BYTES",
   "SUBMIT_MAX_TOTAL_BYTES", "GIT_COMMIT", "GIT_COMMIT_TIME", "WORKER_CONCURRENCY",
@@ -161,12 +169,15 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
     trustedProxies: readTrustedProxies(read, env, problems),
     bodyMaxBytes: read.integer("BODY_MAX_KB", 1024, 16, 1024 * 1024) * 1024,
     rateLimits: {
-      loginFailuresPerIp: readRate(read, "RATE_LOGIN_FAILURES_PER_IP", 10, 10),
-      loginFailuresPerAccount: readRate(read, "RATE_LOGIN_FAILURES_PER_ACCOUNT", 5, 5),
+      loginFailuresPerIp: readRate(read, "RATE_LOGIN_FAILURES_PER_IP", 30, 60),
+      loginFailuresPerAccountIp: readRate(read, "RATE_LOGIN_FAILURES_PER_ACCOUNT_IP", 1, 5),
+      loginFailuresPerAccount: readRate(read, "RATE_LOGIN_FAILURES_PER_ACCOUNT", 0.5, 20),
+      loginsPerAccount: readRate(read, "RATE_LOGINS_PER_ACCOUNT", 10, 20),
       registrationsPerIp: readRate(read, "RATE_REGISTRATIONS_PER_IP", 30, 30),
       submissionsPerUser: readRate(read, "RATE_SUBMISSIONS_PER_USER", 60, 30),
     },
-    passwordHashConcurrency: read.integer("PASSWORD_HASH_CONCURRENCY", Math.max(1, cpus().length), 1, 256),
+    passwordHashConcurrency: read.integer("PASSWORD_HASH_CONCURRENCY", affordableHashes(), 1, 256),
+    passwordHashMaxWaitMs: read.integer("PASSWORD_HASH_MAX_WAIT_MS", 3_000, 100, 600_000),
     logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
     metricsToken: api ? readMetricsToken(env, problems) : null,
     liveStreams: {
@@ -207,6 +218,11 @@ export function serverSecrets(config: Config): string[] {
     config.jwtSecret, config.databaseUrl, config.redisUrl, config.metricsToken, storage.s3?.secretAccessKey,
     oauth.github?.clientSecret, oauth.jaccount?.clientSecret, oauth.oidc?.clientSecret,
   ].filter((value): value is string => typeof value === "string" && value.length > 0);
+}
+
+/** One hash per core, within a quarter of the machine's memory at 64 MiB each. */
+function affordableHashes(): number {
+  return Math.max(1, Math.min(cpus().length, Math.floor(totalmem() / 4 / (64 * 1024 * 1024))));
 }
 
 /** A guessable token would publish the operator's view of the service: at least 16 characters. */

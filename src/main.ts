@@ -10,14 +10,20 @@ import { onShutdown } from "./runtime/shutdown";
 import { BUN_BODY_LIMIT } from "./http/body-limits";
 import { closeLiveStreams } from "./modules/record-events/record-events.routes";
 
-type ShutdownStep = { name: string; run: () => unknown };
+type ShutdownStep = { name: string; run: () => unknown; timeoutMs?: number };
 
-/**
- * Starts the HTTP API: config → PostgreSQL → Redis → app → listen, with graceful shutdown.
- * extraShutdownSteps run before the API's pools close; finalShutdownSteps after (e.g. stopping the
- * database servers `bun run start` itself started, which those pools use until then).
- */
-export async function runApi(config: Config, logger: Logger, extraShutdownSteps: ShutdownStep[] = [], finalShutdownSteps: ShutdownStep[] = []) {
+/** What `bun run start` stops around the API: see runApi. */
+export interface AroundApi {
+  /** While the API still answers: the built-in judge, whose records in flight must report. */
+  first?: ShutdownStep[];
+  /** After the API stopped accepting, before its pools close: the other workers. */
+  extra?: ShutdownStep[];
+  /** Last: the database servers `bun run start` itself started, which the pools use until then. */
+  final?: ShutdownStep[];
+}
+
+/** Starts the HTTP API: config → PostgreSQL → Redis → app → listen, with graceful shutdown. */
+export async function runApi(config: Config, logger: Logger, around: AroundApi = {}) {
   const orm = await connectPostgres(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl);
   let shuttingDown = false;
@@ -35,15 +41,16 @@ export async function runApi(config: Config, logger: Logger, extraShutdownSteps:
   });
   // Handlers before listening: a SIGTERM that arrives right after start-up must still stop cleanly.
   onShutdown(logger, config.shutdownTimeoutMs, [
+    ...(around.first ?? []),
     // Live streams never finish by themselves: end them, so that the server's stop below can.
     { name: "live streams", run: () => closeLiveStreams(jobs) },
     // Stop accepting; in-flight requests finish before the pools close.
     { name: "http", run: () => app.stop(false) },
-    ...extraShutdownSteps,
+    ...(around.extra ?? []),
     { name: "queues", run: () => jobs.close() },
     { name: "postgres", run: () => orm.close() },
     { name: "redis", run: () => redis.quit() },
-    ...finalShutdownSteps,
+    ...(around.final ?? []),
   ], () => { shuttingDown = true; });
   // The route limits are ours (body-limits.ts), so that a refusal is the envelope, not Bun's bare 413.
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: BUN_BODY_LIMIT });

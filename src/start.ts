@@ -76,19 +76,27 @@ try {
   // Bounded below the API's per-step timeout, so a stuck worker is killed rather than outliving the database.
   const workerGraceMs = Math.max(0, config.shutdownTimeoutMs - 1_000);
   const localJudge = await prepareLocalJudger(config, logger);
-  const names: WorkerName[] = localJudge.judge ? ["configs", "judge"] : ["configs"];
   // Each worker gets only its own settings (child-env.ts), and does not read a .env file again: Bun
   // loaded it into this process, whose environment holds the API's secrets.
-  const workers = names.map((name) => supervise(
+  const spawnWorker = (name: WorkerName) => supervise(
     `worker:${name}`, [process.execPath, "--no-env-file", join(import.meta.dir, "..", "workers", `${name}.ts`)],
     childEnv(name, process.env), logger,
-  ));
-  const stopWorkers: Step = { name: "workers", run: () => Promise.all(workers.map((w) => w.stop(workerGraceMs))) };
-  started.push(stopWorkers);
+  );
+  const configs = spawnWorker("configs");
+  const stopConfigs: Step = { name: "worker:configs", run: () => configs.stop(workerGraceMs) };
+  started.push(stopConfigs);
+  // The judge stops first, while the API still answers: its records in flight report (within its own
+  // grace) or are given back, instead of waiting in `compiling` for their lease to lapse.
+  const judge = localJudge.judge ? spawnWorker("judge") : null;
+  const judgeGraceMs = judgeStopGraceMs() + 5_000;
+  const stopJudge = judge ? { name: "worker:judge", run: () => judge.stop(judgeGraceMs), timeoutMs: judgeGraceMs + 5_000 } : null;
+  if (stopJudge) started.push(stopJudge);
 
-  // Workers stop before the API's pools close; the databases this process started stop after them.
-  const databases = started.filter((s) => s !== stopWorkers).reverse();
-  await runApi(config, createLogger(config.logLevel, { service: "api" }), [stopWorkers], databases);
+  const databases = started.filter((s) => s !== stopConfigs && s !== stopJudge).reverse();
+  const names = judge ? ["configs", "judge"] : ["configs"];
+  await runApi(config, createLogger(config.logLevel, { service: "api" }), {
+    first: stopJudge ? [stopJudge] : [], extra: [stopConfigs], final: databases,
+  });
   process.off("SIGTERM", onEarlySignal);
   process.off("SIGINT", onEarlySignal);
   const docs = `${config.publicUrl}${DOCS_PATH}`;
@@ -97,6 +105,12 @@ try {
 } catch (error) {
   await stopStarted();
   exitOnStartupError(logger, error);
+}
+
+/** The judge's own grace on SIGTERM (judge-settings.ts reads the same variable, default 20 s). */
+function judgeStopGraceMs(): number {
+  const seconds = Number(process.env.JUDGE_STOP_GRACE_SECONDS?.trim() || "20");
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 20_000;
 }
 
 function embeddedPostgresPort(): number {

@@ -1,7 +1,8 @@
 import { withTimeout } from "./timeout";
 import type { Logger } from "../logger";
 
-type Step = { name: string; run: () => Promise<unknown> | unknown };
+/** A shutdown step; `timeoutMs` overrides the shared bound (the judge's grace is longer). */
+type Step = { name: string; run: () => Promise<unknown> | unknown; timeoutMs?: number };
 
 // A signal sent to a process group reaches us twice within milliseconds (directly, and forwarded by
 // `bun run`): a repeat this soon is the same request, not an operator's second Ctrl-C.
@@ -31,7 +32,7 @@ export function onShutdown(logger: Logger, timeoutMs: number, steps: Step[], onB
     let failed = false;
     for (const step of steps) {
       try {
-        await withTimeout(Promise.resolve(step.run()), timeoutMs);
+        await withTimeout(Promise.resolve(step.run()), step.timeoutMs ?? timeoutMs);
       } catch (error) {
         failed = true;
         logger.error("shutdown step failed", { step: step.name, error });

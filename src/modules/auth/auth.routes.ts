@@ -4,6 +4,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, unauthorized } from "../../errors";
 import { identityKey } from "../../auth/names";
 import { RateLimiter } from "../../http/rate-limit";
+import { LoginLimits } from "./login-limits";
 import { bodyLimitsOf, parseBody } from "../../http/body-limits";
 import { issueUserTokens, verifyRefreshToken } from "../../auth/tokens";
 import { registerWithOAuth } from "../oauth/oauth.service";
@@ -28,17 +29,18 @@ export function authRoutes(deps: AppDeps) {
   const limiter = new RateLimiter(deps.redis, deps.logger);
   const limits = bodyLimitsOf(config);
 
-  /** A login, refused (429) while its address or its account has used up its wrong passwords. */
+  const loginLimits = new LoginLimits(deps.redis, rates, deps.logger);
+
+  /** A login within the limits (login-limits.ts): the attempt is reserved before its hash, settled after. */
   async function limitedLogin(em: EntityManager, login: string, password: string, ip: string) {
-    const account = `login-account:${identityKey(login.trim())}`;
-    await limiter.peek(`login-ip:${ip}`, rates.loginFailuresPerIp, "failed logins from this address");
-    await limiter.peek(account, rates.loginFailuresPerAccount, "failed logins for this account");
+    const account = identityKey(login.trim());
+    const ticket = await loginLimits.reserve(account, ip);
     try {
-      return await auth.loginWithPassword(em, login, password, ip);
+      const user = await auth.loginWithPassword(em, login, password, ip);
+      await ticket.settle(true);
+      return user;
     } catch (error) {
-      if (error instanceof BizError && error.code === "UsernamePasswordError") {
-        await Promise.allSettled([limiter.take(`login-ip:${ip}`, rates.loginFailuresPerIp, ""), limiter.take(account, rates.loginFailuresPerAccount, "")]);
-      }
+      if (error instanceof BizError && error.code === "UsernamePasswordError") await ticket.settle(false);
       throw error;
     }
   }

@@ -61,7 +61,7 @@ export async function createAccount(em: EntityManager, account: NewAccount): Pro
     isActive: true,
     registerIp: account.ip,
     loginIp: account.ip,
-    hashedPassword: account.password ? await hashPassword(account.password) : "",
+    hashedPassword: account.password ? await hashPassword(account.password, { group: `register ${account.ip}`, member: account.ip }) : "",
   });
   await em.flush();
   return user;
@@ -83,7 +83,7 @@ async function assertAvailable(em: EntityManager, username: string, email: strin
 export async function loginWithPassword(em: EntityManager, login: string, password: string, ip: string): Promise<User> {
   const key = identityKey(login.trim());
   const user = await em.findOne(User, key.includes("@") ? { emailLower: key } : { usernameLower: key });
-  const valid = await verifyPassword(password, user ? user.hashedPassword : null);
+  const valid = await verifyPassword(password, user ? user.hashedPassword : null, { group: `login ${key}`, member: ip });
   if (!user || !valid || !user.isActive) throw new BizError("UsernamePasswordError", "incorrect username or password");
   user.loginAt = new Date();
   user.loginIp = ip;

@@ -109,13 +109,11 @@ export async function deleteInvitation(em: EntityManager, access: DomainAccess, 
  */
 export async function joinDomain(em: EntityManager, access: DomainAccess, code: string, limiter: JoinLimiter): Promise<DomainUser> {
   const { domain, user } = access;
-  const wait = await limiter.blockedFor(user.id);
+  const wait = await limiter.reserve(user.id);
   if (wait > 0) throw new HttpError(429, `too many wrong invitation codes; try again in ${wait} s`);
   const invitation = await em.findOne(DomainInvitation, { domain, code });
-  if (!invitation) {
-    await limiter.recordFailure(user.id);
-    throw new BizError("DomainInvitationBadRequestError", "invitation code is not valid for this domain");
-  }
+  if (!invitation) throw new BizError("DomainInvitationBadRequestError", "invitation code is not valid for this domain");
+  await limiter.giveBack(user.id);
   if (invitation.expireAt && invitation.expireAt.getTime() < Date.now()) throw new BizError("DomainInvitationExpiredError", "the invitation has expired");
   if (access.membership) throw new BizError("UserAlreadyInDomainBadRequestError", "you are already a member of this domain");
   await assertRoleExists(em, domain, invitation.role);

@@ -1,10 +1,21 @@
 import type Redis from "ioredis";
 
 /**
- * Failed invitation codes per user, in a sliding-ish window: after `maxFailures` wrong codes within
- * `windowSeconds`, joining is refused until the window ends, so codes cannot be guessed by brute force.
- * Kept in Redis so every API replica counts together.
+ * Wrong invitation codes per user: after `maxFailures` within `windowSeconds`, joining is refused until
+ * the window ends, so codes cannot be guessed by brute force. Each try reserves its place first
+ * (atomically, in Redis, shared by every API replica) and a right code gives it back: N tries sent at
+ * the same moment meet the limit N tries sent one by one meet.
  */
+const RESERVE = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2])) end
+if count > tonumber(ARGV[1]) then
+  redis.call('DECR', KEYS[1])
+  return math.max(1, redis.call('TTL', KEYS[1]))
+end
+return 0
+`;
+
 export class JoinLimiter {
   constructor(
     private readonly redis: Redis,
@@ -16,16 +27,13 @@ export class JoinLimiter {
     return `join-failures:${userId}`;
   }
 
-  /** Seconds until the user may try again, or 0 when not blocked. */
-  async blockedFor(userId: string): Promise<number> {
-    const failures = Number((await this.redis.get(this.key(userId))) ?? 0);
-    if (failures < this.maxFailures) return 0;
-    return Math.max(1, await this.redis.ttl(this.key(userId)));
+  /** Reserves a try: 0 when allowed, else the seconds until the user may try again. */
+  async reserve(userId: string): Promise<number> {
+    return Number(await this.redis.eval(RESERVE, 1, this.key(userId), this.maxFailures, this.windowSeconds));
   }
 
-  async recordFailure(userId: string): Promise<void> {
-    const key = this.key(userId);
-    const count = await this.redis.incr(key);
-    if (count === 1) await this.redis.expire(key, this.windowSeconds);
+  /** A right code gives its reservation back; a wrong one keeps it. */
+  async giveBack(userId: string): Promise<void> {
+    await this.redis.decr(this.key(userId));
   }
 }
