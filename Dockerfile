@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for the API (default CMD), `bun src/db/migrate.ts` and `bun workers/configs.ts`; the
+# One image for the API (default CMD), `bun src/migrate.ts` and `bun workers/configs.ts`; the
 # `judge` target adds the sandbox and the toolchains for `bun workers/judge.ts` (see compose.yaml).
 # Bun runs the TypeScript directly; there is no build step.
 #

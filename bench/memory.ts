@@ -1,7 +1,7 @@
 import { SQL } from "bun";
 import { benchApp, fmt, report } from "./harness";
 import { submission, submit } from "../tests/helpers/records";
-import { loadUserAndDomainAccess } from "../src/auth/access";
+import { loadUserAndDomainAccess } from "../src/modules/identity/access";
 import { recordPageStatement } from "../src/modules/records/record-list";
 import { numbered } from "../src/db/statements";
 

@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { identityKey } from '../src/auth/names';
+import { identityKey } from '../src/modules/identity/credentials/names';
 
 export class Migration20261123233354_unicode_identity_keys extends Migration {
 

@@ -1,20 +1,13 @@
 import { Elysia } from "elysia";
-import type Redis from "ioredis";
-import type { Config } from "./config";
-import type { Logger } from "./logger";
-import type { Orm } from "./db/orm";
-import type { VersionInfo } from "./version";
-import type { JudgerPresence } from "./modules/admin/judger-presence";
-import type { BlobStore } from "./storage/blob-store";
-import type { JobClient } from "./jobs/job-client";
+import type { AppDeps } from "./deps";
 import { errorsPlugin } from "./http/errors.plugin";
-import { setPasswordHashing } from "./auth/passwords";
+import { setPasswordHashing } from "./modules/identity/credentials/passwords";
 import { contextPlugin } from "./http/context.plugin";
 import { docsPlugin, DOCS_PATH, type RouteInfo } from "./http/docs.plugin";
 import { healthRoutes } from "./http/health.routes";
-import { metricsRoutes } from "./http/metrics.routes";
-import { authRoutes } from "./modules/auth/auth.routes";
-import { oauthRoutes } from "./modules/oauth/oauth.routes";
+import { metricsRoutes } from "./modules/metrics/metrics.routes";
+import { authRoutes } from "./modules/identity/sessions/auth.routes";
+import { oauthRoutes } from "./modules/identity/oauth/oauth.routes";
 import { usersRoutes } from "./modules/users/users.routes";
 import { adminRoutes } from "./modules/admin/admin.routes";
 import { miscRoutes } from "./modules/misc/misc.routes";
@@ -33,19 +26,6 @@ import { scoreboardRoutes } from "./modules/scoreboard/scoreboard.routes";
 import { recordEventsRoutes } from "./modules/record-events/record-events.routes";
 import { rejudgeRoutes } from "./modules/rejudge/rejudge.routes";
 import { auditRoutes } from "./modules/audit/audit.routes";
-
-export interface AppDeps {
-  config: Config;
-  orm: Orm;
-  redis: Redis;
-  logger: Logger;
-  presence: JudgerPresence;
-  version: VersionInfo;
-  store: BlobStore;
-  jobs: JobClient;
-  /** True once SIGTERM arrived: /readyz turns 503 so load balancers stop sending traffic. */
-  shuttingDown: () => boolean;
-}
 
 /** Composes the plugins and the feature modules; nothing else. */
 export function createApp(deps: AppDeps) {

@@ -3,11 +3,12 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { cpus, totalmem } from "node:os";
 import { parseCidr } from "./http/client-ip";
-import { EnvReader, type Env } from "./env-reader";
+import { ConfigError, EnvReader, type Env } from "./core/env-reader";
 import { readOAuthSettings, type OAuthSettings } from "./oauth-settings";
 
 export type Mode = "development" | "production";
-export type LogLevel = "debug" | "info" | "warn" | "error";
+import type { LogLevel } from "./core/logger";
+export type { LogLevel };
 
 export interface Config {
   mode: Mode;
@@ -102,12 +103,6 @@ export interface S3StorageSettings {
   prefix: string;
 }
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-    this.name = "ConfigError";
-  }
-}
 
 const WEAK_SECRETS = new Set(["secret", "changeme", "change-me", "password", "jwt-secret", "development"]);
 const MIN_PRODUCTION_SECRET_LENGTH = 32;

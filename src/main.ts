@@ -1,12 +1,13 @@
 import { loadConfig, type Config } from "./config";
-import { createLogger, type Logger } from "./logger";
+import { createLogger, type Logger } from "./core/logger";
 import { createApp } from "./app";
-import { readVersion } from "./version";
-import { JudgerPresence } from "./modules/admin/judger-presence";
-import { createBlobStore } from "./storage/blob-store";
+import { readVersion } from "./runtime/version";
+import { JudgerPresence } from "./runtime/judger-presence";
+import { createBlobStore } from "./storage/create-blob-store";
 import { JobClient } from "./jobs/job-client";
-import { connectPostgres, connectRedis, exitOnStartupError } from "./runtime/connect";
-import { onShutdown } from "./runtime/shutdown";
+import { connectPostgres } from "./database";
+import { connectRedis, exitOnStartupError } from "./core/startup";
+import { onShutdown } from "./core/shutdown";
 import { BUN_BODY_LIMIT } from "./http/body-limits";
 import { closeLiveStreams } from "./modules/record-events/record-events.routes";
 

@@ -1,4 +1,4 @@
-import type { EnvReader } from "./env-reader";
+import type { EnvReader } from "./core/env-reader";
 
 export interface OAuthClientSettings {
   clientId: string;

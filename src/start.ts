@@ -1,16 +1,17 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, type Config } from "./config";
-import { createLogger, type Logger } from "./logger";
+import { createLogger, type Logger } from "./core/logger";
 import { runApi } from "./main";
 import { DOCS_PATH } from "./http/docs.plugin";
-import { migrate } from "./db/orm";
-import { connectPostgres, exitOnStartupError, StartupError } from "./runtime/connect";
+import { migrate } from "./database";
+import { connectPostgres } from "./database";
+import { exitOnStartupError, StartupError } from "./core/startup";
 import { startEmbeddedPostgres } from "./runtime/embedded-postgres";
 import { redisForStart } from "./runtime/local-redis";
 import { supervise } from "./runtime/children";
-import { childEnv } from "./runtime/child-env";
-import { prepareLocalJudger } from "./runtime/local-judger";
+import { childEnv } from "./child-env";
+import { prepareLocalJudger } from "./modules/admin/local-judger";
 
 /**
  * `bun run start`: the whole system on a bare machine. PostgreSQL (embedded, when DATABASE_URL is unset),

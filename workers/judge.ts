@@ -4,9 +4,9 @@
  * speak the judge protocol over HTTP with a judger access key, like any judger (see README).
  */
 import { join } from "node:path";
-import { createLogger } from "../src/logger";
-import { connectRedis, exitOnStartupError, StartupError } from "../src/runtime/connect";
-import { onShutdown } from "../src/runtime/shutdown";
+import { createLogger } from "../src/core/logger";
+import { connectRedis, exitOnStartupError, StartupError } from "../src/core/startup";
+import { onShutdown } from "../src/core/shutdown";
 import { FileCache } from "../src/judge/file-cache";
 import { guardedJudgeApi, type JudgeApi, Refused } from "../src/judge/judge-api";
 import { judgeSecrets, loadJudgeSettings, serverSecretsIn } from "../src/judge/judge-settings";

@@ -2,13 +2,15 @@ import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { cpus } from "node:os";
 import { loadConfig, type Config } from "../src/config";
-import { createLogger, type Logger } from "../src/logger";
+import { createLogger, type Logger } from "../src/core/logger";
 import type { Orm } from "../src/db/orm";
 import { queueConnection, type JobsOn, type PayloadOf, type QueueName } from "../src/jobs/catalogue";
 import { JobClient } from "../src/jobs/job-client";
-import { createBlobStore, type BlobStore } from "../src/storage/blob-store";
-import { connectPostgres, connectRedis, exitOnStartupError } from "../src/runtime/connect";
-import { onShutdown } from "../src/runtime/shutdown";
+import { type BlobStore } from "../src/storage/blob-store";
+import { createBlobStore } from "../src/storage/create-blob-store";
+import { connectPostgres } from "../src/database";
+import { connectRedis, exitOnStartupError } from "../src/core/startup";
+import { onShutdown } from "../src/core/shutdown";
 
 export interface JobContext {
   config: Config;

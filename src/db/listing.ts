@@ -1,4 +1,4 @@
-import { BizError } from "../errors";
+import { BizError } from "../core/errors";
 
 export interface ListQuery {
   offset?: number;

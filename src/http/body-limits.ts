@@ -1,6 +1,5 @@
 import type { Config } from "../config";
-import { InputError, ServiceError } from "../errors";
-import { DEFAULT_ARCHIVE_LIMITS } from "../modules/problem-configs/archive-reader";
+import { InputError, ServiceError } from "../core/errors";
 import { parseJsonStrict } from "./input-hygiene";
 import { assertMultipartText, parseUrlEncodedStrict } from "./form-text";
 
@@ -17,6 +16,9 @@ export interface BodyLimits {
   archive: number;
 }
 
+/** The largest config archive an upload may carry (archive-reader.ts's limits start from it). */
+export const ARCHIVE_MAX_BYTES = 64 * 1024 * 1024;
+
 // Multipart framing: boundaries and part headers around the files themselves.
 const MULTIPART_SLACK = 64 * 1024;
 
@@ -24,7 +26,7 @@ export function bodyLimitsOf(config: Config): BodyLimits {
   return {
     json: config.bodyMaxBytes,
     submission: config.submissions.maxTotalBytes + MULTIPART_SLACK,
-    archive: DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes + MULTIPART_SLACK,
+    archive: ARCHIVE_MAX_BYTES + MULTIPART_SLACK,
   };
 }
 

@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../app";
-import { InputError } from "../errors";
-import { acceptBothCases, normalizeQueryBooleans } from "./normalize";
+import type { AppDeps } from "../deps";
+import { InputError } from "../core/errors";
+import { acceptBothCases, normalizeQueryBooleans } from "../core/normalize";
 import { bodyLimitsOf, checkDeclaredBody } from "./body-limits";
 import { assertStorableText } from "./input-hygiene";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import * as metrics from "../metrics";
+import * as metrics from "../runtime/metrics";
 
 interface RequestState {
   id: string;

@@ -8,7 +8,7 @@ import { FormatRegistry } from "@sinclair/typebox";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 FormatRegistry.Set("uuid", (value) => UUID.test(value));
 import { dirname, join } from "node:path";
-import type { VersionInfo } from "../version";
+import type { VersionInfo } from "../runtime/version";
 
 const ASSETS_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
 const ASSETS = new Set(["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"]);

@@ -1,8 +1,8 @@
 import { Elysia, ValidationError, type TSchema } from "elysia";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { TransformDecodeCheckError } from "@sinclair/typebox/value";
-import type { Logger } from "../logger";
-import { BizError, HttpError, InputError, ServiceError } from "../errors";
+import type { Logger } from "../core/logger";
+import { BizError, HttpError, InputError, ServiceError } from "../core/errors";
 import { requestIdOf } from "./context.plugin";
 import { describeIssue, type ValidationIssue } from "./validation";
 import { echoSafely } from "./input-hygiene";

@@ -1,4 +1,4 @@
-import { InputError } from "../errors";
+import { InputError } from "../core/errors";
 
 /**
  * Form bodies decoded as strictly as JSON (input-hygiene.ts): Bun's form parsers turn a byte that is

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../app";
-import { withTimeout } from "../runtime/timeout";
+import type { AppDeps } from "../deps";
+import { withTimeout } from "../core/timeout";
 
 const CHECK_TIMEOUT_MS = 2_000;
 

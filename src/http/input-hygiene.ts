@@ -1,4 +1,4 @@
-import { InputError } from "../errors";
+import { InputError } from "../core/errors";
 
 /**
  * Input that would otherwise reach the database or the validator in a form they choke on: invalid

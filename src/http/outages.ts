@@ -1,6 +1,6 @@
 import { ConnectionException } from "@mikro-orm/core";
-import type { Logger } from "../logger";
-import { ServiceError } from "../errors";
+import type { Logger } from "../core/logger";
+import { ServiceError } from "../core/errors";
 
 /**
  * PostgreSQL or Redis being down (restarting, unreachable) is not a bug of the request: it is answered

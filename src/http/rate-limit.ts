@@ -1,7 +1,7 @@
 import type Redis from "ioredis";
 import type { Rate } from "../config";
-import type { Logger } from "../logger";
-import { ServiceError } from "../errors";
+import type { Logger } from "../core/logger";
+import { ServiceError } from "../core/errors";
 
 /**
  * Token buckets in Redis, shared by every API process: a bucket holds `burst` tokens and refills at

@@ -1,6 +1,6 @@
 import { t, type TSchema } from "elysia";
 import { Type, type IntegerOptions } from "@sinclair/typebox";
-import { ERROR_CODES } from "../errors";
+import { ERROR_CODES } from "../core/errors";
 import { TIMESTAMP_FORMS } from "./timestamps";
 
 /** Shared wire primitives: the envelope, lists, paging, ordering, ids and timestamps. Defined once. */

@@ -1,4 +1,4 @@
-import { InputError } from "../errors";
+import { InputError } from "../core/errors";
 
 /**
  * The one reader of timestamps that clients send: problem-set windows, invitation expiry, a judger's

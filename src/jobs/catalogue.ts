@@ -1,5 +1,6 @@
-import { Queue, type ConnectionOptions, type JobsOptions } from "bullmq";
+import { Queue, type JobsOptions } from "bullmq";
 import type { Config } from "../config";
+import { queueConnection, type RecordJudgePayload } from "../core/judge-protocol";
 
 /**
  * The job catalogue: which queues exist, which jobs run on each and what their payloads are.
@@ -26,11 +27,7 @@ export interface ConfigUnpackPayload {
  * Judge one record. The job id is the record's task id, so a duplicate enqueue collapses; whoever takes
  * the job claims the record with that task id through the judge protocol.
  */
-export interface RecordJudgePayload {
-  recordId: string;
-  domainId: string;
-  taskId: string;
-}
+export type { RecordJudgePayload };
 
 export interface ReconcileReport {
   /** Lapsed leases put back in the queue under a new task id. */
@@ -56,9 +53,7 @@ export type PayloadOf<N extends JobName> = JobCatalogue[N] extends { payload: in
 export type ResultOf<N extends JobName> = JobCatalogue[N] extends { result: infer R } ? R : never;
 
 /** BullMQ opens (and closes) its own connections from these options: a shared client would never be quit. */
-export function queueConnection(config: Pick<Config, "redisUrl">): ConnectionOptions {
-  return { url: config.redisUrl, maxRetriesPerRequest: null } as ConnectionOptions;
-}
+export { queueConnection };
 
 export type Queues = Record<QueueName, Queue>;
 

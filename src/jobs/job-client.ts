@@ -3,7 +3,7 @@ import type Redis from "ioredis";
 import type { Config } from "../config";
 import { closeQueues, createQueues, queueConnection, type JobName, type PayloadOf, type QueueName, type Queues, type ResultOf } from "./catalogue";
 import { jobFailureToError } from "./job-failure";
-import { BizError } from "../errors";
+import { BizError } from "../core/errors";
 
 /**
  * The API's only door to BullMQ: enqueue a job, or enqueue one and wait (bounded) for its result.

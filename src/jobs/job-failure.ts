@@ -1,5 +1,5 @@
 import { UnrecoverableError } from "bullmq";
-import { BizError, ERROR_CODES, type ErrorCode } from "../errors";
+import { BizError, ERROR_CODES, type ErrorCode } from "../core/errors";
 
 const PREFIX = "biz:";
 

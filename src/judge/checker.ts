@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { Logger } from "../logger";
+import type { Logger } from "../core/logger";
 import type { FileCache, BuiltFile } from "./file-cache";
 import type { RemoteFile } from "./judge-api";
 import type { CheckerPlan } from "./plan";

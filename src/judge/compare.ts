@@ -1,4 +1,4 @@
-import type { CompareMode } from "../modules/problem-configs/config-json";
+import type { CompareMode } from "../core/config-model/config-schema";
 import { linesMatchUnordered } from "./compare-lines";
 import { floatsMatch, tokensMatchIgnoringCase } from "./compare-tokens";
 

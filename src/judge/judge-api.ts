@@ -1,6 +1,6 @@
-import type { RecordJudgePayload } from "../jobs/catalogue";
+import type { CaseReport, RecordJudgePayload } from "../core/judge-protocol";
 import { Redactor } from "../core/redact";
-import type { Logger } from "../logger";
+import type { Logger } from "../core/logger";
 import type { JudgeSettings } from "./judge-settings";
 
 /** A task to claim (from the queue or the API's long poll): the queue's payload. */
@@ -23,15 +23,7 @@ export interface Claim {
   codeFiles: RemoteFile[];
 }
 
-export interface CaseReport {
-  state: string;
-  score: number;
-  timeMs: number;
-  memoryKb: number;
-  returnCode: number;
-  stdout: string;
-  stderr: string;
-}
+export type { CaseReport };
 
 /** The API said no (the task was re-queued, the lease lapsed, another judger has it): not worth a retry. */
 export class Refused extends Error {

@@ -1,8 +1,7 @@
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { ConfigError } from "../config";
-import { EnvReader, type Env } from "../env-reader";
-import type { LogLevel } from "../config";
+import { ConfigError, EnvReader, MACHINE_VARIABLES, pickEnv, type Env } from "../core/env-reader";
+import type { LogLevel } from "../core/logger";
 import { secretValuesOf } from "../core/redact";
 
 /**
@@ -50,8 +49,6 @@ export const JUDGE_VARIABLES = [
   "JUDGE_COMPILE_MEMORY_MB", "JUDGE_STOP_GRACE_SECONDS", "LOG_LEVEL",
 ] as const;
 
-/** What any process of ours may take from the machine: where programs are, the locale, the time zone. */
-export const MACHINE_VARIABLES = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"] as const;
 
 /** The server's secrets. A judge needs none of them and refuses to start with any in its environment. */
 const SERVER_SECRET = /^(JWT_SECRET|DATABASE_URL|METRICS_TOKEN|POSTGRES_PASSWORD|PGPASSWORD|(S3|AWS)_\w*(KEY|TOKEN)\w*|OAUTH_\w+_SECRET)$/;
@@ -67,11 +64,7 @@ export function serverSecretsIn(env: Env): string[] {
  * queue's Redis URL only in queue mode.
  */
 export function judgeChildEnv(env: Env): Record<string, string> {
-  const child: Record<string, string> = {};
-  for (const name of [...MACHINE_VARIABLES, ...JUDGE_VARIABLES]) {
-    const value = env[name];
-    if (value !== undefined) child[name] = value;
-  }
+  const child = pickEnv(env, [...MACHINE_VARIABLES, ...JUDGE_VARIABLES]);
   if (child.JUDGE_MODE === "http") delete child.REDIS_URL;
   return child;
 }

@@ -1,6 +1,6 @@
 import { Worker } from "bullmq";
-import { queueConnection } from "../jobs/catalogue";
-import type { Logger } from "../logger";
+import { JUDGE_QUEUE, queueConnection } from "../core/judge-protocol";
+import type { Logger } from "../core/logger";
 import { JudgeApi, type JudgeTask } from "./judge-api";
 import { judgeTask, type EngineDeps, type Outcome } from "./judge-record";
 import type { SlotPool } from "./slots";
@@ -44,7 +44,7 @@ class Running {
 export function startQueueSource(options: { redisUrl: string; queuePrefix: string; concurrency: number }, pool: SlotPool, deps: EngineDeps): TaskSource & { ready: Promise<void> } {
   const running = new Running(pool, deps);
   const worker = new Worker(
-    "judge",
+    JUDGE_QUEUE,
     async (job) => {
       if (job.name !== "record.judge") throw new Error(`the judge takes record.judge jobs, not ${job.name}`);
       return running.run(job.data as JudgeTask);

@@ -1,5 +1,6 @@
-import { parseConfigJson, resolveLanguages, type JudgeCase, type ScoringRule } from "../modules/problem-configs/config-json";
-import type { ResolvedSubtask } from "../modules/problem-configs/config-judging";
+import { parseConfigJson, resolveLanguages, type JudgeCase } from "../core/config-model/config-json";
+import { type ScoringRule } from "../core/config-model/config-schema";
+import type { ResolvedSubtask } from "../core/config-model/config-judging";
 import type { CompareRule } from "./compare";
 import type { Limits } from "./sandbox";
 import type { JudgeSettings } from "./judge-settings";

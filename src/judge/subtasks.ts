@@ -1,4 +1,4 @@
-import type { ResolvedSubtask } from "../modules/problem-configs/config-judging";
+import type { ResolvedSubtask } from "../core/config-model/config-judging";
 import type { CaseReport } from "./judge-api";
 import type { CasePlan, JudgePlan } from "./plan";
 import type { CaseRun } from "./steps";

@@ -1,4 +1,4 @@
-import type { CaseResult } from "../modules/records/record-states";
+import type { CaseResult } from "../core/judge-protocol";
 import type { Limits, RunResult } from "./sandbox";
 
 const SIGXCPU = 24;

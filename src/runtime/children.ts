@@ -1,5 +1,5 @@
 import type { Subprocess } from "bun";
-import type { Logger } from "../logger";
+import type { Logger } from "../core/logger";
 
 /** Children still running; SIGTERMed when this process exits by any path, so none outlive it by accident. */
 const live = new Set<Subprocess>();

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { withTimeout } from "./timeout";
+import { withTimeout } from "../core/timeout";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import { SQL } from "bun";
-import type { Logger } from "../logger";
-import { StartupError } from "./connect";
+import type { Logger } from "../core/logger";
+import { StartupError } from "../core/startup";
 
 const DATABASE = "joj";
 const USER = "postgres";

@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
-import type { Logger } from "../logger";
-import { connectRedis, redisAnswers, StartupError } from "./connect";
+import type { Logger } from "../core/logger";
+import { connectRedis, redisAnswers, StartupError } from "../core/startup";
 import { spawnChild, stopChild } from "./children";
-import { childEnv } from "./child-env";
+import { MACHINE_VARIABLES, pickEnv } from "../core/env-reader";
 
 const READY_TIMEOUT_MS = 10_000;
 
@@ -56,7 +56,7 @@ async function startRedisServer(bin: string, port: number, url: string, dir: str
   // Snapshots off (--save ""): the append-only file alone is the durable copy, written on every second.
   const child = spawnChild([
     bin, "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", "", "--logfile", logFile,
-  ], { env: childEnv("redis-server", process.env) });
+  ], { env: pickEnv(process.env, MACHINE_VARIABLES) });
   logger.info("starting redis-server", { pid: child.pid, port, dir });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(await redisAnswers(url))) {

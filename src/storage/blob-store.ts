@@ -1,7 +1,5 @@
 import { createHash } from "node:crypto";
 import type { Config } from "../config";
-import { FsBlobStore } from "./fs-blob-store";
-import { S3BlobStore } from "./s3-blob-store";
 
 /**
  * Content-addressed storage for problem configs and submissions: a blob's name is the SHA-256 of its
@@ -76,12 +74,4 @@ export function digestFor(data: Uint8Array, expectedDigest?: string): string {
 export function fanOutPath(digest: string): string {
   assertDigest(digest);
   return `${digest.slice(0, 2)}/${digest.slice(2, 4)}/${digest}`;
-}
-
-export function createBlobStore(storage: Config["storage"]): BlobStore {
-  if (storage.driver === "s3") {
-    if (!storage.s3) throw new Error("storage driver is s3 but no S3 settings were given");
-    return new S3BlobStore(storage.s3);
-  }
-  return new FsBlobStore(storage.dir);
 }

@@ -7,7 +7,7 @@ import { judgeableProblem } from "../helpers/records";
 import { fillRecords } from "../helpers/fill-records";
 import { numbered } from "../../src/db/statements";
 import { recordPageStatement } from "../../src/modules/records/record-list";
-import type { DomainAccess } from "../../src/auth/access";
+import type { DomainAccess } from "../../src/modules/identity/access";
 import type { RecordListQueryInput } from "../../src/modules/records/records.schemas";
 
 // The app runs its prepared reads with their generic plans (mikro-orm.config.ts), planned without the

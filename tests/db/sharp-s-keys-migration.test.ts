@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { databaseAtMigration } from "../helpers/database";
 import type { Orm } from "../../src/db/orm";
-import { identityKey } from "../../src/auth/names";
+import { identityKey } from "../../src/modules/identity/credentials/names";
 
 // The capital sharp s (U+1E9E) used to key as "ß"; it keys as "ss" now. Existing keys move, unless the
 // new key is someone else's (or would be): then the row keeps its old key and goes on working.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { ErrorCode } from "../../src/errors";
+import type { ErrorCode } from "../../src/core/errors";
 import type { TestApp } from "./spawn-app";
 import type { TestResponse } from "./http-client";
 import { createUser } from "./factories";

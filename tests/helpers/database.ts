@@ -2,7 +2,8 @@ import { SQL } from "bun";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createOrm, migrate, type Orm } from "../../src/db/orm";
+import { type Orm } from "../../src/db/orm";
+import { createOrm, migrate } from "../../src/database";
 
 /**
  * Test databases: a template is built once from the real migrations (named after a hash of the

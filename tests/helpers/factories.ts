@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { SiteRole } from "../../src/auth/permissions";
+import type { SiteRole } from "../../src/modules/identity/permissions";
 import { realisticPerson } from "../fixtures/names";
-import { issueUserTokens, type IssuedTokens } from "../../src/auth/tokens";
-import { createAccount } from "../../src/modules/auth/auth.service";
+import { issueUserTokens, type IssuedTokens } from "../../src/modules/identity/credentials/tokens";
+import { createAccount } from "../../src/modules/identity/sessions/auth.service";
 import type { User } from "../../src/modules/users/user.entity";
 import type { TestApp } from "./spawn-app";
 

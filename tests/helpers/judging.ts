@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { FileCache } from "../../src/judge/file-cache";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { guardedJudgeApi } from "../../src/judge/judge-api";
 import { judgeSecrets, loadJudgeSettings, type JudgeSettings } from "../../src/judge/judge-settings";
 import { startQueueSource } from "../../src/judge/judge-worker";

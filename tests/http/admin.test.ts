@@ -1,4 +1,4 @@
-import { AccessKey } from "../../src/modules/auth/access-key.entity";
+import { AccessKey } from "../../src/modules/identity/credentials/access-key.entity";
 import { User } from "../../src/modules/users/user.entity";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";

@@ -6,7 +6,7 @@ import { createUser } from "../helpers/factories";
 import { addMembership, makeCast, type Cast } from "../helpers/domain-factories";
 import { DomainRole } from "../../src/modules/domains/domain-role.entity";
 import { DomainInvitation } from "../../src/modules/domains/domain-invitation.entity";
-import { uniformPermissions } from "../../src/auth/permissions";
+import { uniformPermissions } from "../../src/modules/identity/permissions";
 
 /** Who gets what, for every domain operation, on a hidden domain (the strictest case). */
 const CALLERS: Caller[] = ["anonymous", "outsider", "guest", "member", "admin", "owner", "siteRoot"];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { createUser, eventually } from "../helpers/factories";
-import { ERROR_CODES } from "../../src/errors";
+import { ERROR_CODES } from "../../src/core/errors";
 
 let t: TestApp;
 beforeAll(async () => { t = await spawnApp(); });

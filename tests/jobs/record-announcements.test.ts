@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import Redis from "ioredis";
 import { JobClient } from "../../src/jobs/job-client";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 import { announceRecordChange, logOf } from "../../src/modules/record-events/record-events.bus";
 import { TEST_REDIS_URL } from "../helpers/spawn-app";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { diffFields, permissionFields, REDACTED } from "../../src/modules/audit/audit-fields";
-import { defaultUserPermissions } from "../../src/auth/permissions";
+import { defaultUserPermissions } from "../../src/modules/identity/permissions";
 
 // The one place values reach the audit log: changed fields only, secrets and unknown fields never by value.
 describe("diffFields", () => {

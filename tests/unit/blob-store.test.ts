@@ -4,10 +4,10 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../../src/config";
-import {
-  BlobDigestMismatchError, BlobNotFoundError, InvalidDigestError, createBlobStore, sha256Hex, type BlobStore,
-} from "../../src/storage/blob-store";
+import { loadConfig } from "../../src/config";
+import { ConfigError } from "../../src/core/env-reader";
+import { BlobDigestMismatchError, BlobNotFoundError, InvalidDigestError, sha256Hex, type BlobStore } from "../../src/storage/blob-store";
+import { createBlobStore } from "../../src/storage/create-blob-store";
 import { FsBlobStore } from "../../src/storage/fs-blob-store";
 import { S3BlobStore } from "../../src/storage/s3-blob-store";
 import { startLocalS3, type LocalS3 } from "../helpers/s3-server";

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { CaseResult } from "../../src/core/judge-protocol";
 import { checkerVerdict } from "../../src/judge/checker";
 import type { Limits, RunResult } from "../../src/judge/sandbox";
 import { subtaskOrder, subtaskScore } from "../../src/judge/subtasks";
@@ -52,7 +53,7 @@ describe("testlib's exit codes", () => {
 });
 
 describe("subtask scoring", () => {
-  const run = (state: string, ratio: number): CaseRun => ({ ratio, report: { state, score: 0, timeMs: 1, memoryKb: 1, returnCode: 0, stdout: "", stderr: "" } });
+  const run = (state: CaseResult, ratio: number): CaseRun => ({ ratio, report: { state, score: 0, timeMs: 1, memoryKb: 1, returnCode: 0, stdout: "", stderr: "" } });
   const subtask = { score: 60, cases: [0, 1], dependsOn: [] };
 
   test("all or nothing, or the lowest share of its cases (rounded down)", () => {

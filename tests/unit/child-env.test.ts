@@ -3,8 +3,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, SERVER_WORKER_VARIABLES } from "../../src/config";
-import { childEnv } from "../../src/runtime/child-env";
-import { JUDGE_VARIABLES, loadJudgeSettings, MACHINE_VARIABLES, serverSecretsIn } from "../../src/judge/judge-settings";
+import { childEnv } from "../../src/child-env";
+import { JUDGE_VARIABLES, loadJudgeSettings, serverSecretsIn } from "../../src/judge/judge-settings";
+import { MACHINE_VARIABLES, pickEnv } from "../../src/core/env-reader";
 
 // The environment of a production API process: every secret the server has, and the judge's settings.
 const SERVER_ENV: Record<string, string> = {
@@ -54,8 +55,8 @@ describe("who gets which settings", () => {
     expect(loadConfig(env, "worker")).toMatchObject({ jwtSecret: "", metricsToken: null, oauth: { github: null, jaccount: null, oidc: null } });
   });
 
-  test("redis-server started for a first run gets the machine's variables alone", () => {
-    expect(Object.keys(childEnv("redis-server", SERVER_ENV)).sort()).toEqual(["HOME", "LANG", "PATH"]);
+  test("redis-server started for a first run gets the machine's variables alone (local-redis.ts)", () => {
+    expect(Object.keys(pickEnv(SERVER_ENV, MACHINE_VARIABLES)).sort()).toEqual(["HOME", "LANG", "PATH"]);
   });
 
   test("every name the judge's settings read is on its allow-list (a new setting cannot be forgotten)", () => {

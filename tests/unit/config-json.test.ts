@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { BizError } from "../../src/errors";
-import { defaultConfigJson, languageNames, parseConfigJson, resolveLanguages, serializeConfigJson } from "../../src/modules/problem-configs/config-json";
+import { BizError } from "../../src/core/errors";
+import { languageNames, parseConfigJson, resolveLanguages, serializeConfigJson } from "../../src/core/config-model/config-json";
+import { defaultConfigJson } from "../../src/core/config-model/config-schema";
 
 function refusal(input: unknown): string {
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { BizError } from "../../src/errors";
-import { parseConfigJson, resolveLanguages, serializeConfigJson } from "../../src/modules/problem-configs/config-json";
+import { BizError } from "../../src/core/errors";
+import { parseConfigJson, resolveLanguages, serializeConfigJson } from "../../src/core/config-model/config-json";
 
 const CHECKER = { files: ["checker.cpp", "testlib.h"], compileArgs: ["g++", "-O2", "-o", "checker", "checker.cpp"], executeArgs: ["./checker"] };
 const ARCHIVE = ["config.json", "checker.cpp", "testlib.h", "1.in", "1.out"];

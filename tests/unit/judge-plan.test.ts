@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError } from "../../src/config";
+import { ConfigError } from "../../src/core/env-reader";
 import { loadJudgeSettings } from "../../src/judge/judge-settings";
 import { parseMemory, parseTime, planJudging } from "../../src/judge/plan";
 import { escapeOutput } from "../../src/judge/text";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseOrdering } from "../../src/db/listing";
-import { BizError } from "../../src/errors";
+import { BizError } from "../../src/core/errors";
 
 describe("parseOrdering", () => {
   test("no ordering means newest first, ties broken by id so paging is stable", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { displayForm, identityKey, isEmailAddress, isLoginName, isUsername } from "../../src/auth/names";
+import { displayForm, identityKey, isEmailAddress, isLoginName, isUsername } from "../../src/modules/identity/credentials/names";
 import { REALISTIC_NAMES } from "../fixtures/names";
 
 // Printable text: letters of every script, digits, punctuation, symbols, spaces inside.

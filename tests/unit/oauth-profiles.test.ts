@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { loadConfig, ConfigError } from "../../src/config";
-import { githubProfile } from "../../src/modules/oauth/providers/github";
-import { jaccountProfile } from "../../src/modules/oauth/providers/jaccount";
-import { oidcProfile } from "../../src/modules/oauth/providers/oidc";
-import { enabledProviders } from "../../src/modules/oauth/providers/registry";
+import { loadConfig } from "../../src/config";
+import { ConfigError } from "../../src/core/env-reader";
+import { githubProfile } from "../../src/modules/identity/oauth/providers/github";
+import { jaccountProfile } from "../../src/modules/identity/oauth/providers/jaccount";
+import { oidcProfile } from "../../src/modules/identity/oauth/providers/oidc";
+import { enabledProviders } from "../../src/modules/identity/oauth/providers/registry";
 
 // Provider answers of our own making, in the shapes the providers send (trimmed to the fields that matter).
 const GITHUB_USER = {

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
 import { checkFailed, errorsPlugin } from "../../src/http/errors.plugin";
-import { createLogger } from "../../src/logger";
+import { createLogger } from "../../src/core/logger";
 
 // The route checks run in the parse phase (before a body is read), where Elysia wraps every error in a
 // ParseError. A check that fails unexpectedly must stay a logged 500, not pass for a malformed body.

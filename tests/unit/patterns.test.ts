@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { t } from "elysia";
-import { PATTERNS } from "../../src/http/patterns";
-import { EmailAddress, LoginName, Username } from "../../src/http/formats";
+import { PATTERNS } from "../../src/core/patterns";
+import { EmailAddress, LoginName, Username } from "../../src/modules/identity/credentials/name-formats";
 import { REALISTIC_NAMES, REFUSED_NAMES } from "../fixtures/names";
 
 // Compiled as the validator compiles them: TypeBox's TypeCompiler, which Elysia uses for every route.

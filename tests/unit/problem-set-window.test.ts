@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseWindow, windowState } from "../../src/modules/problem-sets/problem-set-window";
-import { InputError } from "../../src/errors";
+import { InputError } from "../../src/core/errors";
 
 const unlockAt = new Date("2031-03-01T00:00:00Z");
 const dueAt = new Date("2031-03-08T00:00:00Z");

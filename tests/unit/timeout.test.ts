@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { withTimeout } from "../../src/runtime/timeout";
+import { withTimeout } from "../../src/core/timeout";
 
 describe("withTimeout", () => {
   test("a prompt answer passes through; a silent one is refused with the message given", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { parseTimestamp, readTimestamp } from "../../src/http/timestamps";
-import { InputError } from "../../src/errors";
+import { InputError } from "../../src/core/errors";
 
 const iso = (value: string | number) => parseTimestamp(value)?.toISOString() ?? null;
 

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createTokenCodec } from "../../src/http/auth.plugin";
+import { createTokenCodec } from "../../src/modules/identity/http/auth.plugin";
 
 // Verified tokens are remembered: what the memory must never do is outlive a token or trust a look-alike.
 const codec = createTokenCodec("a-test-secret-of-enough-length-0123456789");

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { isoTime } from "../../src/http/schemas";
 import { parseTimestamp as parseTimestampInput } from "../../src/http/timestamps";
-import { acceptBothCases, camelToSnake, normalizeQueryBooleans, snakeToCamel } from "../../src/http/normalize";
-import { createLogger } from "../../src/logger";
-import { ERROR_CODES } from "../../src/errors";
+import { acceptBothCases, camelToSnake, normalizeQueryBooleans, snakeToCamel } from "../../src/core/normalize";
+import { createLogger } from "../../src/core/logger";
+import { ERROR_CODES } from "../../src/core/errors";
 
 describe("timestamps", () => {
   test("out: ISO 8601 with an explicit +00:00 offset", () => {

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../../app";
-import { authPlugin } from "../../http/auth.plugin";
+import type { AppDeps } from "../../deps";
+import { authPlugin } from "../identity/http/auth.plugin";
 import { ok, okList, okPage } from "../../http/respond";
 import { UserIdOrMe } from "../../http/schemas";
 import * as users from "../users/users.service";

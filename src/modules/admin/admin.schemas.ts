@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { DateTime, Envelope, ListOf, PaginationQuery, Uuid } from "../../http/schemas";
-import { MAX_PASSWORD_LENGTH } from "../../auth/passwords";
-import { EmailAddress, Username } from "../../http/formats";
+import { MAX_PASSWORD_LENGTH } from "../identity/credentials/passwords";
+import { EmailAddress, Username } from "../identity/credentials/name-formats";
 
 /** Horse's `JudgerCreate` (snake_case fields; every one required in practice). */
 export const JudgerCreate = t.Object(

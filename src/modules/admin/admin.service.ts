@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { TokenCodec, TokenLifetimes } from "../../auth/tokens";
+import type { TokenCodec, TokenLifetimes } from "../identity/credentials/tokens";
 import type { ListPage, ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
-import { createAccount, startSession } from "../auth/auth.service";
-import { createAccessKey } from "../auth/access-keys.service";
+import { createAccount, startSession } from "../identity/sessions/auth.service";
+import { createAccessKey } from "../identity/credentials/access-keys.service";
 import { listUsers, toUserView } from "../users/users.service";
-import type { JudgerPresence } from "./judger-presence";
+import type { JudgerPresence } from "../../runtime/judger-presence";
 import type { JudgerCreateInput, JudgerDetailView } from "./admin.schemas";
 import { audit, type AuditActor } from "../audit/audit.service";
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { DOMAIN_PERMISSION_DEFAULTS, DOMAIN_SCOPES, type DomainPermissionSet } from "../../auth/permissions";
+import { DOMAIN_PERMISSION_DEFAULTS, DOMAIN_SCOPES, type DomainPermissionSet } from "../identity/permissions";
 
 /** Every action the audit log records: `<what it acts on>.<what was done>`. */
 export const AUDIT_ACTIONS = [

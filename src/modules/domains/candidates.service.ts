@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError } from "../../errors";
-import { identityKey } from "../../auth/names";
-import type { DomainAccess } from "../../auth/access";
+import { BizError } from "../../core/errors";
+import { identityKey } from "../identity/credentials/names";
+import type { DomainAccess } from "../identity/access";
 import { User } from "../users/user.entity";
 import { DomainUser } from "./domain-user.entity";
 import { toUserDetailWithDomainRole } from "./members.service";

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError } from "../../errors";
+import { BizError } from "../../core/errors";
 import type { Domain } from "./domain.entity";
 
 /**

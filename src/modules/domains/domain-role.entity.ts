@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { baseProperties } from "../../db/base-properties";
-import type { DomainPermissionSet } from "../../auth/permissions";
+import type { DomainPermissionSet } from "../identity/permissions";
 import { Domain } from "./domain.entity";
 
 /** A named permission set of one domain (root, admin, user, guest, and custom ones). */

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { DateTime, Envelope, ListOf, PaginationQuery, Uuid } from "../../http/schemas";
-import { PATTERNS } from "../../http/patterns";
+import { PATTERNS } from "../../core/patterns";
 
 /** A url slug: `[A-Za-z0-9_-]`, never a UUID (so url-or-id lookups never collide); empty = the id. */
 export const UrlSlug = t.String({

@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { assertSlugFree } from "../../db/addressing";
-import { BizError, permissionDenied } from "../../errors";
+import { BizError, permissionDenied } from "../../core/errors";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import {
   assertCanDeleteDomain, assertCanTransferDomain, canSeeDomain, type DomainAccess,
-} from "../../auth/access";
-import { DEFAULT_DOMAIN_ROLES, DOMAIN_ROOT_ROLE, hasDomainPermission, siteRoleGrants } from "../../auth/permissions";
+} from "../identity/access";
+import { DEFAULT_DOMAIN_ROLES, DOMAIN_ROOT_ROLE, hasDomainPermission, siteRoleGrants } from "../identity/permissions";
 import type { User } from "../users/user.entity";
 import { resolveUserRef } from "../users/users.service";
 import { Domain } from "./domain.entity";

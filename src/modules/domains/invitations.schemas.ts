@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { DateTime, Envelope, ListOf, TimestampInput, Uuid } from "../../http/schemas";
-import { PATTERNS } from "../../http/patterns";
+import { PATTERNS } from "../../core/patterns";
 import { UrlSlug } from "./domains.schemas";
 
 const NOT_ROOT = { pattern: PATTERNS.invitableRole, errorMessage: "role can not be root" };

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
-import { BizError, HttpError } from "../../errors";
+import { BizError, HttpError } from "../../core/errors";
 import { byUrlOrId } from "../../db/addressing";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { readTimestamp } from "../../http/timestamps";
-import type { DomainAccess } from "../../auth/access";
+import type { DomainAccess } from "../identity/access";
 import type { Domain } from "./domain.entity";
 import { DomainInvitation } from "./domain-invitation.entity";
 import { DomainRole } from "./domain-role.entity";

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../../app";
-import { authPlugin } from "../../http/auth.plugin";
+import type { AppDeps } from "../../deps";
+import { authPlugin } from "../identity/http/auth.plugin";
 import { ok, okList, okPage } from "../../http/respond";
 import { EmptyResp, PaginationQuery } from "../../http/schemas";
-import { assertMayReadPermissionsOf } from "../../auth/access";
+import { assertMayReadPermissionsOf } from "../identity/access";
 import * as members from "./members.service";
 import { searchCandidates } from "./candidates.service";
 import { DomainParams } from "./domains.schemas";

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError } from "../../errors";
+import { BizError } from "../../core/errors";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import {
   accessFor, assertDomainRoot, assertMayChangeOwnerMembership, type DomainAccess,
-} from "../../auth/access";
-import { DOMAIN_ROOT_ROLE, type DomainPermissionSet } from "../../auth/permissions";
+} from "../identity/access";
+import { DOMAIN_ROOT_ROLE, type DomainPermissionSet } from "../identity/permissions";
 import { User } from "../users/user.entity";
 import { resolveUserRef, toUserDetail } from "../users/users.service";
 import { DomainUser } from "./domain-user.entity";

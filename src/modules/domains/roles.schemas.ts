@@ -1,6 +1,6 @@
 import { t, type TSchema } from "elysia";
 import { DateTime, Envelope, ListOf, Uuid } from "../../http/schemas";
-import { DOMAIN_PERMISSION_DEFAULTS, DOMAIN_SCOPES } from "../../auth/permissions";
+import { DOMAIN_PERMISSION_DEFAULTS, DOMAIN_SCOPES } from "../identity/permissions";
 
 const titles: Record<string, string> = { general: "GeneralPermission", problem: "ProblemPermission", problemSet: "ProblemSetPermission", record: "RecordPermission" };
 

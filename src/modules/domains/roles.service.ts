@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError, permissionDenied } from "../../errors";
+import { BizError, permissionDenied } from "../../core/errors";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
-import { isDomainRoot, type DomainAccess } from "../../auth/access";
+import { isDomainRoot, type DomainAccess } from "../identity/access";
 import {
   DOMAIN_ROOT_ROLE, defaultUserPermissions, isReadOnlyDomainRole, normalizePermissionSet, permissionWords,
   permissionsBeyond, type DomainPermissionSet,
-} from "../../auth/permissions";
+} from "../identity/permissions";
 import type { Domain } from "./domain.entity";
 import { DomainRole } from "./domain-role.entity";
 import { DomainUser } from "./domain-user.entity";

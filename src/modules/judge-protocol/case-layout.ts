@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { BlobStore } from "../../storage/blob-store";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
 import { readConfigJson } from "../problem-configs/configs.service";
-import { resolveLanguages } from "../problem-configs/config-json";
+import { resolveLanguages } from "../../core/config-model/config-json";
 import { BoundedMap } from "../../runtime/bounded-map";
 
 /** Case categories whose output every viewer of the record may read (the rest need `record.detail`). */

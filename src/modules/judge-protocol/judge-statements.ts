@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isoSql, row } from "../../db/statements";
-import type { DomainAccess } from "../../auth/access";
+import type { DomainAccess } from "../identity/access";
 import { judgerMayMove, pendingCase, WAITING_SQL, WORKING_SQL, WORKING_STATES, type RecordState } from "../records/record-states";
 
 /**

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../app";
+import type { AppDeps } from "../../deps";
 import { serverSecrets } from "../../config";
 import { Redactor } from "../../core/redact";
-import { BizError } from "../../errors";
-import { authPlugin } from "../../http/auth.plugin";
+import { BizError } from "../../core/errors";
+import { authPlugin } from "../identity/http/auth.plugin";
 import { ok } from "../../http/respond";
 import { binaryResponse, EmptyResp } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";

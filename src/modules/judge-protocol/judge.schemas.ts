@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { PATTERNS } from "../../http/patterns";
+import { PATTERNS } from "../../core/patterns";
 import { DateTime, Envelope, Int32, TimestampInput, Uuid, OutInt } from "../../http/schemas";
 import { DomainRef, RecordCaseResultSchema, RecordStateSchema } from "../records/records.schemas";
 

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../app";
-import { authPlugin } from "../../http/auth.plugin";
+import type { AppDeps } from "../../deps";
+import { authPlugin } from "../identity/http/auth.plugin";
 import { ok } from "../../http/respond";
 import { nextTask } from "./judge-tasks.service";
 import { JudgeTaskResp, NextTaskBody } from "./judge-tasks.schemas";

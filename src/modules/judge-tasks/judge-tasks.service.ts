@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
-import { BizError } from "../../errors";
-import type { DomainAccess } from "../../auth/access";
+import { BizError } from "../../core/errors";
+import type { DomainAccess } from "../identity/access";
 import type { RecordJudgePayload } from "../../jobs/catalogue";
 import { findRecord } from "../records/records.service";
 import { REQUEUE_ASSIGNMENTS, WAITING_SQL, WORKING_SQL } from "../records/record-states";

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { JudgingSettings } from "../../config";
 import type { JobClient } from "../../jobs/job-client";
 import type { ReconcileReport } from "../../jobs/catalogue";
-import type { Logger } from "../../logger";
+import type { Logger } from "../../core/logger";
 import { enqueueJudging } from "./judge-queue";
 import { announceRecordChange } from "../record-events/record-events.bus";
 import { pendingCase, REQUEUE_ASSIGNMENTS, WAITING_SQL as WAITING, WORKING_SQL as WORKING, type StoredCase } from "../records/record-states";

@@ -1,10 +1,10 @@
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../../app";
-import { authPlugin } from "../../http/auth.plugin";
+import type { AppDeps } from "../../deps";
+import { authPlugin } from "../identity/http/auth.plugin";
 import { ok } from "../../http/respond";
-import { HttpError } from "../../errors";
+import { HttpError } from "../../core/errors";
 import { EmptyResp } from "../../http/schemas";
-import { JWTAccessTokenResp } from "../auth/auth.schemas";
+import { JWTAccessTokenResp } from "../identity/sessions/auth.schemas";
 
 export const VersionSchema = t.Object({ version: t.String(), git: t.String() }, { title: "Version" });
 

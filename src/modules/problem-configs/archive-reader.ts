@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { ArchiveError, EntryCollector, MiB, formatBytes, type ArchiveEntry, type ArchiveLimits } from "./archive-paths";
 import { readTar } from "./archive-tar";
 import { readZip } from "./archive-zip";
+import { ARCHIVE_MAX_BYTES } from "../../http/body-limits";
 
 // Reads teacher-uploaded zip / tar / tar.gz archives into memory. Every name, type and size in an
 // upload is hostile until checked: nothing here touches the file system except reading the upload.
@@ -10,7 +11,7 @@ import { readZip } from "./archive-zip";
 export { ArchiveError, type ArchiveEntry, type ArchiveErrorReason, type ArchiveLimits } from "./archive-paths";
 
 export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = Object.freeze({
-  maxArchiveBytes: 64 * MiB,
+  maxArchiveBytes: ARCHIVE_MAX_BYTES,
   maxTotalBytes: 256 * MiB,
   maxFileBytes: 64 * MiB,
   maxFiles: 10_000,

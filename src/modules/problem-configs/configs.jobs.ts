@@ -1,12 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError } from "../../errors";
+import { BizError } from "../../core/errors";
 import type { ConfigUnpackPayload } from "../../jobs/catalogue";
 import { errorToJobFailure } from "../../jobs/job-failure";
 import { BlobNotFoundError, type BlobStore } from "../../storage/blob-store";
 import { User } from "../users/user.entity";
 import { Problem } from "../problems/problem.entity";
 import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, readArchive, stripSingleTopFolder, type ArchiveEntry, type ArchiveLimits } from "./archive-reader";
-import { defaultConfigJson, languageNames, parseConfigJson, serializeConfigJson } from "./config-json";
+import { languageNames, parseConfigJson, serializeConfigJson } from "../../core/config-model/config-json";
+import { defaultConfigJson } from "../../core/config-model/config-schema";
 import { storeBlob } from "./blobs.service";
 import { commitVersion, latestConfig, treeOf } from "./versions.service";
 

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { DateTime, Envelope, ListOf, PaginationQuery, Uuid, OutInt } from "../../http/schemas";
-import { ProblemConfigJson } from "./config-json";
+import { ProblemConfigJson } from "../../core/config-model/config-schema";
 
 export const ProblemConfigDetail = t.Object(
   {

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError } from "../../errors";
+import { BizError } from "../../core/errors";
 import { isUuid } from "../../db/addressing";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
@@ -8,7 +8,8 @@ import type { User } from "../users/user.entity";
 import type { Problem } from "../problems/problem.entity";
 import { ProblemConfig } from "./problem-config.entity";
 import { CONFIG_JSON } from "./configs.jobs";
-import { languageNames, parseConfigJson, serializeConfigJson, validateConfigJson, type ConfigJson } from "./config-json";
+import { languageNames, parseConfigJson, serializeConfigJson, validateConfigJson } from "../../core/config-model/config-json";
+import { type ConfigJson } from "../../core/config-model/config-schema";
 import { storeBlob } from "./blobs.service";
 import { commitVersion, latestConfig, treeOf, type TreeEntry } from "./versions.service";
 import type { ProblemConfigDetailView } from "./configs.schemas";

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { createHash } from "node:crypto";
-import { BizError } from "../../errors";
+import { BizError } from "../../core/errors";
 import type { User } from "../users/user.entity";
 import type { Problem } from "../problems/problem.entity";
 import { ProblemConfig } from "./problem-config.entity";

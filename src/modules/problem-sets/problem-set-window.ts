@@ -1,4 +1,4 @@
-import { InputError } from "../../errors";
+import { InputError } from "../../core/errors";
 import { readTimestamp } from "../../http/timestamps";
 
 export type WindowState = "before" | "open" | "late" | "locked";

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
-import { BizError } from "../../errors";
+import { BizError } from "../../core/errors";
 import { assertSlugFree, byUrlOrId } from "../../db/addressing";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
-import { holds, type DomainAccess } from "../../auth/access";
+import { holds, type DomainAccess } from "../identity/access";
 import type { Domain } from "../domains/domain.entity";
 import type { Problem } from "../problems/problem.entity";
 import { findProblem } from "../problems/problems.service";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../app";
-import { authPlugin } from "../../http/auth.plugin";
+import type { AppDeps } from "../../deps";
+import { authPlugin } from "../identity/http/auth.plugin";
 import { ok, okJson, okPage } from "../../http/respond";
 import { EmptyResp } from "../../http/schemas";
 import { DomainParams } from "../domains/domains.schemas";

@@ -1,6 +1,6 @@
 import Redis from "ioredis";
 import type { JobClient } from "../../jobs/job-client";
-import type { Logger } from "../../logger";
+import type { Logger } from "../../core/logger";
 
 /**
  * The record-change bus: whoever changes a record (a judge report, a submission, the reconciler, a

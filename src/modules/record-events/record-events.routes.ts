@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../app";
+import type { AppDeps } from "../../deps";
 import type { JobClient } from "../../jobs/job-client";
-import { authPlugin } from "../../http/auth.plugin";
-import { ServiceError } from "../../errors";
+import { authPlugin } from "../identity/http/auth.plugin";
+import { ServiceError } from "../../core/errors";
 import { findReadableRecord } from "../records/records.service";
 import { DomainParams } from "../domains/domains.schemas";
 import { RecordParams } from "../records/records.schemas";

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { assertDomainVisible, loadUserAndDomainAccess, type DomainAccess } from "../../auth/access";
+import { assertDomainVisible, loadUserAndDomainAccess, type DomainAccess } from "../identity/access";
 import type { BlobStore } from "../../storage/blob-store";
-import { BizError } from "../../errors";
+import { BizError } from "../../core/errors";
 import { readRecordDetail } from "../records/records.service";
 import { listRowsOf, type RecordListFilters } from "../records/record-list";
 import { isFinal } from "../records/record-states";

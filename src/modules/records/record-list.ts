@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { holds, type DomainAccess } from "../../auth/access";
+import { holds, type DomainAccess } from "../identity/access";
 import { pageWindow, parseOrdering } from "../../db/listing";
 import { isoSql, rows } from "../../db/statements";
 import { uuidArray } from "../../db/addressing";

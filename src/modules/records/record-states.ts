@@ -1,3 +1,4 @@
+import type { CaseReport, CaseResult } from "../../core/judge-protocol";
 /**
  * The record state machine. Waiting states hold a task in the queue; a claim moves the record to
  * `fetched`; the judger then moves it forward only, and a final state is never left by a judger. A
@@ -16,11 +17,7 @@ export const WAITING_STATES: readonly RecordState[] = ["processing", "queueing",
 export const WORKING_STATES: readonly RecordState[] = ["fetched", "compiling", "running", "judging"];
 export const FINAL_STATES: readonly RecordState[] = ["accepted", "rejected", "failed"];
 
-export const CASE_RESULTS = [
-  "accepted", "wrong_answer", "time_limit_exceeded", "memory_limit_exceeded", "output_limit_exceeded",
-  "runtime_error", "compile_error", "system_error", "canceled", "etc",
-] as const;
-export type CaseResult = (typeof CASE_RESULTS)[number];
+export { CASE_RESULTS, type CaseResult } from "../../core/judge-protocol";
 
 const sqlList = (states: readonly RecordState[]) => `(${states.map((s) => `'${s}'`).join(", ")})`;
 /** The state groups as SQL lists, for the conditional UPDATEs that move records between them. */
@@ -48,16 +45,8 @@ export function judgerMayMove(from: RecordState, to: RecordState): boolean {
   return RANK[to] > RANK[from];
 }
 
-/** A case as stored (and shown): Horse's `RecordCase`. */
-export interface StoredCase {
-  state: CaseResult;
-  score: number;
-  timeMs: number;
-  memoryKb: number;
-  returnCode: number;
-  stdout: string;
-  stderr: string;
-}
+/** A case as stored (and shown): the judge's report of it (core/judge-protocol.ts). */
+export type StoredCase = CaseReport;
 
 /**
  * One earlier judgement of a record, kept when a rejudge replaced it (oldest first in `history`): the

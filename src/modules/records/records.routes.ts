@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../app";
-import { authPlugin } from "../../http/auth.plugin";
+import type { AppDeps } from "../../deps";
+import { authPlugin } from "../identity/http/auth.plugin";
 import { ok, okJson } from "../../http/respond";
 import { listRecordPage } from "./record-list";
 import { binaryResponse } from "../../http/schemas";

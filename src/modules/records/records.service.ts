@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError, permissionDenied } from "../../errors";
+import { BizError, permissionDenied } from "../../core/errors";
 import { uuidArray } from "../../db/addressing";
 import { isoSql, row, rows } from "../../db/statements";
 import { isoTime } from "../../http/schemas";
-import { holds, type DomainAccess } from "../../auth/access";
+import { holds, type DomainAccess } from "../identity/access";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Domain } from "../domains/domain.entity";
 import { JudgeRecord, RecordFile } from "./record.entity";

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError } from "../../errors";
+import { BizError } from "../../core/errors";
 import { isUuid } from "../../db/addressing";
 import { row } from "../../db/statements";
-import type { DomainAccess } from "../../auth/access";
+import type { DomainAccess } from "../identity/access";
 import type { JobClient } from "../../jobs/job-client";
-import type { Logger } from "../../logger";
+import type { Logger } from "../../core/logger";
 import type { Problem } from "../problems/problem.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { quote } from "../problem-configs/archive-paths";

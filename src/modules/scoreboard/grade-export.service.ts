@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { stringify } from "csv-stringify/sync";
-import type { DomainAccess } from "../../auth/access";
+import type { DomainAccess } from "../identity/access";
 import { uuidArray } from "../../db/addressing";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { scoreboard } from "./scoreboard.service";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../app";
-import { authPlugin } from "../../http/auth.plugin";
+import type { AppDeps } from "../../deps";
+import { authPlugin } from "../identity/http/auth.plugin";
 import { ok } from "../../http/respond";
 import { SetParams } from "../problem-sets/problem-sets.schemas";
 import { findProblemSet } from "../problem-sets/problem-sets.service";

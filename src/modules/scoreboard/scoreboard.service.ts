@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError } from "../../errors";
-import type { DomainAccess } from "../../auth/access";
+import { BizError } from "../../core/errors";
+import type { DomainAccess } from "../identity/access";
 import { uuidArray } from "../../db/addressing";
 import { isoTime } from "../../http/schemas";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../app";
-import { authPlugin } from "../../http/auth.plugin";
+import type { AppDeps } from "../../deps";
+import { authPlugin } from "../identity/http/auth.plugin";
 import { ok } from "../../http/respond";
-import type { DomainAccess } from "../../auth/access";
+import type { DomainAccess } from "../identity/access";
 import { ProblemParams } from "../problems/problems.schemas";
 import { findProblem } from "../problems/problems.service";
 import { SetProblemParams } from "../problem-sets/problem-sets.schemas";
@@ -12,7 +12,7 @@ import { enqueueJudging } from "../judge-tasks/judge-queue";
 import { ProblemSolutionSubmit, type SubmissionInput } from "./submissions.schemas";
 import { RecordResp } from "../records/records.schemas";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Logger } from "../../logger";
+import type { Logger } from "../../core/logger";
 import { RateLimiter } from "../../http/rate-limit";
 
 /** Horse's two submit routes. The record is committed before its job is enqueued. */

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import * as metrics from "../../metrics";
+import * as metrics from "../../runtime/metrics";
 import { randomUUID } from "node:crypto";
 import type { SubmissionLimits } from "../../config";
-import { BizError } from "../../errors";
+import { BizError } from "../../core/errors";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Problem } from "../problems/problem.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";

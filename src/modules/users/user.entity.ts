@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { baseProperties } from "../../db/base-properties";
-import { SITE_ROLES } from "../../auth/permissions";
+import { SITE_ROLES } from "../identity/permissions";
 
 /**
  * A person or a judger. Username and e-mail are unique by identity key (`*_lower`: NFKC, case-folded;

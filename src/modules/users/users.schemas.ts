@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { DateTime, Envelope, ListOf, Uuid } from "../../http/schemas";
-import { MAX_PASSWORD_LENGTH } from "../../auth/passwords";
+import { MAX_PASSWORD_LENGTH } from "../identity/credentials/passwords";
 
 /** Horse's user schemas (OpenAPI `UserPreview`, `User`, `UserDetail`, `UserEdit`, `UserResetPassword`). */
 

@@ -1,7 +1,7 @@
 import { row } from "../../db/statements";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError } from "../../errors";
-import { hashPassword, verifyPassword } from "../../auth/passwords";
+import { BizError } from "../../core/errors";
+import { hashPassword, verifyPassword } from "../identity/credentials/passwords";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { User } from "./user.entity";

@@ -1,0 +1,143 @@
+import { Value } from "@sinclair/typebox/value";
+import { acceptBothCases, camelToSnake } from "../normalize";
+import { assertCheckerFiles, resolveOutputCheck, resolveSubtasks, type OutputCheck, type ResolvedSubtask } from "./config-judging";
+import {
+  CASE_DEFAULTS, invalidConfig as invalid, ProblemConfigJson, type CaseInput, type ConfigJson, type HorseCase, type outputCheckFields,
+  type ScoringRule,
+} from "./config-schema";
+
+/**
+ * config.json parsed, checked and resolved (the schema is config-schema.ts): what the upload refuses
+ * and what a judge runs.
+ */
+
+/** A case as the judge runs it: Horse's fields with every default applied, and how its output is judged. */
+export type JudgeCase = HorseCase & OutputCheck;
+export interface JudgeLanguage {
+  name: string;
+  compileFiles: string[];
+  compileArgs: string[];
+  cases: JudgeCase[];
+  /** Empty when the language has none: then every case scores on its own. */
+  subtasks: ResolvedSubtask[];
+  scoring: ScoringRule;
+}
+
+/** What the caller knows besides config.json: the paths of the version's files, when it has them. */
+export interface ConfigContext {
+  archiveFiles?: Iterable<string>;
+}
+
+/** Parses and validates config.json bytes (either key case); every problem is a FileValidationError saying what and where. */
+export function parseConfigJson(bytes: Uint8Array | string, context: ConfigContext = {}): ConfigJson {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(typeof bytes === "string" ? bytes : new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw invalid(`not valid JSON (${error instanceof Error ? error.message : "parse error"})`);
+  }
+  return validateConfigJson(raw, context);
+}
+
+export function validateConfigJson(raw: unknown, context: ConfigContext = {}): ConfigJson {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw invalid("must be a JSON object");
+  acceptBothCases(raw, true);
+  const config = Value.Clean(ProblemConfigJson, Value.Clone(raw)) as ConfigJson;
+  const error = deepest(Value.Errors(ProblemConfigJson, config).First() as SchemaError | undefined);
+  if (error) throw invalid(`${error.path || "/"}: ${describe(error)}`);
+  const names = new Set<string>();
+  for (const language of config.languages) {
+    if (names.has(language.name)) throw invalid(`language "${language.name}" is listed twice`);
+    names.add(language.name);
+  }
+  resolveLanguages(config);
+  if (context.archiveFiles) assertCheckerFiles(config, new Set(context.archiveFiles));
+  return config;
+}
+
+/**
+ * What a judge runs: each language with `languageDefault` filled in where it says nothing, and each
+ * case with the language's `caseDefault` and then Horse's case defaults. Throws FileValidationError
+ * for what only the merged view shows (an epsilon without float, a subtask naming a missing case).
+ */
+export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
+  const fallback = config.languageDefault ?? {};
+  return config.languages.map((language, i) => {
+    const at = `/languages/${i}`;
+    const [caseDefault, caseDefaultAt] = language.caseDefault
+      ? [language.caseDefault, `${at}/caseDefault`] : [fallback.caseDefault ?? {}, "/languageDefault/caseDefault"];
+    const [cases, casesAt] = language.cases ? [language.cases, `${at}/cases`] : [fallback.cases ?? [], "/languageDefault/cases"];
+    const note = (path: string) => (path.startsWith("/languageDefault") ? ` (language "${language.name}")` : "");
+    const named = (path: string) => `${path}${note(path)}`;
+    if (cases.length === 0) throw invalid(`${at}: language "${language.name}" has no cases (and languageDefault gives none)`);
+    const resolved = cases.map((c, j) => ({
+      ...CASE_DEFAULTS, ...stripJudging(stripUndefined(caseDefault)), ...stripJudging(stripUndefined(c)),
+      ...resolveOutputCheck([
+        { at: named(`${casesAt}/${j}`), fields: c },
+        { at: named(caseDefaultAt), fields: caseDefault },
+        { at, fields: language },
+        { at: "/languageDefault", fields: fallback },
+      ]),
+    }));
+    const [subtasks, subtasksAt] = language.subtasks
+      ? [language.subtasks, `${at}/subtasks`] : [fallback.subtasks ?? [], "/languageDefault/subtasks"];
+    return {
+      name: language.name,
+      compileFiles: language.compileFiles ?? fallback.compileFiles ?? ["a.cpp"],
+      compileArgs: language.compileArgs ?? fallback.compileArgs ?? ["gcc", "a.cpp"],
+      cases: resolved,
+      subtasks: resolveSubtasks(subtasks, resolved.length, subtasksAt, note(subtasksAt)),
+      scoring: language.scoring ?? fallback.scoring ?? "all",
+    };
+  });
+}
+
+type SchemaError = {
+  path: string; message: string; value?: unknown; schema?: { anyOf?: { const?: unknown }[] }; errors?: Iterable<SchemaError>[];
+};
+
+/** A union (a nullable group) reports only "Expected union value": its branches know what is wrong. */
+function deepest(error: SchemaError | undefined): SchemaError | undefined {
+  let best = error;
+  for (const branch of error?.errors ?? []) {
+    for (const inner of branch) {
+      const candidate = deepest(inner);
+      if (candidate && (!best || candidate.path.length > best.path.length)) best = candidate;
+    }
+  }
+  return best;
+}
+
+/** A closed list (`compare`, `scoring`) names what it accepts instead of TypeBox's "Expected union value". */
+function describe(error: SchemaError): string {
+  const allowed = error.schema?.anyOf?.map((branch) => branch.const);
+  if (!allowed?.length || allowed.some((value) => typeof value !== "string")) return error.message;
+  return `unknown value ${JSON.stringify(error.value)} (one of ${allowed.map((v) => `"${v}"`).join(", ")})`;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
+}
+
+/** The output-check fields are resolved level by level (config-judging.ts), not merged blindly. */
+function stripJudging<T extends Partial<CaseInput>>(value: T): Omit<T, keyof typeof outputCheckFields> {
+  const { compare: _compare, epsilon: _epsilon, checker: _checker, ...rest } = value;
+  return rest;
+}
+
+export function languageNames(config: ConfigJson): string[] {
+  return config.languages.map((l) => l.name);
+}
+
+/** config.json as Horse wrote it: pretty-printed, snake_case keys. */
+export function serializeConfigJson(config: ConfigJson): Uint8Array {
+  return new TextEncoder().encode(`${JSON.stringify(toSnake(config), null, 2)}\n`);
+}
+
+function toSnake(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toSnake);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [camelToSnake(k), toSnake(v)]));
+  }
+  return value;
+}

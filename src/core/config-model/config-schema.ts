@@ -1,0 +1,100 @@
+import { type Static, type TSchema, Type as t } from "@sinclair/typebox";
+import { BizError } from "../errors";
+import { PATTERNS } from "../patterns";
+
+/** `T | null`, written as Elysia's `t.Nullable` writes it, so the OpenAPI document is unchanged. */
+const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()], { nullable: true });
+
+/**
+ * Horse's (joj-elephant's) `config.json`: languages, each with compile settings and test cases, plus
+ * this judge's own fields (README "How config.json is judged"): `compare`, `epsilon`, `checker` at the
+ * case, `caseDefault`, language or `languageDefault` level, and `subtasks` with `scoring` per language.
+ */
+
+const RelativePath = t.String({ minLength: 1, maxLength: 255, pattern: PATTERNS.relativePath });
+const TIME = PATTERNS.duration;
+const MEMORY = PATTERNS.memorySize;
+// Closed lists as unions of literals: no implied default (a UnionEnum defaults to its first value,
+// which Elysia would write into a body that left the field out).
+const CompareSchema = t.Union([
+  t.Literal("exact"), t.Literal("whitespace"), t.Literal("float"), t.Literal("tokens-icase"), t.Literal("lines-unordered"),
+]);
+export type CompareMode = Static<typeof CompareSchema>;
+const ScoringSchema = t.Union([t.Literal("all"), t.Literal("min")]);
+export type ScoringRule = Static<typeof ScoringSchema>;
+
+export const CheckerSchema = t.Object(
+  {
+    files: t.Array(RelativePath, { minItems: 1, maxItems: 64, description: "config archive files the checker is built from" }),
+    compileArgs: t.Optional(t.Array(t.String(), { description: "empty or absent: nothing to compile (a script)" })),
+    executeArgs: t.Array(t.String(), { minItems: 1, description: "run as `executeArgs… <input> <output> <expected output>`" }),
+  },
+  { title: "Checker" },
+);
+
+/** How a case's output is judged; most specific level wins (case, caseDefault, language, languageDefault). */
+export const outputCheckFields = {
+  compare: t.Optional(CompareSchema),
+  epsilon: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 1, description: "`float`'s absolute or relative error, the looser" })),
+  checker: t.Optional(Nullable(CheckerSchema)),
+};
+
+export const CaseSchema = t.Object(
+  {
+    category: t.Optional(t.String({ maxLength: 64 })),
+    time: t.Optional(t.String({ pattern: TIME, description: "e.g. 1s, 500ms" })),
+    memory: t.Optional(t.String({ pattern: MEMORY, description: "e.g. 64m, 256MB, 512k" })),
+    // A record's score is the sum over its cases, in an integer column.
+    score: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
+    ignoreWhitespace: t.Optional(t.Boolean()),
+    executeFiles: t.Optional(t.Array(RelativePath)),
+    executeArgs: t.Optional(t.Array(t.String())),
+    executeInputFile: t.Optional(RelativePath),
+    executeOutputFile: t.Optional(RelativePath),
+    ...outputCheckFields,
+  },
+  { title: "Case" },
+);
+
+export const SubtaskSchema = t.Object(
+  {
+    score: t.Integer({ minimum: 0, maximum: 1_000_000 }),
+    cases: t.Array(t.Integer({ minimum: 0 }), { minItems: 1, description: "indices into the language's cases" }),
+    dependsOn: t.Optional(t.Array(t.Integer({ minimum: 0 }), { description: "subtasks that must be fully accepted first" })),
+  },
+  { title: "Subtask" },
+);
+
+const languageDefaultFields = {
+  compileFiles: t.Optional(t.Array(RelativePath)),
+  compileArgs: t.Optional(t.Array(t.String())),
+  caseDefault: t.Optional(Nullable(CaseSchema)),
+  cases: t.Optional(Nullable(t.Array(CaseSchema))),
+  ...outputCheckFields,
+  subtasks: t.Optional(Nullable(t.Array(SubtaskSchema))),
+  scoring: t.Optional(ScoringSchema),
+};
+export const LanguageDefaultSchema = t.Object(languageDefaultFields, { title: "LanguageDefault" });
+export const LanguageSchema = t.Object({ ...languageDefaultFields, name: t.String({ minLength: 1, maxLength: 256 }) }, { title: "Language" });
+export const ProblemConfigJson = t.Object(
+  { languages: t.Array(LanguageSchema, { minItems: 1 }), languageDefault: t.Optional(Nullable(LanguageDefaultSchema)) },
+  { title: "ProblemConfigJson" },
+);
+export type ConfigJson = Static<typeof ProblemConfigJson>;
+export type CaseInput = Static<typeof CaseSchema>;
+export type CheckerInput = Static<typeof CheckerSchema>;
+/** Horse's case fields, every one given (the defaults applied). */
+export type HorseCase = Required<Omit<CaseInput, keyof typeof outputCheckFields>>;
+
+export const CASE_DEFAULTS: HorseCase = {
+  category: "pretest", time: "1s", memory: "64m", score: 10, ignoreWhitespace: true,
+  executeFiles: ["./a.out"], executeArgs: ["./a.out", "--test"], executeInputFile: "case.in", executeOutputFile: "case.out",
+};
+
+/** Horse's default config, written when an archive has none and `configJsonOnMissing=use_default`. */
+export function defaultConfigJson(): ConfigJson {
+  return { languages: [{ name: "c++", compileFiles: ["a.cpp"], compileArgs: ["gcc", "a.cpp"], caseDefault: null, cases: [{ ...CASE_DEFAULTS }] }], languageDefault: null };
+}
+
+export const invalidConfig = (message: string) => new BizError("FileValidationError", `config.json: ${message}`);
+

@@ -1,0 +1,38 @@
+import type { ConnectionOptions } from "bullmq";
+
+/**
+ * The judge protocol's vocabulary, shared by the server and the judge (README "The judge protocol"):
+ * what a queued task carries, the case results, and a case's report as the judge sends it and the
+ * server stores and shows it (Horse's `RecordCase`).
+ */
+
+/** A `record.judge` job on the `judge` queue, and a task handed out by `POST /judge/next_task`. */
+export interface RecordJudgePayload {
+  recordId: string;
+  domainId: string;
+  taskId: string;
+}
+
+export const JUDGE_QUEUE = "judge";
+
+/** BullMQ's connection to the queues' Redis: no retry limit per command, as its workers require. */
+export function queueConnection(settings: { redisUrl: string }): ConnectionOptions {
+  return { url: settings.redisUrl, maxRetriesPerRequest: null } as ConnectionOptions;
+}
+
+export const CASE_RESULTS = [
+  "accepted", "wrong_answer", "time_limit_exceeded", "memory_limit_exceeded", "output_limit_exceeded",
+  "runtime_error", "compile_error", "system_error", "canceled", "etc",
+] as const;
+export type CaseResult = (typeof CASE_RESULTS)[number];
+
+/** One case's result: reported by the judge, stored on the record, shown to users. */
+export interface CaseReport {
+  state: CaseResult;
+  score: number;
+  timeMs: number;
+  memoryKb: number;
+  returnCode: number;
+  stdout: string;
+  stderr: string;
+}

@@ -1,0 +1,37 @@
+import { describe, expect, test } from "bun:test";
+import { closureOf, cyclesAmong, importsOf, ROOT } from "../helpers/import-graph";
+
+// The layers of README "Architecture", checked from the imports themselves.
+const sources = (await Array.fromAsync(new Bun.Glob("{src,workers}/**/*.ts").scan({ cwd: ROOT }))).sort();
+const under = (folder: string) => sources.filter((file) => file.startsWith(folder));
+const FRAMEWORKS = /^(elysia|@elysiajs\/.*|@mikro-orm\/.*)$/;
+
+describe("two programs, one shared core", () => {
+  test("the judge's import closure holds no Elysia and no MikroORM, and no server file", () => {
+    const { files, packages } = closureOf(["workers/judge.ts"]);
+    expect([...packages].filter((name) => FRAMEWORKS.test(name))).toEqual([]);
+    expect([...files].filter((file) => !file.startsWith("src/core/") && !file.startsWith("src/judge/") && file !== "workers/judge.ts")).toEqual([]);
+  });
+
+  test("the core imports nothing but the core, and no framework", () => {
+    for (const file of under("src/core/")) {
+      const { files, packages } = importsOf(file);
+      expect({ file, outside: files.filter((f) => !f.startsWith("src/core/")) }).toEqual({ file, outside: [] });
+      expect({ file, frameworks: packages.filter((name) => FRAMEWORKS.test(name)) }).toEqual({ file, frameworks: [] });
+    }
+  });
+});
+
+describe("layers that only point down", () => {
+  test("shared HTTP, database, job, storage and runtime helpers import no feature, no judge and no entrypoint", () => {
+    const shared = ["src/http/", "src/db/", "src/jobs/", "src/storage/", "src/runtime/"].flatMap(under);
+    const allowed = (target: string) => target.startsWith("src/core/") || target === "src/config.ts" || target === "src/deps.ts"
+      || ["src/http/", "src/db/", "src/jobs/", "src/storage/", "src/runtime/"].some((folder) => target.startsWith(folder));
+    const wrong = shared.flatMap((file) => importsOf(file).files.filter((target) => !allowed(target)).map((target) => `${file} -> ${target}`));
+    expect(wrong).toEqual([]);
+  });
+
+  test("no import circles at all, type imports included", () => {
+    expect(cyclesAmong(sources)).toEqual([]);
+  });
+});
