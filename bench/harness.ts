@@ -14,17 +14,25 @@ export async function benchApp(env: Record<string, string> = {}): Promise<{ t: T
   // The pool size the API runs with in production (createOrm's default), not the tests' small one.
   const t = await spawnApp({ LOG_LEVEL: "warn", ...env }, { poolMax: 10 });
   const cast = await makeCast(t);
-  const problem = await judgeableProblem(t, cast, { categories: Array.from({ length: Number(process.env.CASES ?? 10) }, () => "pretest") });
+  const problem = await judgeableProblem(t, cast, {
+    categories: Array.from({ length: Number(process.env.CASES ?? 10) }, () => "pretest"),
+  });
   return { t, cast, problem };
 }
 
 /** Runs `total` tasks with at most `concurrency` in flight; returns the wall time in ms. */
-export async function timed(total: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<number> {
+export async function timed(
+  total: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < total) await task(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
   return performance.now() - started;
 }
 
@@ -45,13 +53,17 @@ export function report(title: string, rows: [string, string][]): void {
 export async function postgresCpu(): Promise<number> {
   const pids = await readdir("/proc").catch(() => [] as string[]);
   let ticks = 0;
-  await Promise.all(pids.filter((p) => /^\d+$/.test(p)).map(async (pid) => {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-    // Fields after the command (in parentheses, which may hold spaces): utime and stime are the 12th and 13th.
-    const close = stat.lastIndexOf(")");
-    if (!stat.slice(0, close).endsWith("(postgres")) return;
-    const fields = stat.slice(close + 2).split(" ");
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }));
+  await Promise.all(
+    pids
+      .filter((p) => /^\d+$/.test(p))
+      .map(async (pid) => {
+        const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+        // Fields after the command (in parentheses, which may hold spaces): utime and stime are the 12th and 13th.
+        const close = stat.lastIndexOf(")");
+        if (!stat.slice(0, close).endsWith("(postgres")) return;
+        const fields = stat.slice(close + 2).split(" ");
+        ticks += Number(fields[11]) + Number(fields[12]);
+      }),
+  );
   return ticks * 10_000; // USER_HZ is 100 on Linux
 }

@@ -27,7 +27,8 @@ const RUNS = Number(process.env.RUNS ?? 100);
 const RECORDS = Number(process.env.RECORDS ?? 40);
 const CASES = Number(process.env.CASES ?? 10);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? cpus().length);
-const SOURCE = '#include <stdio.h>\nint main(void){ long a, b; if (scanf("%ld %ld", &a, &b) != 2) return 1; printf("%ld\\n", a + b); return 0; }\n';
+const SOURCE =
+  '#include <stdio.h>\nint main(void){ long a, b; if (scanf("%ld %ld", &a, &b) != 2) return 1; printf("%ld\\n", a + b); return 0; }\n';
 
 const scratch = await mkdtemp(join(tmpdir(), "joj-bench-judge-"));
 await chmod(scratch, 0o711);
@@ -44,13 +45,32 @@ async function bareRun(): Promise<void> {
 }
 
 // 1. One run.
-const env = { JUDGER_ACCESS_KEY_ID: "-", JUDGER_SECRET_ACCESS_KEY: "-", JUDGE_WORK_DIR: join(scratch, "work"), JUDGE_CACHE_DIR: join(scratch, "cache") };
+const env = {
+  JUDGER_ACCESS_KEY_ID: "-",
+  JUDGER_SECRET_ACCESS_KEY: "-",
+  JUDGE_WORK_DIR: join(scratch, "work"),
+  JUDGE_CACHE_DIR: join(scratch, "cache"),
+};
 const settings = loadJudgeSettings(env, []);
 const runner = await ensureRunner(join(settings.workDir, "bin"));
 const cgroups = detectCgroups();
 const pool = await SlotPool.open(settings.workDir, 63_000, 1, { cgroups, diskBytes: settings.diskBytes });
 const slot = await pool.acquire();
-const config = { languages: [{ name: "c", compileArgs: [], caseDefault: { executeFiles: ["a.out"], executeArgs: ["./a.out"], executeInputFile: "in", executeOutputFile: "out" }, cases: [{}] }] };
+const config = {
+  languages: [
+    {
+      name: "c",
+      compileArgs: [],
+      caseDefault: {
+        executeFiles: ["a.out"],
+        executeArgs: ["./a.out"],
+        executeInputFile: "in",
+        executeOutputFile: "out",
+      },
+      cases: [{}],
+    },
+  ],
+};
 const [plan] = planJudging(new TextEncoder().encode(JSON.stringify(config)), "c", settings)!.cases;
 const program = [{ path: "a.out", mode: 0o755, hostPath: binary }];
 const dir = await freshWorkDir(slot.root, "bench", slot.uid);
@@ -58,11 +78,27 @@ await writeFile(join(dir, "a.out"), await Bun.file(binary).bytes(), { mode: 0o75
 await writeFile(join(dir, "in"), "20 22\n");
 await Bun.spawn(["chown", "-R", `${slot.uid}:${slot.uid}`, dir]).exited;
 const sandboxRun = async () => {
-  const run = await runSandboxed({ runner, workDir: dir, argv: ["./a.out"], stdin: "in", limits: plan.limits, uid: slot.uid, cgroup: slot.cgroup, tmpBytes: settings.diskBytes });
+  const run = await runSandboxed({
+    runner,
+    workDir: dir,
+    argv: ["./a.out"],
+    stdin: "in",
+    limits: plan.limits,
+    uid: slot.uid,
+    cgroup: slot.cgroup,
+    tmpBytes: settings.diskBytes,
+  });
   if (run.lost || run.exitCode !== 0) throw new Error(`sandboxed run failed: ${run.diagnostics}`);
 };
 const wholeCase = async () => {
-  const { report: result } = await runCase(plan, program, join(scratch, "in"), compareWith(join(scratch, "out"), plan.compare), slot, { runner, settings });
+  const { report: result } = await runCase(
+    plan,
+    program,
+    join(scratch, "in"),
+    compareWith(join(scratch, "out"), plan.compare),
+    slot,
+    { runner, settings },
+  );
   if (result.state !== "accepted") throw new Error(`case ended ${result.state}`);
 };
 for (const warm of [bareRun, sandboxRun, wholeCase]) await warm();
@@ -73,7 +109,10 @@ pool.release(slot);
 await pool.close();
 report(`One run of a trivial C program (${RUNS} each, one at a time)`, [
   ["floor: the binary spawned bare", `${fmt(bareMs)} ms`],
-  [`in the sandbox (bubblewrap + runner + seccomp + cgroup v${cgroups.version})`, `${fmt(sandboxMs)} ms (${fmt(sandboxMs / bareMs)}x, +${fmt(sandboxMs - bareMs)} ms)`],
+  [
+    `in the sandbox (bubblewrap + runner + seccomp + cgroup v${cgroups.version})`,
+    `${fmt(sandboxMs)} ms (${fmt(sandboxMs / bareMs)}x, +${fmt(sandboxMs - bareMs)} ms)`,
+  ],
   ["a whole case: fresh dir, sandboxed run, compare", `${fmt(caseMs)} ms (${fmt(caseMs / bareMs)}x)`],
 ]);
 
@@ -83,24 +122,65 @@ const t = await spawnApp({ LOG_LEVEL: "warn" }, { configsWorker: true });
 try {
   const cast = await makeCast(t);
   const server = listen(t);
-  const judge = await startJudge(judgeEnv(t, server, await judgerKey(t, cast), 63_100, { JUDGE_CONCURRENCY: String(CONCURRENCY) }));
+  const judge = await startJudge(
+    judgeEnv(t, server, await judgerKey(t, cast), 63_100, { JUDGE_CONCURRENCY: String(CONCURRENCY) }),
+  );
   const cases = Array.from({ length: CASES }, () => ({}));
-  const problem = await problemWithData(t, cast, {
-    languages: [{ name: "c", compileFiles: ["a.c"], compileArgs: ["gcc", "-O2", "-o", "a.out", "a.c"], caseDefault: { executeFiles: ["a.out"], executeArgs: ["./a.out"], executeInputFile: "in", executeOutputFile: "out" }, cases }],
-  }, { in: "20 22\n", out: "42\n" });
+  const problem = await problemWithData(
+    t,
+    cast,
+    {
+      languages: [
+        {
+          name: "c",
+          compileFiles: ["a.c"],
+          compileArgs: ["gcc", "-O2", "-o", "a.out", "a.c"],
+          caseDefault: {
+            executeFiles: ["a.out"],
+            executeArgs: ["./a.out"],
+            executeInputFile: "in",
+            executeOutputFile: "out",
+          },
+          cases,
+        },
+      ],
+    },
+    { in: "20 22\n", out: "42\n" },
+  );
   const floorMs = await timed(RECORDS * CASES, CONCURRENCY, bareRun);
-  const gccMs = (await timed(10, 1, async () => {
-    if ((await Bun.spawn(["gcc", "-O2", "-o", join(scratch, "b.out"), join(scratch, "a.c")]).exited) !== 0) throw new Error("gcc failed");
-  })) / 10;
+  const gccMs =
+    (await timed(10, 1, async () => {
+      if ((await Bun.spawn(["gcc", "-O2", "-o", join(scratch, "b.out"), join(scratch, "a.c")]).exited) !== 0)
+        throw new Error("gcc failed");
+    })) / 10;
   const started = performance.now();
-  const ids = await Promise.all(Array.from({ length: RECORDS }, async () => (await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problem}`, submission("c", { "a.c": SOURCE }))).body.data.id as string));
+  const ids = await Promise.all(
+    Array.from(
+      { length: RECORDS },
+      async () =>
+        (
+          await submit(
+            t,
+            cast.member.token,
+            `/domains/${cast.domain.id}/problems/${problem}`,
+            submission("c", { "a.c": SOURCE }),
+          )
+        ).body.data.id as string,
+    ),
+  );
   const rows = await Promise.all(ids.map((id) => finalRecord(t, id, 600_000)));
   const judgeMs = performance.now() - started;
   await judge.stop();
   const accepted = rows.filter((r) => r.state === "accepted").length;
   report(`Judge throughput: ${RECORDS} records × ${CASES} cases, ${CONCURRENCY} judging at once`, [
-    ["floor: the same runs, bare", `${fmt(floorMs / RECORDS)} ms/record (${fmt((RECORDS * CASES) / floorMs * 1000)} runs/s)`],
-    ["judged: submit → compile → cases → final", `${fmt(judgeMs / RECORDS)} ms/record, ${fmt(RECORDS / judgeMs * 1000)} records/s, ${fmt((RECORDS * CASES) / judgeMs * 1000)} cases/s`],
+    [
+      "floor: the same runs, bare",
+      `${fmt(floorMs / RECORDS)} ms/record (${fmt(((RECORDS * CASES) / floorMs) * 1000)} runs/s)`,
+    ],
+    [
+      "judged: submit → compile → cases → final",
+      `${fmt(judgeMs / RECORDS)} ms/record, ${fmt((RECORDS / judgeMs) * 1000)} records/s, ${fmt(((RECORDS * CASES) / judgeMs) * 1000)} cases/s`,
+    ],
     ["judge vs floor", `${fmt(judgeMs / floorMs)}x`],
     ["for scale: one bare gcc -O2 of the program", `${fmt(gccMs)} ms`],
     ["check: accepted", `${accepted} / ${RECORDS}`],

@@ -21,23 +21,45 @@ const STUDENT = `student-${port}`;
 const database = await createTestDatabase();
 const server = Bun.spawn([process.execPath, "--no-env-file", join(import.meta.dir, "../src/main.ts")], {
   env: {
-    PATH: process.env.PATH ?? "", HOME: "/tmp", HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL,
-    QUEUE_PREFIX: `bench-logins-${port}`, DATA_DIR: "/tmp/joj-bench-logins", JWT_SECRET: "bench-logins-secret-0123456789abcdef0123456789",
-    TRUSTED_PROXIES: "127.0.0.1/32", LOG_LEVEL: "error",
+    PATH: process.env.PATH ?? "",
+    HOME: "/tmp",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: `bench-logins-${port}`,
+    DATA_DIR: "/tmp/joj-bench-logins",
+    JWT_SECRET: "bench-logins-secret-0123456789abcdef0123456789",
+    TRUSTED_PROXIES: "127.0.0.1/32",
+    LOG_LEVEL: "error",
   },
-  stdout: "ignore", stderr: "inherit",
+  stdout: "ignore",
+  stderr: "inherit",
 });
 
-const post = (path: string, body: Record<string, string>, from = "192.0.2.1") => fetch(`${base}${path}`, {
-  method: "POST", body: new URLSearchParams(body), headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": from },
-});
-const login = (username: string, from: string) => post("/auth/login?responseType=json&cookie=false", { username, password: `${username} password` }, from);
+const post = (path: string, body: Record<string, string>, from = "192.0.2.1") =>
+  fetch(`${base}${path}`, {
+    method: "POST",
+    body: new URLSearchParams(body),
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": from },
+  });
+const login = (username: string, from: string) =>
+  post("/auth/login?responseType=json&cookie=false", { username, password: `${username} password` }, from);
 
 try {
-  for (let i = 0; i < 200; i++) if (await fetch(`${base}/version`).then((r) => r.ok, () => false)) break; else await Bun.sleep(100);
+  for (let i = 0; i < 200; i++)
+    if (
+      await fetch(`${base}/version`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    else await Bun.sleep(100);
   for (const [i, name] of [FLOODER, STUDENT].entries()) {
     const made = await fetch(`${base}/auth/register?responseType=json&cookie=false`, {
-      method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": `192.0.2.${100 + i}` },
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": `192.0.2.${100 + i}` },
       body: JSON.stringify({ username: name, email: `${name}@sjtu.edu.cn`, password: `${name} password` }),
     });
     if (!made.ok) throw new Error(`register ${name}: ${await made.text()}`);
@@ -60,7 +82,10 @@ try {
   const flood = Array.from({ length: FLOOD }, async (_, i) => {
     while (flooding) {
       const answer = await login(FLOODER, `203.0.113.${(i % ADDRESSES) + 1}`);
-      if (answer.status === 429) { outcomes.refused++; await Bun.sleep(5); } else outcomes.ok++;
+      if (answer.status === 429) {
+        outcomes.refused++;
+        await Bun.sleep(5);
+      } else outcomes.ok++;
     }
   });
   await Bun.sleep(500);
@@ -72,7 +97,10 @@ try {
   report(`A student's login while one user keeps ${FLOOD} correct logins in flight from ${ADDRESSES} address(es)`, [
     ["floor: the login, nobody else (median / worst)", `${fmt(median(quiet))} / ${fmt(worst(quiet))} ms`],
     ["during the flood (median / worst)", `${fmt(median(loaded))} / ${fmt(worst(loaded))} ms`],
-    ["during ÷ floor (median / worst)", `${fmt(median(loaded) / median(quiet))}x / ${fmt(worst(loaded) / median(quiet))}x`],
+    [
+      "during ÷ floor (median / worst)",
+      `${fmt(median(loaded) / median(quiet))}x / ${fmt(worst(loaded) / median(quiet))}x`,
+    ],
     ["the flood's logins: hashed / refused (429)", `${outcomes.ok} / ${outcomes.refused}`],
   ]);
 } finally {

@@ -21,11 +21,20 @@ const CASES = Number(process.env.CASES ?? 5);
 
 const { t, cast, problem } = await benchApp({ LOG_LEVEL: process.env.LOG_LEVEL ?? "error" });
 const domain = cast.domain.id;
-const seed = (await submit(t, cast.member.token, `/domains/${domain}/problems/${problem}`, submission("c"))).body.data.id as string;
+const seed = (await submit(t, cast.member.token, `/domains/${domain}/problems/${problem}`, submission("c"))).body.data
+  .id as string;
 const output = "expected 42 but the program printed 41\n".repeat(Math.ceil(65_536 / 39)).slice(0, 65_536);
-const cases = JSON.stringify(Array.from({ length: CASES }, () => ({
-  state: "wrong_answer", score: 0, timeMs: 20, memoryKb: 2048, returnCode: 0, stdout: output, stderr: output,
-})));
+const cases = JSON.stringify(
+  Array.from({ length: CASES }, () => ({
+    state: "wrong_answer",
+    score: 0,
+    timeMs: 20,
+    memoryKb: 2048,
+    returnCode: 0,
+    stdout: output,
+    stderr: output,
+  })),
+);
 await t.orm.em.fork().execute(
   `insert into records (id, created_at, updated_at, domain_id, problem_id, committer_id, state, language, cases)
    select gen_random_uuid(), now(), now(), domain_id, problem_id, committer_id, 'rejected', 'c', ?::jsonb
@@ -41,16 +50,24 @@ const access = (await loadUserAndDomainAccess(t.orm.em.fork(), cast.admin.user.i
 const page = recordPageStatement(access, { limit: 100 } as Parameters<typeof recordPageStatement>[1]);
 const sql = new SQL(t.config.databaseUrl!, { max: 10 });
 const floor = Bun.serve({
-  hostname: "127.0.0.1", port: 0, fetch: async () => {
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch: async () => {
     const found = await sql.unsafe<{ count: number; row: string | null }[]>(numbered(page.sql), page.values);
-    const results = found.filter((r) => r.row !== null).map((r) => r.row).join(",");
+    const results = found
+      .filter((r) => r.row !== null)
+      .map((r) => r.row)
+      .join(",");
     const body = `{"errorCode":"Success","errorMsg":"","data":{"count":${found[0].count},"results":[${results}]}}`;
     return new Response(body, { headers: { "content-type": "application/json" } });
   },
 });
 const floorUrl = `http://127.0.0.1:${floor.port}/`;
 
-const settle = () => { Bun.gc(true); return process.memoryUsage().rss; };
+const settle = () => {
+  Bun.gc(true);
+  return process.memoryUsage().rss;
+};
 const read = (url: string) => fetch(url, { headers }).then((r) => r.arrayBuffer());
 
 async function measure(url: string) {
@@ -72,14 +89,21 @@ async function measure(url: string) {
 }
 
 // The order is an environment choice (FLOOR_FIRST=1): the second to run finds the allocator's arenas grown.
-const [appResult, floorResult] = process.env.FLOOR_FIRST === "1"
-  ? await measure(floorUrl).then(async (f) => [await measure(appUrl), f])
-  : await measure(appUrl).then(async (a) => [a, await measure(floorUrl)]);
+const [appResult, floorResult] =
+  process.env.FLOOR_FIRST === "1"
+    ? await measure(floorUrl).then(async (f) => [await measure(appUrl), f])
+    : await measure(appUrl).then(async (a) => [a, await measure(floorUrl)]);
 const mib = (bytes: number) => `${fmt(bytes / 1024 / 1024)} MiB`;
 const both = (pick: (r: typeof appResult) => number, unit: (n: number) => string) =>
   `app ${unit(pick(appResult))} · floor ${unit(pick(floorResult))}`;
 report(`A page of 100 records with ${CASES} cases of 64 KiB output each (stdout and stderr), ${REPEAT} times`, [
-  ["time per page", both((r) => r.perPage, (n) => `${fmt(n)} ms`)],
+  [
+    "time per page",
+    both(
+      (r) => r.perPage,
+      (n) => `${fmt(n)} ms`,
+    ),
+  ],
   ["RSS gained by one page", both((r) => r.one, mib)],
   [`RSS gained at peak over ${REPEAT} pages`, both((r) => r.peak, mib)],
   ["RSS still gained after a collection", both((r) => r.held, mib)],

@@ -23,9 +23,13 @@ try {
   let floorDone = 0;
   let floorResolve!: () => void;
   const floorFinished = new Promise<void>((resolve) => (floorResolve = resolve));
-  const floorWorker = new Worker("floor", async () => {
-    if (++floorDone === RECORDS) floorResolve();
-  }, { connection, prefix: t.config.queuePrefix, concurrency: CONCURRENCY });
+  const floorWorker = new Worker(
+    "floor",
+    async () => {
+      if (++floorDone === RECORDS) floorResolve();
+    },
+    { connection, prefix: t.config.queuePrefix, concurrency: CONCURRENCY },
+  );
   await floorWorker.waitUntilReady();
   const floorStart = performance.now();
   await Promise.all(Array.from({ length: RECORDS }, (_, i) => floorQueue.add("noop", { i })));
@@ -37,7 +41,11 @@ try {
   // The protocol: records submitted first (timed by bench:submissions, not here) and their jobs
   // dropped; the clock starts when the jobs are enqueued, as the floor's does.
   // A judger signs every call with its access key, as the real judge does (src/judge/judge-api.ts).
-  const created = await t.api.post("/admin/judgers", { username: "评测机-bench", password: "pw", email: "bench@judges.example.edu" }, { token: cast.siteRoot.token });
+  const created = await t.api.post(
+    "/admin/judgers",
+    { username: "评测机-bench", password: "pw", email: "bench@judges.example.edu" },
+    { token: cast.siteRoot.token },
+  );
   const { accessKeyId, secretAccessKey } = created.body.data;
   const authorization = `Basic ${Buffer.from(`${accessKeyId}:${secretAccessKey}`).toString("base64")}`;
   const path = `/domains/${cast.domain.id}/problems/${problem}`;
@@ -54,28 +62,42 @@ try {
     const response = await t.api[method](url, body, { headers: { authorization } });
     if (response.body.errorCode !== "Success") refused++;
   };
-  const worker = await scriptedJudger(t, async (job: RecordJudgePayload) => {
-    const base = `/domains/${job.domainId}/records/${job.recordId}`;
-    await call("post", `${base}/judge/claim`, { taskId: job.taskId });
-    for (let i = 0; i < CASES; i++) await call("put", `${base}/cases/${i}/judge`, { state: "accepted", score: 10, timeMs: 1, memoryKb: 1024 });
-    await call("put", `${base}/judge`, { state: "accepted" });
-    if (++done === RECORDS) resolveAll();
-  }, CONCURRENCY);
+  const worker = await scriptedJudger(
+    t,
+    async (job: RecordJudgePayload) => {
+      const base = `/domains/${job.domainId}/records/${job.recordId}`;
+      await call("post", `${base}/judge/claim`, { taskId: job.taskId });
+      for (let i = 0; i < CASES; i++)
+        await call("put", `${base}/cases/${i}/judge`, { state: "accepted", score: 10, timeMs: 1, memoryKb: 1024 });
+      await call("put", `${base}/judge`, { state: "accepted" });
+      if (++done === RECORDS) resolveAll();
+    },
+    CONCURRENCY,
+  );
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  await Promise.all(tasks.map((task) => enqueueJudging(t.jobs, t.logger, { recordId: task.id, domainId: cast.domain.id, taskId: task.task_id })));
+  await Promise.all(
+    tasks.map((task) =>
+      enqueueJudging(t.jobs, t.logger, { recordId: task.id, domainId: cast.domain.id, taskId: task.task_id }),
+    ),
+  );
   await allDone;
   const protocolMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   // This process's CPU (judgers, queue worker and API together; PostgreSQL's and Redis's not in it).
   const cpuPerCall = (cpu.user + cpu.system) / 1000 / (RECORDS * (CASES + 2));
   await worker.close();
-  const [{ n: accepted }] = await t.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from records where state = 'accepted'");
+  const [{ n: accepted }] = await t.orm.em
+    .fork()
+    .execute<{ n: number }[]>("select count(*)::int as n from records where state = 'accepted'");
   const floorPer = floorMs / RECORDS;
   const protocolPer = protocolMs / RECORDS;
   report(`Judge protocol: ${RECORDS} records × ${CASES} cases, ${CONCURRENCY} judging at once`, [
-    ["floor: BullMQ add→complete, no-op job", `${fmt(floorPer)} ms/record (${fmt(RECORDS / floorMs * 1000)} /s)`],
-    ["protocol: enqueue → claim + cases + final, HTTP", `${fmt(protocolPer)} ms/record (${fmt(RECORDS / protocolMs * 1000)} /s)`],
+    ["floor: BullMQ add→complete, no-op job", `${fmt(floorPer)} ms/record (${fmt((RECORDS / floorMs) * 1000)} /s)`],
+    [
+      "protocol: enqueue → claim + cases + final, HTTP",
+      `${fmt(protocolPer)} ms/record (${fmt((RECORDS / protocolMs) * 1000)} /s)`,
+    ],
     ["protocol cost vs floor", `${fmt(protocolPer / floorPer)}x (${fmt(protocolPer / (CASES + 2))} ms per judge call)`],
     ["CPU of this process per judge call", `${fmt(cpuPerCall)} ms (judgers, queue worker and API)`],
     ["check: accepted / refused calls", `${accepted} / ${refused}`],

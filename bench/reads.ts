@@ -26,8 +26,10 @@ const { t, cast, problem } = await benchApp({ LOG_LEVEL: "error", RATE_SUBMISSIO
 const sql = new SQL(t.config.databaseUrl!, { max: 10 });
 const domain = cast.domain.id;
 const member = cast.member;
-const seed = (await submit(t, member.token, `/domains/${domain}/problems/${problem}`, submission("c"))).body.data.id as string;
-const set = (await t.api.post(`/domains/${domain}/problem_sets`, { title: "Week 1" }, { token: cast.admin.token })).body.data.id as string;
+const seed = (await submit(t, member.token, `/domains/${domain}/problems/${problem}`, submission("c"))).body.data
+  .id as string;
+const set = (await t.api.post(`/domains/${domain}/problem_sets`, { title: "Week 1" }, { token: cast.admin.token })).body
+  .data.id as string;
 const students = await Promise.all(Array.from({ length: 20 }, () => createUser(t)));
 const population = { domain, set, problem, students: students.map((s) => s.user.id) };
 
@@ -49,7 +51,11 @@ const routes: [string, string][] = [
  * server processes, from /proc). CPU time is the steadier figure on a shared machine, where wall time
  * follows the neighbours' load.
  */
-async function load(base: string, path: string, measured = true): Promise<{ rps: number; p50: number; p99: number; cpu: number; pg: number }> {
+async function load(
+  base: string,
+  path: string,
+  measured = true,
+): Promise<{ rps: number; p50: number; p99: number; cpu: number; pg: number }> {
   if (measured && WARMUP > 0) await load(base, path, false);
   const seconds = measured ? SECONDS : WARMUP;
   const latencies: number[] = [];
@@ -57,15 +63,17 @@ async function load(base: string, path: string, measured = true): Promise<{ rps:
   const cpuBefore = process.cpuUsage();
   const pgBefore = await postgresCpu();
   const until = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < until) {
-      const started = performance.now();
-      const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } }).catch(() => null);
-      await response?.arrayBuffer();
-      if (response?.status !== 200) failures++;
-      latencies.push(performance.now() - started);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        const started = performance.now();
+        const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } }).catch(() => null);
+        await response?.arrayBuffer();
+        if (response?.status !== 200) failures++;
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
   if (failures > 0 && measured) console.log(`  (${failures} of ${latencies.length} requests to ${base}${path} failed)`);
@@ -94,29 +102,37 @@ async function floorAnswer(request: Request): Promise<Response> {
   if (url.pathname.endsWith("/users/me")) data = user;
   else if (parts[5] === "problems") {
     // The page holds the caller's newest record for the problem (Horse's latestRecord), so the floor reads it too.
-    data = (await sql`select p.*, (select json_build_object('id', r.id, 'state', r.state, 'createdAt', r.created_at) from records r
+    data = (
+      await sql`select p.*, (select json_build_object('id', r.id, 'state', r.state, 'createdAt', r.created_at) from records r
         where r.committer_id = ${user.id} and r.problem_id = p.id and r.problem_set_id is null
         order by r.created_at desc, r.id desc limit 1) as latest_record
-      from problems p where p.id = ${parts[6]} and p.domain_id = ${domain}`)[0];
-  }
-  else if (parts[6]) data = (await sql`select * from records where id = ${parts[6]} and domain_id = ${domain}`)[0];
+      from problems p where p.id = ${parts[6]} and p.domain_id = ${domain}`
+    )[0];
+  } else if (parts[6]) data = (await sql`select * from records where id = ${parts[6]} and domain_id = ${domain}`)[0];
   else {
     // The same questions, by hand: only the filters given, the page's ids found on the index first,
     // and the count from the same maintained counts, so that the ratio measures the framework.
     const q = url.searchParams;
     const where = ["domain_id = $1"];
     const values: unknown[] = [domain];
-    for (const [param, column] of [["problem", "problem_id"], ["submitterId", "committer_id"], ["problemSet", "problem_set_id"]]) {
+    for (const [param, column] of [
+      ["problem", "problem_id"],
+      ["submitterId", "committer_id"],
+      ["problemSet", "problem_set_id"],
+    ]) {
       if (q.get(param)) where.push(`${column} = $${values.push(q.get(param))}`);
     }
     const condition = where.join(" and ");
     const [rows, [{ n }]] = await Promise.all([
-      sql.unsafe(`with page as (select id from records where ${condition} order by created_at desc, id limit 100 offset ${Number(q.get("offset") ?? 0)})
+      sql.unsafe(
+        `with page as (select id from records where ${condition} order by created_at desc, id limit 100 offset ${Number(q.get("offset") ?? 0)})
           select r.id, r.created_at, r.updated_at, r.domain_id, r.state, r.language, r.score, r.time_ms, r.memory_kb, r.judged_at,
                  r.late, r.problem_set_id, ps.title as problem_set_title, r.problem_id, p.title as problem_title, r.committer_id, u.username
             from page join records r on r.id = page.id left join problem_sets ps on ps.id = r.problem_set_id
             left join problems p on p.id = r.problem_id left join users u on u.id = r.committer_id
-           order by r.created_at desc, r.id`, values),
+           order by r.created_at desc, r.id`,
+        values,
+      ),
       sql.unsafe(`select coalesce(sum(records), 0)::int as n from record_counts where ${condition}`, values),
     ]);
     data = { count: n, results: rows };
@@ -137,18 +153,27 @@ for (const total of [SMALL, LARGE].filter((n) => n > 0)) {
   for (const [name, path] of routes.filter(([name]) => name.includes(ROUTE))) {
     if (APP_ONLY) {
       const appResult = await load(appBase, path);
-      rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms,`
-        + ` ${fmt(appResult.cpu)} µs CPU, PostgreSQL ${fmt(appResult.pg)} µs)`]);
+      rows.push([
+        name,
+        `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms,` +
+          ` ${fmt(appResult.cpu)} µs CPU, PostgreSQL ${fmt(appResult.pg)} µs)`,
+      ]);
       continue;
     }
     const floorResult = await load(floorBase, path);
     const appResult = await load(appBase, path);
-    rows.push([name, `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms)`
-      + ` · floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · floor ÷ app ${fmt(floorResult.rps / appResult.rps)}`
-      + ` · CPU/req app ${fmt(appResult.cpu)} µs, floor ${fmt(floorResult.cpu)} µs`
-      + ` · PostgreSQL CPU/req app ${fmt(appResult.pg)} µs, floor ${fmt(floorResult.pg)} µs`]);
+    rows.push([
+      name,
+      `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms)` +
+        ` · floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · floor ÷ app ${fmt(floorResult.rps / appResult.rps)}` +
+        ` · CPU/req app ${fmt(appResult.cpu)} µs, floor ${fmt(floorResult.cpu)} µs` +
+        ` · PostgreSQL CPU/req app ${fmt(appResult.pg)} µs, floor ${fmt(floorResult.pg)} µs`,
+    ]);
   }
-  report(`Hot reads at ${total.toLocaleString("en")} records (${CONCURRENCY} in flight, ${SECONDS} s each, in-process client over HTTP)`, rows);
+  report(
+    `Hot reads at ${total.toLocaleString("en")} records (${CONCURRENCY} in flight, ${SECONDS} s each, in-process client over HTTP)`,
+    rows,
+  );
 }
 floor.stop(true);
 await t.app.stop(true);

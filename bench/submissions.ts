@@ -14,23 +14,30 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const { t, cast, problem } = await benchApp();
 try {
   const em = () => t.orm.em.fork();
-  const [{ config_id }] = await em().execute<{ config_id: string }[]>("select id as config_id from problem_configs where problem_id = ? order by version desc limit 1", [problem]);
-  const floorMs = await timed(TOTAL, CONCURRENCY, () => em().execute(
-    `insert into records (id, domain_id, problem_id, config_id, committer_id, language, state, task_id, commit_id)
+  const [{ config_id }] = await em().execute<{ config_id: string }[]>(
+    "select id as config_id from problem_configs where problem_id = ? order by version desc limit 1",
+    [problem],
+  );
+  const floorMs = await timed(TOTAL, CONCURRENCY, () =>
+    em().execute(
+      `insert into records (id, domain_id, problem_id, config_id, committer_id, language, state, task_id, commit_id)
      values (?, ?, ?, ?, ?, 'c', 'queueing', ?, ?)`,
-    [randomUUID(), cast.domain.id, problem, config_id, cast.member.user.id, randomUUID(), "0".repeat(64)],
-  ));
+      [randomUUID(), cast.domain.id, problem, config_id, cast.member.user.id, randomUUID(), "0".repeat(64)],
+    ),
+  );
   await em().execute("delete from records");
   // The same row plus the counter increment, in one transaction: every submission to one problem
   // takes that problem's row lock until its commit is durable.
-  const counterMs = await timed(TOTAL, CONCURRENCY, () => em().transactional(async (tx) => {
-    await tx.execute(
-      `insert into records (id, domain_id, problem_id, config_id, committer_id, language, state, task_id, commit_id)
+  const counterMs = await timed(TOTAL, CONCURRENCY, () =>
+    em().transactional(async (tx) => {
+      await tx.execute(
+        `insert into records (id, domain_id, problem_id, config_id, committer_id, language, state, task_id, commit_id)
        values (?, ?, ?, ?, ?, 'c', 'queueing', ?, ?)`,
-      [randomUUID(), cast.domain.id, problem, config_id, cast.member.user.id, randomUUID(), "0".repeat(64)],
-    );
-    await tx.execute("update problems set num_submit = num_submit + 1 where id = ?", [problem]);
-  }));
+        [randomUUID(), cast.domain.id, problem, config_id, cast.member.user.id, randomUUID(), "0".repeat(64)],
+      );
+      await tx.execute("update problems set num_submit = num_submit + 1 where id = ?", [problem]);
+    }),
+  );
   await em().execute("delete from records");
   await em().execute("update problems set num_submit = 0 where id = ?", [problem]);
   const path = `/domains/${cast.domain.id}/problems/${problem}`;
@@ -40,7 +47,12 @@ try {
     const response = await t.api.post(path, undefined, { token: cast.member.token, multipart: form });
     if (response.body?.errorCode !== "Success") failures++;
   });
-  const [{ records, jobs }] = [{ records: (await em().execute<{ n: number }[]>("select count(*)::int as n from records"))[0].n, jobs: await t.jobs.queues.judge.count() }];
+  const [{ records, jobs }] = [
+    {
+      records: (await em().execute<{ n: number }[]>("select count(*)::int as n from records"))[0].n,
+      jobs: await t.jobs.queues.judge.count(),
+    },
+  ];
   const floor = perSecond(TOTAL, floorMs);
   const counter = perSecond(TOTAL, counterMs);
   const api = perSecond(TOTAL, apiMs);

@@ -1,8 +1,7 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 export class Migration20261124002744_records_waiting_index extends Migration {
-
-  override name = 'Migration20261124002744_records_waiting_index';
+  override name = "Migration20261124002744_records_waiting_index";
 
   override up(): void | Promise<void> {
     this.addSql(`create index "records_waiting_index" on "records" ("state", "updated_at", "id");`);
@@ -11,5 +10,4 @@ export class Migration20261124002744_records_waiting_index extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`drop index "records_waiting_index";`);
   }
-
 }

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 /**
  * Record counts kept by triggers, so the record list's `count` is a sum over a few rows instead of a
@@ -41,11 +41,12 @@ const TRIGGERS = [
 ];
 
 export class Migration20261124021327_record_counts extends Migration {
-
-  override name = 'Migration20261124021327_record_counts';
+  override name = "Migration20261124021327_record_counts";
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "record_counts" ("domain_id" uuid not null, "problem_set_id" uuid not null, "problem_id" uuid not null, "committer_id" uuid not null, "records" int not null default 0, primary key ("domain_id", "problem_set_id", "problem_id", "committer_id"));`);
+    this.addSql(
+      `create table "record_counts" ("domain_id" uuid not null, "problem_set_id" uuid not null, "problem_id" uuid not null, "committer_id" uuid not null, "records" int not null default 0, primary key ("domain_id", "problem_set_id", "problem_id", "committer_id"));`,
+    );
     this.addSql(`create index "record_counts_problem_index" on "record_counts" ("domain_id", "problem_id");`);
     this.addSql(`create index "record_counts_committer_index" on "record_counts" ("domain_id", "committer_id");`);
     for (const sql of TRIGGERS) this.addSql(sql);
@@ -55,10 +56,16 @@ export class Migration20261124021327_record_counts extends Migration {
     this.addSql(`drop index "records_domain_created_index";`);
     this.addSql(`drop index "records_domain_problem_index";`);
     this.addSql(`drop index "records_domain_problem_set_index";`);
-    this.addSql(`create index "records_domain_committer_index" on "records" ("domain_id", "committer_id", "created_at", "id");`);
+    this.addSql(
+      `create index "records_domain_committer_index" on "records" ("domain_id", "committer_id", "created_at", "id");`,
+    );
     this.addSql(`create index "records_domain_created_index" on "records" ("domain_id", "created_at", "id");`);
-    this.addSql(`create index "records_domain_problem_index" on "records" ("domain_id", "problem_id", "created_at", "id");`);
-    this.addSql(`create index "records_domain_problem_set_index" on "records" ("domain_id", "problem_set_id", "created_at", "id");`);
+    this.addSql(
+      `create index "records_domain_problem_index" on "records" ("domain_id", "problem_id", "created_at", "id");`,
+    );
+    this.addSql(
+      `create index "records_domain_problem_set_index" on "records" ("domain_id", "problem_set_id", "created_at", "id");`,
+    );
   }
 
   override down(): void | Promise<void> {
@@ -74,8 +81,11 @@ export class Migration20261124021327_record_counts extends Migration {
     this.addSql(`drop index "records_domain_problem_set_index";`);
     this.addSql(`create index "records_domain_created_index" on "records" ("domain_id", "created_at");`);
     this.addSql(`create index "records_domain_problem_index" on "records" ("domain_id", "problem_id", "created_at");`);
-    this.addSql(`create index "records_domain_committer_index" on "records" ("domain_id", "committer_id", "created_at");`);
-    this.addSql(`create index "records_domain_problem_set_index" on "records" ("domain_id", "problem_set_id", "created_at");`);
+    this.addSql(
+      `create index "records_domain_committer_index" on "records" ("domain_id", "committer_id", "created_at");`,
+    );
+    this.addSql(
+      `create index "records_domain_problem_set_index" on "records" ("domain_id", "problem_set_id", "created_at");`,
+    );
   }
-
 }

@@ -29,7 +29,10 @@ import { auditRoutes } from "./modules/audit/audit.routes";
 
 /** Composes the plugins and the feature modules; nothing else. */
 export function createApp(deps: AppDeps) {
-  setPasswordHashing({ concurrency: deps.config.passwordHashConcurrency, maxWaitMs: deps.config.passwordHashMaxWaitMs });
+  setPasswordHashing({
+    concurrency: deps.config.passwordHashConcurrency,
+    maxWaitMs: deps.config.passwordHashMaxWaitMs,
+  });
   const app: ReturnType<typeof compose> = compose(deps, () => app.routes);
   return app;
 }

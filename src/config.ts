@@ -103,10 +103,8 @@ export interface S3StorageSettings {
   prefix: string;
 }
 
-
 const WEAK_SECRETS = new Set(["secret", "changeme", "change-me", "password", "jwt-secret", "development"]);
 const MIN_PRODUCTION_SECRET_LENGTH = 32;
-
 
 /**
  * What the server's workers (the configs worker) read: the database, the queue, the storage, their own
@@ -114,16 +112,58 @@ const MIN_PRODUCTION_SECRET_LENGTH = 32;
  * configs worker these and nothing else (runtime/child-env.ts).
  */
 export const SERVER_WORKER_VARIABLES = [
-  "MODE", "HOST", "PORT", "DATA_DIR", "PUBLIC_URL", "DATABASE_URL", "REDIS_URL", "CSRF_PROTECTION", "STORAGE_DRIVER",
-  "STORAGE_DIR", "S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_SESSION_TOKEN", "S3_PREFIX", "S3_ENDPOINT",
-  "S3_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_ENDPOINT",
-  "AWS_BUCKET", "JWT_ACCESS_TTL_SECONDS", "JWT_REFRESH_TTL_SECONDS", "ALLOWED_REDIRECT_ORIGINS", "TRUSTED_PROXIES",
-  "TRUST_PROXY", "BODY_MAX_KB", "RATE_LOGIN_FAILURES_PER_IP", "RATE_LOGIN_FAILURES_PER_ACCOUNT",
-  "RATE_REGISTRATIONS_PER_IP", "RATE_SUBMISSIONS_PER_USER", "RATE_LOGIN_FAILURES_PER_ACCOUNT_IP", "RATE_LOGINS_PER_ACCOUNT",
-  "PASSWORD_HASH_CONCURRENCY", "PASSWORD_HASH_MAX_WAIT_MS", "LOG_LEVEL",
-  "LIVE_STREAMS_PER_USER", "LIVE_HEARTBEAT_SECONDS", "QUEUE_PREFIX", "JUDGER_ALIVE_SECONDS", "SHUTDOWN_TIMEOUT_MS",
-  "JUDGE_LEASE_SECONDS", "JUDGE_MAX_ATTEMPTS", "RECONCILE_EVERY_SECONDS", "SUBMIT_MAX_FILES", "SUBMIT_MAX_FILE_BYTES",
-  "SUBMIT_MAX_TOTAL_BYTES", "GIT_COMMIT", "GIT_COMMIT_TIME", "WORKER_CONCURRENCY",
+  "MODE",
+  "HOST",
+  "PORT",
+  "DATA_DIR",
+  "PUBLIC_URL",
+  "DATABASE_URL",
+  "REDIS_URL",
+  "CSRF_PROTECTION",
+  "STORAGE_DRIVER",
+  "STORAGE_DIR",
+  "S3_BUCKET",
+  "S3_ACCESS_KEY_ID",
+  "S3_SECRET_ACCESS_KEY",
+  "S3_SESSION_TOKEN",
+  "S3_PREFIX",
+  "S3_ENDPOINT",
+  "S3_REGION",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_REGION",
+  "AWS_ENDPOINT",
+  "AWS_BUCKET",
+  "JWT_ACCESS_TTL_SECONDS",
+  "JWT_REFRESH_TTL_SECONDS",
+  "ALLOWED_REDIRECT_ORIGINS",
+  "TRUSTED_PROXIES",
+  "TRUST_PROXY",
+  "BODY_MAX_KB",
+  "RATE_LOGIN_FAILURES_PER_IP",
+  "RATE_LOGIN_FAILURES_PER_ACCOUNT",
+  "RATE_REGISTRATIONS_PER_IP",
+  "RATE_SUBMISSIONS_PER_USER",
+  "RATE_LOGIN_FAILURES_PER_ACCOUNT_IP",
+  "RATE_LOGINS_PER_ACCOUNT",
+  "PASSWORD_HASH_CONCURRENCY",
+  "PASSWORD_HASH_MAX_WAIT_MS",
+  "LOG_LEVEL",
+  "LIVE_STREAMS_PER_USER",
+  "LIVE_HEARTBEAT_SECONDS",
+  "QUEUE_PREFIX",
+  "JUDGER_ALIVE_SECONDS",
+  "SHUTDOWN_TIMEOUT_MS",
+  "JUDGE_LEASE_SECONDS",
+  "JUDGE_MAX_ATTEMPTS",
+  "RECONCILE_EVERY_SECONDS",
+  "SUBMIT_MAX_FILES",
+  "SUBMIT_MAX_FILE_BYTES",
+  "SUBMIT_MAX_TOTAL_BYTES",
+  "GIT_COMMIT",
+  "GIT_COMMIT_TIME",
+  "WORKER_CONCURRENCY",
 ] as const;
 
 /**
@@ -160,7 +200,9 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
     accessTokenTtlSeconds: read.integer("JWT_ACCESS_TTL_SECONDS", 14 * 24 * 3600, 60, 365 * 24 * 3600),
     refreshTokenTtlSeconds: read.integer("JWT_REFRESH_TTL_SECONDS", 30 * 24 * 3600, 60, 365 * 24 * 3600),
     csrfProtection,
-    allowedRedirectOrigins: read.list("ALLOWED_REDIRECT_ORIGINS").map((o) => read.origin("ALLOWED_REDIRECT_ORIGINS", o)),
+    allowedRedirectOrigins: read
+      .list("ALLOWED_REDIRECT_ORIGINS")
+      .map((o) => read.origin("ALLOWED_REDIRECT_ORIGINS", o)),
     trustedProxies: readTrustedProxies(read, env, problems),
     bodyMaxBytes: read.integer("BODY_MAX_KB", 1024, 16, 1024 * 1024) * 1024,
     rateLimits: {
@@ -210,8 +252,14 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
 export function serverSecrets(config: Config): string[] {
   const { oauth, storage } = config;
   return [
-    config.jwtSecret, config.databaseUrl, config.redisUrl, config.metricsToken, storage.s3?.secretAccessKey,
-    oauth.github?.clientSecret, oauth.jaccount?.clientSecret, oauth.oidc?.clientSecret,
+    config.jwtSecret,
+    config.databaseUrl,
+    config.redisUrl,
+    config.metricsToken,
+    storage.s3?.secretAccessKey,
+    oauth.github?.clientSecret,
+    oauth.jaccount?.clientSecret,
+    oauth.oidc?.clientSecret,
   ].filter((value): value is string => typeof value === "string" && value.length > 0);
 }
 
@@ -224,7 +272,8 @@ function affordableHashes(): number {
 function readMetricsToken(env: Env, problems: string[]): string | null {
   const token = env.METRICS_TOKEN?.trim();
   if (!token) return null;
-  if (token.length < 16) problems.push("METRICS_TOKEN must be at least 16 characters (or unset: /metrics then answers loopback only)");
+  if (token.length < 16)
+    problems.push("METRICS_TOKEN must be at least 16 characters (or unset: /metrics then answers loopback only)");
   return token;
 }
 
@@ -235,8 +284,13 @@ function readMetricsToken(env: Env, problems: string[]): string | null {
 function readJwtSecret(env: Env, mode: Mode, dataDir: string, problems: string[]): string {
   const given = env.JWT_SECRET;
   if (given !== undefined && given !== "") {
-    if (mode === "production" && (given.length < MIN_PRODUCTION_SECRET_LENGTH || WEAK_SECRETS.has(given.toLowerCase()))) {
-      problems.push(`JWT_SECRET is too weak for production: use at least ${MIN_PRODUCTION_SECRET_LENGTH} random characters (e.g. \`openssl rand -hex 32\`)`);
+    if (
+      mode === "production" &&
+      (given.length < MIN_PRODUCTION_SECRET_LENGTH || WEAK_SECRETS.has(given.toLowerCase()))
+    ) {
+      problems.push(
+        `JWT_SECRET is too weak for production: use at least ${MIN_PRODUCTION_SECRET_LENGTH} random characters (e.g. \`openssl rand -hex 32\`)`,
+      );
     }
     return given;
   }
@@ -276,14 +330,20 @@ function readS3Settings(read: EnvReader, problems: string[]): S3StorageSettings 
 function readRate(read: EnvReader, name: string, perMinute: number, burst: number): Rate {
   const [rate, size] = read.list(name).map(Number);
   if (rate === undefined) return { perMinute, burst };
-  return { perMinute: Number.isFinite(rate) && rate >= 0 ? rate : perMinute, burst: Number.isFinite(size) && size > 0 ? size : Math.max(1, rate) };
+  return {
+    perMinute: Number.isFinite(rate) && rate >= 0 ? rate : perMinute,
+    burst: Number.isFinite(size) && size > 0 ? size : Math.max(1, rate),
+  };
 }
 
 function readTrustedProxies(read: EnvReader, env: Env, problems: string[]): string[] {
   if (env.TRUST_PROXY !== undefined && env.TRUST_PROXY !== "" && env.TRUST_PROXY !== "false") {
-    problems.push("TRUST_PROXY is replaced by TRUSTED_PROXIES: list your reverse proxies' addresses or networks (e.g. TRUSTED_PROXIES=127.0.0.1/32,10.0.0.0/8)");
+    problems.push(
+      "TRUST_PROXY is replaced by TRUSTED_PROXIES: list your reverse proxies' addresses or networks (e.g. TRUSTED_PROXIES=127.0.0.1/32,10.0.0.0/8)",
+    );
   }
   const cidrs = read.list("TRUSTED_PROXIES");
-  for (const cidr of cidrs) if (!parseCidr(cidr)) problems.push(`TRUSTED_PROXIES: "${cidr}" is not an address or a CIDR network`);
+  for (const cidr of cidrs)
+    if (!parseCidr(cidr)) problems.push(`TRUSTED_PROXIES: "${cidr}" is not an address or a CIDR network`);
   return cidrs;
 }

@@ -27,7 +27,10 @@ export async function migrate(orm: Orm): Promise<string[]> {
 }
 
 /** Connects to PostgreSQL, or fails with a message that says what to fix. */
-export async function connectPostgres(databaseUrl: string | undefined, options: { poolMax?: number } = {}): Promise<Orm> {
+export async function connectPostgres(
+  databaseUrl: string | undefined,
+  options: { poolMax?: number } = {},
+): Promise<Orm> {
   if (!databaseUrl) {
     throw new StartupError(
       "DATABASE_URL is not set. Set it (postgres://user:pass@host:5432/db), or use `bun run start`, which runs an embedded PostgreSQL when it is unset.",
@@ -37,6 +40,8 @@ export async function connectPostgres(databaseUrl: string | undefined, options: 
     return await createOrm(databaseUrl, options);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new StartupError(`cannot connect to PostgreSQL at ${redactUrl(databaseUrl)}: ${reason}. Is it running, and is DATABASE_URL right?`);
+    throw new StartupError(
+      `cannot connect to PostgreSQL at ${redactUrl(databaseUrl)}: ${reason}. Is it running, and is DATABASE_URL right?`,
+    );
   }
 }

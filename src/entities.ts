@@ -17,9 +17,22 @@ import { AuditEvent } from "./modules/audit/audit-event.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
-  User, AccessKey, OAuthAccount, Domain, DomainUser, DomainRole, DomainInvitation,
-  ProblemGroup, Problem, ProblemConfig, ProblemConfigFile, Blob,
-  ProblemSet, ProblemSetProblem,
-  JudgeRecord, RecordFile, RecordCount,
+  User,
+  AccessKey,
+  OAuthAccount,
+  Domain,
+  DomainUser,
+  DomainRole,
+  DomainInvitation,
+  ProblemGroup,
+  Problem,
+  ProblemConfig,
+  ProblemConfigFile,
+  Blob,
+  ProblemSet,
+  ProblemSetProblem,
+  JudgeRecord,
+  RecordFile,
+  RecordCount,
   AuditEvent,
 ];

@@ -41,21 +41,33 @@ export async function runApi(config: Config, logger: Logger, around: AroundApi =
     shuttingDown: () => shuttingDown,
   });
   // Handlers before listening: a SIGTERM that arrives right after start-up must still stop cleanly.
-  onShutdown(logger, config.shutdownTimeoutMs, [
-    ...(around.first ?? []),
-    // Live streams never finish by themselves: end them, so that the server's stop below can.
-    { name: "live streams", run: () => closeLiveStreams(jobs) },
-    // Stop accepting; in-flight requests finish before the pools close.
-    { name: "http", run: () => app.stop(false) },
-    ...(around.extra ?? []),
-    { name: "queues", run: () => jobs.close() },
-    { name: "postgres", run: () => orm.close() },
-    { name: "redis", run: () => redis.quit() },
-    ...(around.final ?? []),
-  ], () => { shuttingDown = true; });
+  onShutdown(
+    logger,
+    config.shutdownTimeoutMs,
+    [
+      ...(around.first ?? []),
+      // Live streams never finish by themselves: end them, so that the server's stop below can.
+      { name: "live streams", run: () => closeLiveStreams(jobs) },
+      // Stop accepting; in-flight requests finish before the pools close.
+      { name: "http", run: () => app.stop(false) },
+      ...(around.extra ?? []),
+      { name: "queues", run: () => jobs.close() },
+      { name: "postgres", run: () => orm.close() },
+      { name: "redis", run: () => redis.quit() },
+      ...(around.final ?? []),
+    ],
+    () => {
+      shuttingDown = true;
+    },
+  );
   // The route limits are ours (body-limits.ts), so that a refusal is the envelope, not Bun's bare 413.
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: BUN_BODY_LIMIT });
-  logger.info("api listening", { host: config.host, port: config.port, publicUrl: config.publicUrl, mode: config.mode });
+  logger.info("api listening", {
+    host: config.host,
+    port: config.port,
+    publicUrl: config.publicUrl,
+    mode: config.mode,
+  });
   return app;
 }
 

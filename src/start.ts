@@ -79,10 +79,13 @@ try {
   const localJudge = await prepareLocalJudger(config, logger);
   // Each worker gets only its own settings (child-env.ts), and does not read a .env file again: Bun
   // loaded it into this process, whose environment holds the API's secrets.
-  const spawnWorker = (name: WorkerName) => supervise(
-    `worker:${name}`, [process.execPath, "--no-env-file", join(import.meta.dir, "..", "workers", `${name}.ts`)],
-    childEnv(name, process.env), logger,
-  );
+  const spawnWorker = (name: WorkerName) =>
+    supervise(
+      `worker:${name}`,
+      [process.execPath, "--no-env-file", join(import.meta.dir, "..", "workers", `${name}.ts`)],
+      childEnv(name, process.env),
+      logger,
+    );
   const configs = spawnWorker("configs");
   const stopConfigs: Step = { name: "worker:configs", run: () => configs.stop(workerGraceMs) };
   started.push(stopConfigs);
@@ -90,13 +93,17 @@ try {
   // grace) or are given back, instead of waiting in `compiling` for their lease to lapse.
   const judge = localJudge.judge ? spawnWorker("judge") : null;
   const judgeGraceMs = judgeStopGraceMs() + 5_000;
-  const stopJudge = judge ? { name: "worker:judge", run: () => judge.stop(judgeGraceMs), timeoutMs: judgeGraceMs + 5_000 } : null;
+  const stopJudge = judge
+    ? { name: "worker:judge", run: () => judge.stop(judgeGraceMs), timeoutMs: judgeGraceMs + 5_000 }
+    : null;
   if (stopJudge) started.push(stopJudge);
 
   const databases = started.filter((s) => s !== stopConfigs && s !== stopJudge).reverse();
   const names = judge ? ["configs", "judge"] : ["configs"];
   await runApi(config, createLogger(config.logLevel, { service: "api" }), {
-    first: stopJudge ? [stopJudge] : [], extra: [stopConfigs], final: databases,
+    first: stopJudge ? [stopJudge] : [],
+    extra: [stopConfigs],
+    final: databases,
   });
   process.off("SIGTERM", onEarlySignal);
   process.off("SIGINT", onEarlySignal);

@@ -12,7 +12,9 @@ export const configsHandlers: HandlerTable<"configs"> = {
     const report = await reconcileRecords(ctx.em, ctx.jobs, ctx.logger, ctx.config.judging);
     // Counted in Redis for /metrics (any API process reports them); a miss costs a count, not the pass.
     const redis = await ctx.jobs.commands();
-    await countReconcilerPass(redis, ctx.config.queuePrefix, report).catch((error) => ctx.logger.warn("reconciler not counted", { error }));
+    await countReconcilerPass(redis, ctx.config.queuePrefix, report).catch((error) =>
+      ctx.logger.warn("reconciler not counted", { error }),
+    );
     return report;
   },
 };
@@ -26,6 +28,11 @@ const HOUR_MS = 3_600_000;
 if (import.meta.main) {
   await runWorker("configs", configsHandlers, [
     { id: "blob-collect-hourly", everyMs: HOUR_MS, name: "blob.collect", data: {} },
-    { id: "record-reconcile", everyMs: (config) => config.judging.reconcileEverySeconds * 1000, name: "record.reconcile", data: {} },
+    {
+      id: "record-reconcile",
+      everyMs: (config) => config.judging.reconcileEverySeconds * 1000,
+      name: "record.reconcile",
+      data: {},
+    },
   ]);
 }

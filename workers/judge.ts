@@ -21,27 +21,44 @@ const bootLogger = createLogger("info", { service: "worker:judge" });
 try {
   const leaked = serverSecretsIn(process.env);
   if (leaked.length > 0) {
-    throw new StartupError(`the judge's environment holds the server's secrets (${leaked.join(", ")}): a judge needs none `
-      + "of them, and keeps none. Start it with only its own settings (README, \"Who gets which settings\"); "
-      + "a .env file beside it is read by Bun unless it starts with `bun --no-env-file`.");
+    throw new StartupError(
+      `the judge's environment holds the server's secrets (${leaked.join(", ")}): a judge needs none ` +
+        'of them, and keeps none. Start it with only its own settings (README, "Who gets which settings"); ' +
+        "a .env file beside it is read by Bun unless it starts with `bun --no-env-file`.",
+    );
   }
   const settings = loadJudgeSettings();
   const logger = createLogger(settings.logLevel, { service: "worker:judge", mode: settings.mode });
   if (process.getuid?.() !== 0) {
-    throw new StartupError("the judge must start as root: it runs every program as an unprivileged slot uid, which only root can switch to (no program ever runs as root)");
+    throw new StartupError(
+      "the judge must start as root: it runs every program as an unprivileged slot uid, which only root can switch to (no program ever runs as root)",
+    );
   }
-  if (!Bun.which("bwrap")) throw new StartupError("bubblewrap (bwrap) is not installed: run `bun run setup` (or `apt-get install bubblewrap`)");
+  if (!Bun.which("bwrap"))
+    throw new StartupError(
+      "bubblewrap (bwrap) is not installed: run `bun run setup` (or `apt-get install bubblewrap`)",
+    );
   const cgroups = openCgroups();
   const helpers = join(settings.workDir, "bin");
-  const [runner, probe] = await Promise.all([ensureRunner(helpers), ensureProbe(helpers)])
-    .catch((error) => { throw new StartupError(String(error.message ?? error)); });
-  const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency, { cgroups, diskBytes: settings.diskBytes });
+  const [runner, probe] = await Promise.all([ensureRunner(helpers), ensureProbe(helpers)]).catch((error) => {
+    throw new StartupError(String(error.message ?? error));
+  });
+  const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency, {
+    cgroups,
+    diskBytes: settings.diskBytes,
+  });
   const secrets = judgeSecrets(settings, process.env);
-  await selfCheck({ runner, probe }, pool, settings.diskBytes, secrets)
-    .catch((error) => { throw new StartupError(String(error.message ?? error)); });
+  await selfCheck({ runner, probe }, pool, settings.diskBytes, secrets).catch((error) => {
+    throw new StartupError(String(error.message ?? error));
+  });
   const api = guardedJudgeApi(settings, secrets, logger);
   const me = await waitForApi(api, settings.serverUrl);
-  const deps = { api, cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger };
+  const deps = {
+    api,
+    cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes),
+    tools: { runner, settings },
+    logger,
+  };
   let source: TaskSource;
   if (settings.mode === "queue") {
     await (await connectRedis(settings.redisUrl)).quit();
@@ -56,7 +73,10 @@ try {
     { name: "slots", run: () => pool.close() },
   ]);
   logger.info("judge ready", {
-    server: settings.serverUrl, judger: me.username, concurrency: settings.concurrency, slots: pool.slots.map((s) => s.uid),
+    server: settings.serverUrl,
+    judger: me.username,
+    concurrency: settings.concurrency,
+    slots: pool.slots.map((s) => s.uid),
     cgroups: `v${cgroups.version} at ${cgroups.where}`,
   });
 } catch (error) {
@@ -79,7 +99,8 @@ async function waitForApi(api: JudgeApi, serverUrl: string): Promise<{ username:
       return await api.whoami();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      if (error instanceof Refused || Date.now() > deadline) throw new StartupError(`cannot use the API at ${serverUrl} with this judger key: ${reason}`);
+      if (error instanceof Refused || Date.now() > deadline)
+        throw new StartupError(`cannot use the API at ${serverUrl} with this judger key: ${reason}`);
       await Bun.sleep(1_000);
     }
   }

@@ -22,7 +22,9 @@ export interface JobContext {
 }
 
 /** One handler per job of the queue: the table is typed so that a job without a handler does not compile. */
-export type HandlerTable<Q extends QueueName> = { [N in JobsOn<Q>]: (payload: PayloadOf<N>, ctx: JobContext) => Promise<unknown> };
+export type HandlerTable<Q extends QueueName> = {
+  [N in JobsOn<Q>]: (payload: PayloadOf<N>, ctx: JobContext) => Promise<unknown>;
+};
 
 export interface WorkerDeps {
   config: Config;
@@ -34,19 +36,34 @@ export interface WorkerDeps {
 }
 
 /** A BullMQ worker on one queue, each job with its own forked EntityManager. Used by the entrypoints and the tests. */
-export function createQueueWorker<Q extends QueueName>(queue: Q, handlers: HandlerTable<Q>, deps: WorkerDeps, concurrency: number): Worker {
+export function createQueueWorker<Q extends QueueName>(
+  queue: Q,
+  handlers: HandlerTable<Q>,
+  deps: WorkerDeps,
+  concurrency: number,
+): Worker {
   const { config, orm, logger, store, jobs } = deps;
   const table = handlers as Record<string, (payload: unknown, ctx: JobContext) => Promise<unknown>>;
   const worker = new Worker(
     queue,
     async (job) => {
       const handler = table[job.name];
-      if (!handler) throw new UnrecoverableError(`no handler for job "${job.name}" on queue "${queue}" in this worker version`);
-      return handler(job.data, { config, jobs, em: orm.em.fork(), store, logger: logger.child({ job: job.name, jobId: job.id }), job });
+      if (!handler)
+        throw new UnrecoverableError(`no handler for job "${job.name}" on queue "${queue}" in this worker version`);
+      return handler(job.data, {
+        config,
+        jobs,
+        em: orm.em.fork(),
+        store,
+        logger: logger.child({ job: job.name, jobId: job.id }),
+        job,
+      });
     },
     { connection: queueConnection(config), prefix: config.queuePrefix, concurrency },
   );
-  worker.on("failed", (job, error) => logger.warn("job failed", { job: job?.name, jobId: job?.id, reason: error.message }));
+  worker.on("failed", (job, error) =>
+    logger.warn("job failed", { job: job?.name, jobId: job?.id, reason: error.message }),
+  );
   worker.on("error", (error) => logger.error("worker error", { error }));
   return worker;
 }
@@ -63,7 +80,11 @@ export interface Schedule<Q extends QueueName> {
   data: object;
 }
 
-export async function runWorker<Q extends QueueName>(queue: Q, handlers: HandlerTable<Q>, schedules: Schedule<Q>[] = []): Promise<void> {
+export async function runWorker<Q extends QueueName>(
+  queue: Q,
+  handlers: HandlerTable<Q>,
+  schedules: Schedule<Q>[] = [],
+): Promise<void> {
   const bootLogger = createLogger("info", { service: `worker:${queue}` });
   try {
     const config = loadConfig(process.env, "worker");
@@ -73,7 +94,12 @@ export async function runWorker<Q extends QueueName>(queue: Q, handlers: Handler
     await (await connectRedis(config.redisUrl)).quit();
     const concurrency = Number(process.env.WORKER_CONCURRENCY ?? cpus().length) || 1;
     const jobs = new JobClient(config);
-    const worker = createQueueWorker(queue, handlers, { config, orm, logger, store: createBlobStore(config.storage), jobs }, concurrency);
+    const worker = createQueueWorker(
+      queue,
+      handlers,
+      { config, orm, logger, store: createBlobStore(config.storage), jobs },
+      concurrency,
+    );
     // Handlers first: a SIGTERM that arrives right after "ready" must still stop cleanly.
     onShutdown(logger, config.shutdownTimeoutMs, [
       { name: "worker", run: () => worker.close() },
@@ -94,7 +120,11 @@ async function upsertSchedules<Q extends QueueName>(queue: Q, schedules: Schedul
   const scheduler = new Queue(queue, { connection: queueConnection(config), prefix: config.queuePrefix });
   try {
     for (const schedule of schedules) {
-      await scheduler.upsertJobScheduler(schedule.id, { every: typeof schedule.everyMs === "number" ? schedule.everyMs : schedule.everyMs(config) }, { name: schedule.name, data: schedule.data });
+      await scheduler.upsertJobScheduler(
+        schedule.id,
+        { every: typeof schedule.everyMs === "number" ? schedule.everyMs : schedule.everyMs(config) },
+        { name: schedule.name, data: schedule.data },
+      );
     }
   } finally {
     await scheduler.close();

@@ -15,7 +15,10 @@ export function pickEnv(env: Env, names: readonly string[]): Record<string, stri
 
 /** Typed reads of environment variables; every bad value is added to `problems`, by name, for one report. */
 export class EnvReader {
-  constructor(private readonly env: Env, private readonly problems: string[]) {}
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
 
   private raw(name: string): string | undefined {
     const value = this.env[name];
@@ -31,7 +34,10 @@ export class EnvReader {
   }
 
   list(name: string): string[] {
-    return (this.raw(name) ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    return (this.raw(name) ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
 
   integer(name: string, fallback: number, min: number, max: number): number {

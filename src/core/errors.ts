@@ -49,7 +49,10 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  * judger read `errorCode`, not the status. The message is shown to users: never put internals in it.
  */
 export class BizError extends Error {
-  constructor(readonly code: Exclude<ErrorCode, "Success">, message = "") {
+  constructor(
+    readonly code: Exclude<ErrorCode, "Success">,
+    message = "",
+  ) {
     super(message);
     this.name = "BizError";
   }
@@ -60,7 +63,10 @@ export class BizError extends Error {
  * 400 (malformed request that is not a schema violation).
  */
 export class HttpError extends Error {
-  constructor(readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429, readonly detail: string) {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429,
+    readonly detail: string,
+  ) {
     super(detail);
     this.name = "HttpError";
   }
@@ -75,7 +81,12 @@ export const unauthorized = (detail = "Unauthorized") => new HttpError(401, deta
  * code stays within Horse's catalogue (clients enumerate it): `Error`, told apart by the status.
  */
 export class ServiceError extends Error {
-  constructor(readonly status: 411 | 413 | 429 | 503, message: string, readonly retryAfterSeconds?: number, readonly code: ErrorCode = "Error") {
+  constructor(
+    readonly status: 411 | 413 | 429 | 503,
+    message: string,
+    readonly retryAfterSeconds?: number,
+    readonly code: ErrorCode = "Error",
+  ) {
     super(message);
     this.name = "ServiceError";
   }
@@ -90,7 +101,11 @@ export const permissionDenied = (scope: string, permission: string) =>
  * Horse's `{detail: [{loc, msg, type}]}` shape, so clients handle it like any validation error.
  */
 export class InputError extends Error {
-  constructor(readonly loc: (string | number)[], message: string, readonly type = "value_error") {
+  constructor(
+    readonly loc: (string | number)[],
+    message: string,
+    readonly type = "value_error",
+  ) {
     super(message);
     this.name = "InputError";
   }

@@ -21,8 +21,16 @@ export function queueConnection(settings: { redisUrl: string }): ConnectionOptio
 }
 
 export const CASE_RESULTS = [
-  "accepted", "wrong_answer", "time_limit_exceeded", "memory_limit_exceeded", "output_limit_exceeded",
-  "runtime_error", "compile_error", "system_error", "canceled", "etc",
+  "accepted",
+  "wrong_answer",
+  "time_limit_exceeded",
+  "memory_limit_exceeded",
+  "output_limit_exceeded",
+  "runtime_error",
+  "compile_error",
+  "system_error",
+  "canceled",
+  "etc",
 ] as const;
 export type CaseResult = (typeof CASE_RESULTS)[number];
 

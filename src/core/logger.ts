@@ -16,7 +16,11 @@ export interface Logger {
 }
 
 /** One JSON object per line on stdout: what log collectors parse without configuration. */
-export function createLogger(level: LogLevel = "info", base: LogFields = {}, write: (line: string) => void = defaultWrite): Logger {
+export function createLogger(
+  level: LogLevel = "info",
+  base: LogFields = {},
+  write: (line: string) => void = defaultWrite,
+): Logger {
   const threshold = LEVELS[level];
   const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
     if (LEVELS[lvl] < threshold) return;
@@ -47,8 +51,14 @@ function redact(fields: LogFields, depth = 0): LogFields {
 
 function redactValue(value: unknown, depth: number): unknown {
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, stack: value.stack, cause: value.cause ? redactValue(value.cause, depth + 1) : undefined };
+    return {
+      name: value.name,
+      message: value.message,
+      stack: value.stack,
+      cause: value.cause ? redactValue(value.cause, depth + 1) : undefined,
+    };
   }
-  if (value && typeof value === "object" && !Array.isArray(value) && depth < 4) return redact(value as LogFields, depth + 1);
+  if (value && typeof value === "object" && !Array.isArray(value) && depth < 4)
+    return redact(value as LogFields, depth + 1);
   return value;
 }

@@ -47,7 +47,9 @@ export class Redactor {
 
 /** The values of every variable with a secret's name in an environment. */
 export function secretValuesOf(env: Record<string, string | undefined>): string[] {
-  return Object.entries(env).filter(([name, value]) => value && SECRET_NAME.test(name)).map(([, value]) => value!);
+  return Object.entries(env)
+    .filter(([name, value]) => value && SECRET_NAME.test(name))
+    .map(([, value]) => value!);
 }
 
 function urlPassword(value: string): string | null {

@@ -61,4 +61,3 @@ function watchSupervisor(logger: Logger, stop: () => void): void {
   }, 1_000);
   timer.unref();
 }
-

@@ -21,7 +21,12 @@ export function redactUrl(url: string): string {
 
 /** Connects to Redis (the API's presence data and BullMQ's broker), or fails naming REDIS_URL. */
 export async function connectRedis(redisUrl: string): Promise<Redis> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, connectTimeout: CONNECT_TIMEOUT_MS, enableOfflineQueue: true });
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    enableOfflineQueue: true,
+  });
   redis.on("error", () => {}); // reported through connect() and the readiness probe, not as unhandled events
   try {
     await redis.connect();
@@ -30,12 +35,19 @@ export async function connectRedis(redisUrl: string): Promise<Redis> {
   } catch (error) {
     redis.disconnect();
     const reason = error instanceof Error ? error.message : String(error);
-    throw new StartupError(`cannot connect to Redis at ${redactUrl(redisUrl)}: ${reason}. Is it running, and is REDIS_URL right?`);
+    throw new StartupError(
+      `cannot connect to Redis at ${redactUrl(redisUrl)}: ${reason}. Is it running, and is REDIS_URL right?`,
+    );
   }
 }
 
 export async function redisAnswers(redisUrl: string): Promise<boolean> {
-  const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
+  const probe = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    retryStrategy: () => null,
+  });
   probe.on("error", () => {});
   try {
     await probe.connect();

@@ -37,5 +37,6 @@ export async function assertSlugFree<T extends { id: string }>(
   exceptId?: string,
 ): Promise<void> {
   const taken = await em.findOne(entity, where);
-  if (taken && taken.id !== exceptId) throw new BizError("IntegrityError", `url "${where.url}" is already used by another ${what}`);
+  if (taken && taken.id !== exceptId)
+    throw new BizError("IntegrityError", `url "${where.url}" is already used by another ${what}`);
 }

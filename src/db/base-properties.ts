@@ -6,7 +6,17 @@ import { randomUUID } from "node:crypto";
  * created/updated stamps. Spread into each entity's properties.
  */
 export const baseProperties = {
-  id: p.uuid().primary().onCreate(() => randomUUID()),
-  createdAt: p.datetime().defaultRaw("now()").onCreate(() => new Date()),
-  updatedAt: p.datetime().defaultRaw("now()").onCreate(() => new Date()).onUpdate(() => new Date()),
+  id: p
+    .uuid()
+    .primary()
+    .onCreate(() => randomUUID()),
+  createdAt: p
+    .datetime()
+    .defaultRaw("now()")
+    .onCreate(() => new Date()),
+  updatedAt: p
+    .datetime()
+    .defaultRaw("now()")
+    .onCreate(() => new Date())
+    .onUpdate(() => new Date()),
 };

@@ -63,7 +63,11 @@ export function checkDeclaredBody(request: Request, path: string, limits: BodyLi
  * JSON decoded strictly (input-hygiene.ts), forms with every text field checked as UTF-8 from its raw
  * bytes (form-text.ts), before the form is parsed.
  */
-export async function parseBody(request: Request, contentType: string | undefined, limits: BodyLimits): Promise<unknown> {
+export async function parseBody(
+  request: Request,
+  contentType: string | undefined,
+  limits: BodyLimits,
+): Promise<unknown> {
   if (!request.body || request.headers.get("content-length") === "0") return undefined;
   const type = contentType ?? "";
   const limit = bodyLimitFor(request.method, new URL(request.url).pathname, limits);
@@ -72,8 +76,9 @@ export async function parseBody(request: Request, contentType: string | undefine
   if (/^multipart\//i.test(type)) {
     const header = request.headers.get("content-type") ?? "";
     assertMultipartText(bytes, header);
-    const form = await new Response(bytes, { headers: { "content-type": header } }).formData()
-      .catch(() => { throw new InputError(["body"], "the body could not be parsed as its content type says", "value_error.multipart"); });
+    const form = await new Response(bytes, { headers: { "content-type": header } }).formData().catch(() => {
+      throw new InputError(["body"], "the body could not be parsed as its content type says", "value_error.multipart");
+    });
     return fieldsOf(form as unknown as FormData);
   }
   if (/^application\/x-www-form-urlencoded/i.test(type)) return parseUrlEncodedStrict(bytes);
@@ -83,10 +88,12 @@ export async function parseBody(request: Request, contentType: string | undefine
 /** Form fields as Elysia's own parser makes them: a repeated field becomes a list. */
 function fieldsOf(form: FormData): Record<string, unknown> {
   // Own properties whatever the name ("__proto__" included), as for URL-encoded forms.
-  return Object.fromEntries([...new Set(form.keys())].map((key) => {
-    const values = form.getAll(key);
-    return [key, values.length === 1 ? values[0] : values];
-  }));
+  return Object.fromEntries(
+    [...new Set(form.keys())].map((key) => {
+      const values = form.getAll(key);
+      return [key, values.length === 1 ? values[0] : values];
+    }),
+  );
 }
 
 /** Reads a body stream, stopping (413) as soon as it passes `limit`. */

@@ -34,7 +34,11 @@ export function emOf(request: Request): EntityManager {
  * metrics without bound. A request no route matched (a scanner's guesses) is counted as one label.
  */
 function countRequest(method: string, route: string | undefined, status: number, durationMs: number | undefined): void {
-  const labels = { method: KNOWN_METHODS.has(method) ? method : "other", route: route || "unmatched", status: String(status) };
+  const labels = {
+    method: KNOWN_METHODS.has(method) ? method : "other",
+    route: route || "unmatched",
+    status: String(status),
+  };
   metrics.httpRequests.inc(labels);
   if (durationMs !== undefined) metrics.httpDuration.observe(labels, durationMs / 1000);
 }
@@ -59,7 +63,8 @@ export function contextPlugin(deps: AppDeps) {
       const id = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
       requestStates.set(request, { id, startedAt: performance.now(), em: orm.em.fork() });
       set.headers["x-request-id"] = id;
-      if (request.method !== "GET" && request.method !== "HEAD") checkDeclaredBody(request, new URL(request.url).pathname, limits);
+      if (request.method !== "GET" && request.method !== "HEAD")
+        checkDeclaredBody(request, new URL(request.url).pathname, limits);
     })
     .onTransform({ as: "global" }, (ctx) => {
       // Nothing PostgreSQL cannot store (a NUL) gets past here, wherever it hides.

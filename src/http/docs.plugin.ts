@@ -22,18 +22,27 @@ export const SPEC_PATH = "/api/v1/openapi.json";
 export function docsPlugin(version: VersionInfo, routes: () => readonly RouteInfo[]) {
   return new Elysia({ name: "docs" })
     .onAfterHandle({ as: "global" }, ({ path, response }) => {
-      if (path === SPEC_PATH && response && typeof response === "object") fillRequestContent(response as OpenApiDoc, routes());
+      if (path === SPEC_PATH && response && typeof response === "object")
+        fillRequestContent(response as OpenApiDoc, routes());
     })
     .use(
       openapi({
         path: DOCS_PATH,
         specPath: SPEC_PATH,
         provider: "swagger-ui",
-        swagger: { cdn: `${DOCS_PATH}/assets/swagger-ui-bundle.js`, theme: `${DOCS_PATH}/assets/swagger-ui.css`, autoDarkMode: false },
+        swagger: {
+          cdn: `${DOCS_PATH}/assets/swagger-ui-bundle.js`,
+          theme: `${DOCS_PATH}/assets/swagger-ui.css`,
+          autoDarkMode: false,
+        },
         // staticFile: routes with a dot would be dropped as static files (the grades export, `scoreboard.csv`).
         exclude: { staticFile: false, paths: [/^\/api\/v1\/docs/, "/healthz", "/readyz", "/metrics", "/", "/api"] },
         documentation: {
-          info: { title: "JOJ Horse-compatible judge API", version: "1", description: `Build ${version.version} (${version.git})` },
+          info: {
+            title: "JOJ Horse-compatible judge API",
+            version: "1",
+            description: `Build ${version.version} (${version.git})`,
+          },
           components: { securitySchemes: { HTTPBearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
         },
       }),
@@ -72,6 +81,8 @@ function fillRequestContent(doc: OpenApiDoc, routes: readonly RouteInfo[]): void
     const body = doc.paths?.[path]?.[route.method.toLowerCase()]?.requestBody;
     if (!body || (body.content && Object.keys(body.content).length > 0)) continue;
     const schema = JSON.parse(JSON.stringify(route.hooks.body));
-    body.content = Object.fromEntries((route.hooks.type ? [route.hooks.type] : DEFAULT_CONTENT).map((type) => [type, { schema }]));
+    body.content = Object.fromEntries(
+      (route.hooks.type ? [route.hooks.type] : DEFAULT_CONTENT).map((type) => [type, { schema }]),
+    );
   }
 }

@@ -25,68 +25,103 @@ export function checkFailed(error: unknown): unknown {
 
 export function errorsPlugin(logger: Logger) {
   const outages = new OutageLog(logger);
-  return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code: thrownCode, error: thrown, set, request, path }) => {
-    // Elysia wraps whatever a parse hook throws (the route checks that run before the body is read, a
-    // body over its limit) in a ParseError: those keep their own meaning. A check that failed for an
-    // unexpected reason is a server error (logged, 500), never "the body could not be parsed".
-    const cause = thrownCode === "PARSE" ? (thrown as Error).cause : undefined;
-    const ours = cause instanceof BizError || cause instanceof HttpError || cause instanceof ServiceError || cause instanceof InputError;
-    const fromCheck = !ours && typeof cause === "object" && cause !== null && checkErrors.has(cause);
-    const down = outageOf(ours ? undefined : (cause ?? thrown));
-    const error = down ? outages.refuse(down, (cause ?? thrown) as Error) : ours || fromCheck ? cause : thrown;
-    const code = ours || down ? "OURS" : fromCheck ? "UNKNOWN" : thrownCode;
-    if (error instanceof BizError) {
-      set.status = 200;
-      return { errorCode: error.code, errorMsg: error.message, data: null };
-    }
-    if (error instanceof ServiceError) {
-      set.status = error.status;
-      if (error.retryAfterSeconds !== undefined) set.headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
-      return { errorCode: error.code, errorMsg: error.message, data: null };
-    }
-    if (error instanceof HttpError) {
-      set.status = error.status;
-      return { detail: error.detail };
-    }
-    if (error instanceof InputError) {
-      set.status = 422;
-      return { detail: [{ loc: error.loc, msg: error.message, type: error.type }], body: null };
-    }
-    if (code === "VALIDATION" && error instanceof ValidationError && error.type === "response") {
-      // Our answer broke our own schema: a server bug, not the client's input.
+  return new Elysia({ name: "errors" }).onError(
+    { as: "global" },
+    ({ code: thrownCode, error: thrown, set, request, path }) => {
+      // Elysia wraps whatever a parse hook throws (the route checks that run before the body is read, a
+      // body over its limit) in a ParseError: those keep their own meaning. A check that failed for an
+      // unexpected reason is a server error (logged, 500), never "the body could not be parsed".
+      const cause = thrownCode === "PARSE" ? (thrown as Error).cause : undefined;
+      const ours =
+        cause instanceof BizError ||
+        cause instanceof HttpError ||
+        cause instanceof ServiceError ||
+        cause instanceof InputError;
+      const fromCheck = !ours && typeof cause === "object" && cause !== null && checkErrors.has(cause);
+      const down = outageOf(ours ? undefined : (cause ?? thrown));
+      const error = down ? outages.refuse(down, (cause ?? thrown) as Error) : ours || fromCheck ? cause : thrown;
+      const code = ours || down ? "OURS" : fromCheck ? "UNKNOWN" : thrownCode;
+      if (error instanceof BizError) {
+        set.status = 200;
+        return { errorCode: error.code, errorMsg: error.message, data: null };
+      }
+      if (error instanceof ServiceError) {
+        set.status = error.status;
+        if (error.retryAfterSeconds !== undefined)
+          set.headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+        return { errorCode: error.code, errorMsg: error.message, data: null };
+      }
+      if (error instanceof HttpError) {
+        set.status = error.status;
+        return { detail: error.detail };
+      }
+      if (error instanceof InputError) {
+        set.status = 422;
+        return { detail: [{ loc: error.loc, msg: error.message, type: error.type }], body: null };
+      }
+      if (code === "VALIDATION" && error instanceof ValidationError && error.type === "response") {
+        // Our answer broke our own schema: a server bug, not the client's input.
+        const requestId = requestIdOf(request);
+        const issue = error.valueError;
+        logger.error("response does not match its schema", {
+          requestId,
+          method: request.method,
+          path,
+          at: issue?.path,
+          problem: issue?.message,
+        });
+        set.status = 500;
+        return {
+          errorCode: "InternalServerError",
+          errorMsg: `internal server error (request id ${requestId})`,
+          data: null,
+        };
+      }
+      if (code === "VALIDATION" && error instanceof ValidationError) {
+        set.status = 422;
+        return validationBody(error, request);
+      }
+      if (error instanceof TransformDecodeCheckError) {
+        // Elysia decodes some schemas (unions in a query) outside its validation step: same answer.
+        set.status = 422;
+        return { detail: [decodeIssue(error, request)], body: null };
+      }
+      if (code === "PARSE") {
+        set.status = 422;
+        return {
+          detail: [
+            {
+              loc: ["body"],
+              msg: "the body could not be parsed as its content type says",
+              type: "value_error.jsondecode",
+            },
+          ],
+          body: null,
+        };
+      }
+      if (code === "NOT_FOUND") {
+        set.status = 404;
+        return { detail: "Not Found" };
+      }
+      if (error instanceof UniqueConstraintViolationException) {
+        // A race lost against a concurrent insert: the service checked first, so this is rare.
+        set.status = 200;
+        return {
+          errorCode: "IntegrityError",
+          errorMsg: "a record with the same unique value already exists",
+          data: null,
+        };
+      }
       const requestId = requestIdOf(request);
-      const issue = error.valueError;
-      logger.error("response does not match its schema", { requestId, method: request.method, path, at: issue?.path, problem: issue?.message });
+      logger.error("unhandled error", { requestId, method: request.method, path, error });
       set.status = 500;
-      return { errorCode: "InternalServerError", errorMsg: `internal server error (request id ${requestId})`, data: null };
-    }
-    if (code === "VALIDATION" && error instanceof ValidationError) {
-      set.status = 422;
-      return validationBody(error, request);
-    }
-    if (error instanceof TransformDecodeCheckError) {
-      // Elysia decodes some schemas (unions in a query) outside its validation step: same answer.
-      set.status = 422;
-      return { detail: [decodeIssue(error, request)], body: null };
-    }
-    if (code === "PARSE") {
-      set.status = 422;
-      return { detail: [{ loc: ["body"], msg: "the body could not be parsed as its content type says", type: "value_error.jsondecode" }], body: null };
-    }
-    if (code === "NOT_FOUND") {
-      set.status = 404;
-      return { detail: "Not Found" };
-    }
-    if (error instanceof UniqueConstraintViolationException) {
-      // A race lost against a concurrent insert: the service checked first, so this is rare.
-      set.status = 200;
-      return { errorCode: "IntegrityError", errorMsg: "a record with the same unique value already exists", data: null };
-    }
-    const requestId = requestIdOf(request);
-    logger.error("unhandled error", { requestId, method: request.method, path, error });
-    set.status = 500;
-    return { errorCode: "InternalServerError", errorMsg: `internal server error (request id ${requestId})`, data: null };
-  });
+      return {
+        errorCode: "InternalServerError",
+        errorMsg: `internal server error (request id ${requestId})`,
+        data: null,
+      };
+    },
+  );
 }
 
 function decodeIssue(error: TransformDecodeCheckError, request: Request): ValidationIssue {
@@ -122,6 +157,12 @@ function propertyValidationBody(error: ValidationError, request: Request) {
   const query = new URL(request.url).searchParams;
   const name = [...query.keys()].find((key) => query.get(key) === String(failed) || Number(query.get(key)) === failed);
   const loc = name ? `/${name}` : "";
-  const issue = describeIssue("query", loc, (error as unknown as { validator: { schema?: TSchema } }).validator?.schema ?? (error.all[0] as { schema?: TSchema })?.schema, failed);
+  const issue = describeIssue(
+    "query",
+    loc,
+    (error as unknown as { validator: { schema?: TSchema } }).validator?.schema ??
+      (error.all[0] as { schema?: TSchema })?.schema,
+    failed,
+  );
   return { detail: [issue], body: null };
 }

@@ -82,6 +82,9 @@ function checkPart(headerBytes: Buffer, content: Buffer): void {
   const name = /\bname="([^"]*)"/i.exec(disposition)?.[1] ?? null;
   if (/\bfilename\*?=/i.test(disposition)) return;
   // The part's content ends with the CRLF that precedes the next delimiter.
-  const value = content.subarray(0, content.length >= 2 && content[content.length - 2] === 0x0d ? content.length - 2 : content.length);
+  const value = content.subarray(
+    0,
+    content.length >= 2 && content[content.length - 2] === 0x0d ? content.length - 2 : content.length,
+  );
   decodeStrict(value, name);
 }

@@ -35,7 +35,8 @@ function assertShallow(root: unknown): void {
   while (stack.length > 0) {
     const [value, depth] = stack.pop()!;
     if (value === null || typeof value !== "object") continue;
-    if (depth >= MAX_JSON_DEPTH) throw new InputError(["body"], `the body is nested deeper than ${MAX_JSON_DEPTH} levels`, "value_error.nesting");
+    if (depth >= MAX_JSON_DEPTH)
+      throw new InputError(["body"], `the body is nested deeper than ${MAX_JSON_DEPTH} levels`, "value_error.nesting");
     for (const child of Object.values(value)) stack.push([child, depth + 1]);
   }
 }
@@ -49,12 +50,22 @@ export function assertStorableText(where: string, value: unknown): void {
   while (stack.length > 0) {
     const [item, loc] = stack.pop()!;
     if (typeof item === "string") {
-      if (UNSAFE.test(item)) throw new InputError(loc, "text may not contain NUL characters or unpaired surrogates", "value_error.str.unsafe");
+      if (UNSAFE.test(item))
+        throw new InputError(
+          loc,
+          "text may not contain NUL characters or unpaired surrogates",
+          "value_error.str.unsafe",
+        );
     } else if (Array.isArray(item)) {
       item.forEach((child, i) => stack.push([child, [...loc, i]]));
     } else if (item !== null && typeof item === "object" && !(item instanceof Blob)) {
       for (const [key, child] of Object.entries(item)) {
-        if (UNSAFE.test(key)) throw new InputError(loc, "field names may not contain NUL characters or unpaired surrogates", "value_error.str.unsafe");
+        if (UNSAFE.test(key))
+          throw new InputError(
+            loc,
+            "field names may not contain NUL characters or unpaired surrogates",
+            "value_error.str.unsafe",
+          );
         stack.push([child, [...loc, key]]);
       }
     }
@@ -71,7 +82,8 @@ const ECHO_MAX_DEPTH = 4;
  * or secret field, long strings cut, deep or long structures summarised.
  */
 export function echoSafely(value: unknown, depth = 0): unknown {
-  if (typeof value === "string") return value.length > ECHO_MAX_STRING ? `${value.slice(0, ECHO_MAX_STRING)}… (${value.length} characters)` : value;
+  if (typeof value === "string")
+    return value.length > ECHO_MAX_STRING ? `${value.slice(0, ECHO_MAX_STRING)}… (${value.length} characters)` : value;
   if (value === null || typeof value !== "object") return value;
   if (value instanceof Blob) return `(a file of ${value.size} bytes)`;
   if (depth >= ECHO_MAX_DEPTH) return "…";

@@ -12,8 +12,10 @@ export type Service = "PostgreSQL" | "Redis";
 
 const QUIET_MS = 10_000;
 const PG_CODES = new Set(["57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006", "53300"]);
-const PG_MESSAGES = /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|Connection ended unexpectedly|connection error/i;
-const REDIS_MESSAGES = /Connection is closed|max retries per request|Stream isn't writeable|ECONNREFUSED.*6379|Redis connection/i;
+const PG_MESSAGES =
+  /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|Connection ended unexpectedly|connection error/i;
+const REDIS_MESSAGES =
+  /Connection is closed|max retries per request|Stream isn't writeable|ECONNREFUSED.*6379|Redis connection/i;
 
 /** Which service an error says is down, or null for any other error. */
 export function outageOf(error: unknown): Service | null {
@@ -21,7 +23,11 @@ export function outageOf(error: unknown): Service | null {
   const code = (error as { code?: unknown; sqlState?: unknown }).code ?? (error as { sqlState?: unknown }).sqlState;
   if (error instanceof ConnectionException || (typeof code === "string" && PG_CODES.has(code))) return "PostgreSQL";
   const said = `${error.name} ${error.message}`;
-  if (/DriverException|DatabaseError|pg|Kysely/i.test(error.name + (error.stack ?? "").slice(0, 400)) && PG_MESSAGES.test(said)) return "PostgreSQL";
+  if (
+    /DriverException|DatabaseError|pg|Kysely/i.test(error.name + (error.stack ?? "").slice(0, 400)) &&
+    PG_MESSAGES.test(said)
+  )
+    return "PostgreSQL";
   if (/MaxRetriesPerRequestError|ReplyError|Redis/i.test(error.name) || REDIS_MESSAGES.test(said)) return "Redis";
   return null;
 }
@@ -36,13 +42,22 @@ export class OutageLog {
     const now = Date.now();
     const outage = this.current.get(service);
     if (!outage || now - outage.last > QUIET_MS) {
-      if (outage) this.logger.info(`${service} outage over`, { service, refused: outage.refused, seconds: Math.round((outage.last - outage.since) / 1000) });
+      if (outage)
+        this.logger.info(`${service} outage over`, {
+          service,
+          refused: outage.refused,
+          seconds: Math.round((outage.last - outage.since) / 1000),
+        });
       this.logger.warn(`${service} unavailable: answering 503 until it is back`, { service, reason: error.message });
       this.current.set(service, { since: now, last: now, refused: 1 });
     } else {
       outage.last = now;
       outage.refused++;
     }
-    return new ServiceError(503, `${service === "PostgreSQL" ? "the database" : "the queue store (Redis)"} is unavailable: try again in a few seconds`, 5);
+    return new ServiceError(
+      503,
+      `${service === "PostgreSQL" ? "the database" : "the queue store (Redis)"} is unavailable: try again in a few seconds`,
+      5,
+    );
   }
 }

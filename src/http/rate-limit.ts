@@ -33,7 +33,10 @@ return {1, 0}
 export class RateLimiter {
   private down = false;
 
-  constructor(private readonly redis: Redis, private readonly logger: Logger) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly logger: Logger,
+  ) {}
 
   /** Spends one token of `key`'s bucket; throws a 429 with Retry-After when there is none. */
   async take(key: string, rate: Rate, what: string): Promise<void> {
@@ -58,6 +61,7 @@ export class RateLimiter {
       return;
     }
     const [allowed, retryMs] = result;
-    if (!allowed) throw new ServiceError(429, `too many ${what}: try again in ${Math.ceil(retryMs / 1000)} s`, retryMs / 1000);
+    if (!allowed)
+      throw new ServiceError(429, `too many ${what}: try again in ${Math.ceil(retryMs / 1000)} s`, retryMs / 1000);
   }
 }

@@ -3,7 +3,11 @@ export function ok<T>(data: T): { errorCode: "Success"; errorMsg: null; data: T 
   return { errorCode: "Success", errorMsg: null, data };
 }
 
-export function okList<T>(page: { count: number; results: T[] }): { errorCode: "Success"; errorMsg: null; data: { count: number; results: T[] } } {
+export function okList<T>(page: { count: number; results: T[] }): {
+  errorCode: "Success";
+  errorMsg: null;
+  data: { count: number; results: T[] };
+} {
   return ok({ count: page.count, results: page.results });
 }
 

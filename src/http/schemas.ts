@@ -11,7 +11,10 @@ import { TIMESTAMP_FORMS } from "./timestamps";
  * stored as `accepted`, and renaming a problem set reset its scoreboard rule to `best`. A default, where
  * one is meant, is given explicitly.
  */
-export function Choice<const V extends readonly [string, ...string[]]>(values: V, options: { title?: string; description?: string; default?: V[number] } = {}) {
+export function Choice<const V extends readonly [string, ...string[]]>(
+  values: V,
+  options: { title?: string; description?: string; default?: V[number] } = {},
+) {
   const schema = t.UnionEnum(values, options);
   if (!("default" in options)) delete (schema as { default?: unknown }).default;
   return schema;
@@ -21,10 +24,7 @@ export const ErrorCodeSchema = Choice(ERROR_CODES, { title: "ErrorCode" });
 
 /** Horse's `XxxResp`: `{errorCode, errorMsg, data}`; errorMsg is null on success. */
 export const Envelope = <T extends TSchema>(data: T, title?: string) =>
-  t.Object(
-    { errorCode: ErrorCodeSchema, errorMsg: t.Nullable(t.String()), data: t.Nullable(data) },
-    { title },
-  );
+  t.Object({ errorCode: ErrorCodeSchema, errorMsg: t.Nullable(t.String()), data: t.Nullable(data) }, { title });
 
 /**
  * An integer the API writes (responses). Elysia's `t.Integer` also accepts "5" and turns it into 5, with
@@ -57,7 +57,8 @@ export const DateTime = t.String({ format: "date-time", description: "ISO 8601 w
 
 /** An integer input that fits the database's `integer` columns (anything larger is a 422, never a 500). */
 export const INT32_MAX = 2_147_483_647;
-export const Int32 = (options: Parameters<typeof t.Integer>[0] = {}) => t.Integer({ minimum: -INT32_MAX - 1, maximum: INT32_MAX, ...options });
+export const Int32 = (options: Parameters<typeof t.Integer>[0] = {}) =>
+  t.Integer({ minimum: -INT32_MAX - 1, maximum: INT32_MAX, ...options });
 
 export const PaginationQuery = {
   offset: t.Optional(Int32({ minimum: 0, default: 0 })),

@@ -13,7 +13,8 @@ export const TIMESTAMP_FORMS =
 const MILLISECOND_THRESHOLD = 2e10;
 // Date's own limit: ±100,000,000 days around 1970.
 const MAX_MS = 8.64e15;
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 const UNIX = /^-?\d{1,20}(\.\d{1,9})?$/;
 
 /** The instant a client meant, or null when the value is no timestamp or names a date that does not exist. */

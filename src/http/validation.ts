@@ -12,7 +12,12 @@ export interface ValidationIssue {
  * query/path schemas in unions, whose own messages say nothing useful, so the message is derived from
  * the schema the value had to satisfy.
  */
-export function describeIssue(where: string, path: string, schema: TSchema | undefined, value: unknown): ValidationIssue {
+export function describeIssue(
+  where: string,
+  path: string,
+  schema: TSchema | undefined,
+  value: unknown,
+): ValidationIssue {
   const loc = [where, ...path.split("/").filter(Boolean).map(unescapePointer)];
   if (value === undefined) return { loc, msg: "field required", type: "value_error.missing" };
   const target = pickSchema(schema);
@@ -22,38 +27,72 @@ export function describeIssue(where: string, path: string, schema: TSchema | und
   if (target.const !== undefined || target.anyOf) {
     const allowed = literalsOf(schema);
     if (allowed.length > 0) {
-      return { loc, msg: `value is not a valid enumeration member; permitted: ${allowed.map((a) => `'${a}'`).join(", ")}`, type: "type_error.enum", ctx: { enum_values: allowed } };
+      return {
+        loc,
+        msg: `value is not a valid enumeration member; permitted: ${allowed.map((a) => `'${a}'`).join(", ")}`,
+        type: "type_error.enum",
+        ctx: { enum_values: allowed },
+      };
     }
   }
   if (kind === "integer" || kind === "number") {
     const n = typeof value === "number" ? value : Number(value);
-    if (typeof value === "boolean" || value === "" || !Number.isFinite(n) || (kind === "integer" && !Number.isInteger(n))) {
+    if (
+      typeof value === "boolean" ||
+      value === "" ||
+      !Number.isFinite(n) ||
+      (kind === "integer" && !Number.isInteger(n))
+    ) {
       return { loc, msg: `value is not a valid ${kind}`, type: `type_error.${kind}` };
     }
     if (typeof target.minimum === "number" && n < target.minimum) {
-      return { loc, msg: `ensure this value is greater than or equal to ${target.minimum}`, type: "value_error.number.not_ge", ctx: { limit_value: target.minimum } };
+      return {
+        loc,
+        msg: `ensure this value is greater than or equal to ${target.minimum}`,
+        type: "value_error.number.not_ge",
+        ctx: { limit_value: target.minimum },
+      };
     }
     if (typeof target.maximum === "number" && n > target.maximum) {
-      return { loc, msg: `ensure this value is less than or equal to ${target.maximum}`, type: "value_error.number.not_le", ctx: { limit_value: target.maximum } };
+      return {
+        loc,
+        msg: `ensure this value is less than or equal to ${target.maximum}`,
+        type: "value_error.number.not_le",
+        ctx: { limit_value: target.maximum },
+      };
     }
   }
   if (kind === "boolean") return { loc, msg: "value could not be parsed to a boolean", type: "type_error.bool" };
   if (kind === "string") {
     if (typeof value !== "string") return { loc, msg: "str type expected", type: "type_error.str" };
     if (typeof target.minLength === "number" && value.length < target.minLength) {
-      return { loc, msg: `ensure this value has at least ${target.minLength} characters`, type: "value_error.any_str.min_length", ctx: { limit_value: target.minLength } };
+      return {
+        loc,
+        msg: `ensure this value has at least ${target.minLength} characters`,
+        type: "value_error.any_str.min_length",
+        ctx: { limit_value: target.minLength },
+      };
     }
     if (typeof target.maxLength === "number" && value.length > target.maxLength) {
-      return { loc, msg: `ensure this value has at most ${target.maxLength} characters`, type: "value_error.any_str.max_length", ctx: { limit_value: target.maxLength } };
+      return {
+        loc,
+        msg: `ensure this value has at most ${target.maxLength} characters`,
+        type: "value_error.any_str.max_length",
+        ctx: { limit_value: target.maxLength },
+      };
     }
     if (target.format === "uuid") return { loc, msg: "value is not a valid uuid", type: "type_error.uuid" };
     if (target.format === "email") return { loc, msg: "value is not a valid email address", type: "value_error.email" };
     if (target.format) {
-      const msg = typeof target.errorMessage === "string" ? target.errorMessage : `value is not a valid ${target.format}`;
+      const msg =
+        typeof target.errorMessage === "string" ? target.errorMessage : `value is not a valid ${target.format}`;
       return { loc, msg, type: `value_error.${target.format}` };
     }
     if (target.pattern) {
-      const msg = typeof target.errorMessage === "string" ? target.errorMessage : `string does not match regex "${target.pattern}"`;
+      const msg =
+        typeof target.errorMessage === "string"
+          ? target.errorMessage
+          : `string does not match regex "${target.pattern}"`;
       return { loc, msg, type: "value_error.str.regex", ctx: { pattern: target.pattern } };
     }
   }

@@ -1,7 +1,16 @@
 import { QueueEvents, type JobsOptions } from "bullmq";
 import type Redis from "ioredis";
 import type { Config } from "../config";
-import { closeQueues, createQueues, queueConnection, type JobName, type PayloadOf, type QueueName, type Queues, type ResultOf } from "./catalogue";
+import {
+  closeQueues,
+  createQueues,
+  queueConnection,
+  type JobName,
+  type PayloadOf,
+  type QueueName,
+  type Queues,
+  type ResultOf,
+} from "./catalogue";
 import { jobFailureToError } from "./job-failure";
 import { BizError } from "../core/errors";
 
@@ -31,7 +40,11 @@ export class JobClient {
     this.queues = createQueues(config);
   }
 
-  async enqueue<N extends JobName>(name: N, payload: PayloadOf<N>, options: JobsOptions & { queue: QueueName }): Promise<string> {
+  async enqueue<N extends JobName>(
+    name: N,
+    payload: PayloadOf<N>,
+    options: JobsOptions & { queue: QueueName },
+  ): Promise<string> {
     const { queue, ...jobOptions } = options;
     const job = await this.queues[queue].add(name, payload, jobOptions);
     return job.id ?? "";
@@ -39,9 +52,12 @@ export class JobClient {
 
   /** Several jobs of one queue in one round trip (BullMQ's addBulk: added together or not at all). */
   async enqueueBulk<N extends JobName>(
-    queue: QueueName, batch: { name: N; payload: PayloadOf<N>; options: JobsOptions }[],
+    queue: QueueName,
+    batch: { name: N; payload: PayloadOf<N>; options: JobsOptions }[],
   ): Promise<void> {
-    await this.queues[queue].addBulk(batch.map(({ name, payload, options }) => ({ name, data: payload, opts: options })));
+    await this.queues[queue].addBulk(
+      batch.map(({ name, payload, options }) => ({ name, data: payload, opts: options })),
+    );
   }
 
   /**
@@ -50,12 +66,26 @@ export class JobClient {
    */
   async isLive(queue: QueueName, jobId: string): Promise<boolean> {
     const state = await this.queues[queue].getJobState(jobId);
-    return state === "waiting" || state === "active" || state === "delayed" || state === "prioritized" || state === "waiting-children";
+    return (
+      state === "waiting" ||
+      state === "active" ||
+      state === "delayed" ||
+      state === "prioritized" ||
+      state === "waiting-children"
+    );
   }
 
-  async run<N extends JobName>(name: N, payload: PayloadOf<N>, options: { queue: QueueName; timeoutMs: number; jobId?: string }): Promise<ResultOf<N>> {
+  async run<N extends JobName>(
+    name: N,
+    payload: PayloadOf<N>,
+    options: { queue: QueueName; timeoutMs: number; jobId?: string },
+  ): Promise<ResultOf<N>> {
     const events = await this.eventsOf(options.queue);
-    const job = await this.queues[options.queue].add(name, payload, { jobId: options.jobId, removeOnComplete: 1000, removeOnFail: 1000 });
+    const job = await this.queues[options.queue].add(name, payload, {
+      jobId: options.jobId,
+      removeOnComplete: 1000,
+      removeOnFail: 1000,
+    });
     try {
       return (await job.waitUntilFinished(events, options.timeoutMs)) as ResultOf<N>;
     } catch (error) {

@@ -37,7 +37,10 @@ const V1_CONTROLLERS = ["memory", "pids", "cpuacct"] as const;
 const V2_CONTROLLERS = ["memory", "pids", "cpu"] as const;
 
 /** The mount points of cgroup hierarchies, from /proc/self/mountinfo. */
-export function parseMounts(mountinfo: string): { v2: { root: string; at: string } | null; v1: Map<string, { root: string; at: string }> } {
+export function parseMounts(mountinfo: string): {
+  v2: { root: string; at: string } | null;
+  v1: Map<string, { root: string; at: string }>;
+} {
   const v1 = new Map<string, { root: string; at: string }>();
   let v2: { root: string; at: string } | null = null;
   for (const line of mountinfo.split("\n")) {
@@ -87,7 +90,10 @@ export function detectCgroups(
     problems.push(`cgroup v2 at ${v2.at} lacks the ${missing.join(", ")} controller(s) in ${dir}`);
   }
   const missing = V1_CONTROLLERS.filter((c) => !v1.has(c) || !own.has(c));
-  if (missing.length === 0) return openV1(Object.fromEntries(V1_CONTROLLERS.map((c) => [c, join(dirOf(v1.get(c)!, own.get(c)!), name)])) as V1Dirs);
+  if (missing.length === 0)
+    return openV1(
+      Object.fromEntries(V1_CONTROLLERS.map((c) => [c, join(dirOf(v1.get(c)!, own.get(c)!), name)])) as V1Dirs,
+    );
   problems.push(`cgroup v1 has no ${missing.join(", ")} hierarchy`);
   throw new CgroupUnavailable(
     `the judge needs cgroups to measure and limit programs (${problems.join("; ")}). Enable cgroup v2 with the memory, ` +
@@ -102,12 +108,15 @@ function openV1(base: V1Dirs): CgroupHost {
   try {
     for (const dir of Object.values(base)) mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw new CgroupUnavailable(`cannot create the judge's cgroups under ${base.memory} (${(error as Error).message}): the judge must run as root with the cgroup file system writable`);
+    throw new CgroupUnavailable(
+      `cannot create the judge's cgroups under ${base.memory} (${(error as Error).message}): the judge must run as root with the cgroup file system writable`,
+    );
   }
   return {
     version: 1,
     where: base.memory,
-    forSlot: (slot) => new V1Group(Object.fromEntries(Object.entries(base).map(([c, d]) => [c, join(d, slot)])) as V1Dirs),
+    forSlot: (slot) =>
+      new V1Group(Object.fromEntries(Object.entries(base).map(([c, d]) => [c, join(d, slot)])) as V1Dirs),
   };
 }
 
@@ -125,7 +134,11 @@ class V1Group implements RunCgroup {
   async prepare(limits: { memoryKb: number; processes: number }): Promise<number[]> {
     const memory = (file: string) => join(this.dirs.memory, file);
     // Page cache a previous run left charged here would count in this run's peak.
-    try { write(memory("memory.force_empty"), 0); } catch { /* busy or unsupported: the peak is merely higher */ }
+    try {
+      write(memory("memory.force_empty"), 0);
+    } catch {
+      /* busy or unsupported: the peak is merely higher */
+    }
     const bytes = limits.memoryKb * 1024;
     // memsw must stay ≥ the memory limit at every step.
     if (this.memsw) write(memory("memory.memsw.limit_in_bytes"), -1);
@@ -163,7 +176,9 @@ export function openV2(own: string, name: string): CgroupHost {
     mkdirSync(base, { recursive: true });
     enableControllers(base);
   } catch (error) {
-    throw new CgroupUnavailable(`cannot set up the judge's cgroups under ${own} (${(error as Error).message}): the judge must run as root with the cgroup file system writable (in Docker: privileged)`);
+    throw new CgroupUnavailable(
+      `cannot set up the judge's cgroups under ${own} (${(error as Error).message}): the judge must run as root with the cgroup file system writable (in Docker: privileged)`,
+    );
   }
   return { version: 2, where: base, forSlot: (slot) => new V2Group(join(base, slot)) };
 }
@@ -181,7 +196,11 @@ function enableControllers(dir: string): void {
     const leaf = join(dir, "joj-judge-self");
     mkdirSync(leaf, { recursive: true });
     for (const pid of read(join(dir, "cgroup.procs")).split("\n").filter(Boolean)) {
-      try { write(join(leaf, "cgroup.procs"), pid); } catch { /* exited meanwhile */ }
+      try {
+        write(join(leaf, "cgroup.procs"), pid);
+      } catch {
+        /* exited meanwhile */
+      }
     }
     write(join(dir, "cgroup.subtree_control"), wanted);
   }
@@ -227,7 +246,13 @@ async function killAll(procs: string, killFile?: string): Promise<void> {
     const pids = read(procs).split("\n").filter(Boolean).map(Number);
     if (pids.length === 0) return;
     if (killFile && existsSync(killFile)) write(killFile, 1);
-    else for (const pid of pids) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+    else
+      for (const pid of pids)
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
     await Bun.sleep(5);
   }
   throw new Error(`processes survive in ${procs}`);
@@ -247,4 +272,6 @@ async function removeGroup(dir: string): Promise<void> {
   }
 }
 
-export const closeFds = (fds: number[]) => { for (const fd of fds) closeSync(fd); };
+export const closeFds = (fds: number[]) => {
+  for (const fd of fds) closeSync(fd);
+};

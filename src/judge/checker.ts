@@ -62,9 +62,12 @@ export class CheckerShelf {
   get(plan: CheckerPlan): Promise<CheckerBuild> {
     const missing = plan.files.find((path) => !this.deps.config.has(path));
     // The API checked the files on upload; a version without them is the judge's problem, not the program's.
-    if (missing) return Promise.resolve({ ok: false, message: `the config version has no ${missing} (a checker file)` });
+    if (missing)
+      return Promise.resolve({ ok: false, message: `the config version has no ${missing} (a checker file)` });
     const digests = plan.files.map((path) => [path, this.deps.config.get(path)!.digest]);
-    const key = createHash("sha256").update(JSON.stringify({ files: digests, compileArgs: plan.compileArgs })).digest("hex");
+    const key = createHash("sha256")
+      .update(JSON.stringify({ files: digests, compileArgs: plan.compileArgs }))
+      .digest("hex");
     let build = this.builds.get(key);
     if (!build) {
       build = this.build(plan, key);
@@ -98,7 +101,11 @@ export class CheckerShelf {
 
 /** Compiles the checker's files in the slot's sandbox with the compile limits; keeps every regular file left. */
 async function compileChecker(
-  plan: CheckerPlan, sources: StagedFile[], slot: Slot, tools: Toolbox, signal: AbortSignal,
+  plan: CheckerPlan,
+  sources: StagedFile[],
+  slot: Slot,
+  tools: Toolbox,
+  signal: AbortSignal,
 ): Promise<{ ok: true; files: BuiltFile[] } | { ok: false; message: string }> {
   const dir = await freshWorkDir(slot.root, "checker", slot.uid);
   try {
@@ -154,8 +161,13 @@ export const checkerLimits = (tools: Toolbox): Limits => ({
 
 /** Runs the checker on one case's input, the program's output and the expected output. */
 export async function runChecker(
-  checker: CompiledChecker, inputHost: string, output: Uint8Array, expectedHost: string,
-  slot: Slot, tools: Toolbox, signal?: AbortSignal,
+  checker: CompiledChecker,
+  inputHost: string,
+  output: Uint8Array,
+  expectedHost: string,
+  slot: Slot,
+  tools: Toolbox,
+  signal?: AbortSignal,
 ): Promise<OutputVerdict> {
   const dir = await freshWorkDir(slot.root, "check", slot.uid);
   try {
@@ -186,9 +198,15 @@ export function checkerVerdict(run: RunResult, limits: Limits): OutputVerdict {
   const words = run.stderr.length > 0 ? run.stderr : run.stdout;
   const text = new TextDecoder().decode(words);
   const said = escapeOutput(words, CHECKER_MESSAGE_CHARS, run.stderrTruncated).trim();
-  const verdict = (state: OutputVerdict["state"], ratio: number): OutputVerdict => ({ state, ratio, message: `checker: ${said}`.trim() });
+  const verdict = (state: OutputVerdict["state"], ratio: number): OutputVerdict => ({
+    state,
+    ratio,
+    message: `checker: ${said}`.trim(),
+  });
   const failed = (why: string): OutputVerdict => ({
-    state: "system_error", ratio: 0, message: `checker failure: ${why}${said ? `\n${said}` : ""}`,
+    state: "system_error",
+    ratio: 0,
+    message: `checker failure: ${why}${said ? `\n${said}` : ""}`,
   });
   const ended = classifyRun(run, limits);
   if (ended === "time_limit_exceeded") return failed(`it ran out of time (${limits.cpuMs / 1000} s of CPU)`);
@@ -196,15 +214,22 @@ export function checkerVerdict(run: RunResult, limits: Limits): OutputVerdict {
   if (ended === "output_limit_exceeded") return failed("it wrote too much");
   if (run.lost || run.signal !== 0) return failed(`it was killed (status ${returnCodeOf(run)})`);
   switch (run.exitCode) {
-    case EXIT.ok: return verdict("accepted", 1);
-    case EXIT.wrongAnswer: case EXIT.presentationError: case EXIT.unexpectedEof: return verdict("wrong_answer", 0);
-    case EXIT.fail: return failed("it exited with 3 (testlib's _fail: the checker or the test data is wrong)");
+    case EXIT.ok:
+      return verdict("accepted", 1);
+    case EXIT.wrongAnswer:
+    case EXIT.presentationError:
+    case EXIT.unexpectedEof:
+      return verdict("wrong_answer", 0);
+    case EXIT.fail:
+      return failed("it exited with 3 (testlib's _fail: the checker or the test data is wrong)");
     case EXIT.points: {
       const match = POINTS.exec(text);
       const points = match ? Number(match[1]) : NaN;
-      if (!(points >= 0 && points <= 1)) return failed('it exited with 7 (points) but its stderr has no "points p" with p from 0 to 1');
+      if (!(points >= 0 && points <= 1))
+        return failed('it exited with 7 (points) but its stderr has no "points p" with p from 0 to 1');
       return verdict(points >= 1 ? "accepted" : "wrong_answer", points);
     }
-    default: return failed(`it exited with ${run.exitCode}`);
+    default:
+      return failed(`it exited with ${run.exitCode}`);
   }
 }

@@ -29,7 +29,12 @@ function countLines(bytes: Uint8Array, length: number): number {
   return lines;
 }
 
-async function indexLines(bytes: Uint8Array, count: number, length: number, seed: number, indexBits: number,
+async function indexLines(
+  bytes: Uint8Array,
+  count: number,
+  length: number,
+  seed: number,
+  indexBits: number,
 ): Promise<Lines> {
   const big = length >= 2 ** 31;
   const starts = big ? new Float64Array(count) : new Int32Array(count);
@@ -66,7 +71,8 @@ async function indexLines(bytes: Uint8Array, count: number, length: number, seed
 function sameLine(a: Lines, x: number, b: Lines, y: number): boolean {
   const length = a.ends[x] - a.starts[x];
   if (length !== b.ends[y] - b.starts[y]) return false;
-  for (let k = 0, i = a.starts[x], j = b.starts[y]; k < length; k++) if (a.bytes[i + k] !== b.bytes[j + k]) return false;
+  for (let k = 0, i = a.starts[x], j = b.starts[y]; k < length; k++)
+    if (a.bytes[i + k] !== b.bytes[j + k]) return false;
   return true;
 }
 

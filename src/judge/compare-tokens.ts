@@ -50,7 +50,9 @@ function sameBytes(a: Tokens, b: Tokens): boolean {
 
 /** Compares token by token with `same`, the line structure aside; both must run out together. */
 async function eachTokenPair(
-  actual: Uint8Array, expected: Uint8Array, same: (a: Tokens, e: Tokens) => boolean,
+  actual: Uint8Array,
+  expected: Uint8Array,
+  same: (a: Tokens, e: Tokens) => boolean,
 ): Promise<boolean> {
   const a = new Tokens(actual);
   const e = new Tokens(expected);

@@ -98,7 +98,11 @@ class TokenReader {
 }
 
 /** True when the program's output matches the expected output under the mode's rules. */
-export async function outputMatches(actual: Uint8Array, expected: Uint8Array, ignoreWhitespace: boolean): Promise<boolean> {
+export async function outputMatches(
+  actual: Uint8Array,
+  expected: Uint8Array,
+  ignoreWhitespace: boolean,
+): Promise<boolean> {
   const a = ignoreWhitespace ? new TokenReader(actual) : new ExactReader(actual);
   const e = ignoreWhitespace ? new TokenReader(expected) : new ExactReader(expected);
   let nextYield = CHUNK;
@@ -122,10 +126,15 @@ export interface CompareRule {
 /** True when the program's output matches the expected output under the case's comparison. */
 export function judgeOutput(actual: Uint8Array, expected: Uint8Array, rule: CompareRule): Promise<boolean> {
   switch (rule.compare) {
-    case "exact": return outputMatches(actual, expected, false);
-    case "whitespace": return outputMatches(actual, expected, true);
-    case "float": return floatsMatch(actual, expected, rule.epsilon ?? 0);
-    case "tokens-icase": return tokensMatchIgnoringCase(actual, expected);
-    case "lines-unordered": return linesMatchUnordered(actual, expected);
+    case "exact":
+      return outputMatches(actual, expected, false);
+    case "whitespace":
+      return outputMatches(actual, expected, true);
+    case "float":
+      return floatsMatch(actual, expected, rule.epsilon ?? 0);
+    case "tokens-icase":
+      return tokensMatchIgnoringCase(actual, expected);
+    case "lines-unordered":
+      return linesMatchUnordered(actual, expected);
   }
 }

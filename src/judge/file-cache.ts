@@ -4,9 +4,20 @@ import { dirname, join } from "node:path";
 import type { RemoteFile } from "./judge-api";
 
 /** A file of a built directory, as built (in memory) and as kept (on the host). */
-export interface BuiltFile { path: string; mode: number; bytes: Uint8Array }
-export interface KeptFile { path: string; mode: number; hostPath: string }
-interface Manifest { files: { path: string; mode: number }[]; bytes: number }
+export interface BuiltFile {
+  path: string;
+  mode: number;
+  bytes: Uint8Array;
+}
+export interface KeptFile {
+  path: string;
+  mode: number;
+  hostPath: string;
+}
+interface Manifest {
+  files: { path: string; mode: number }[];
+  bytes: number;
+}
 
 const DIGEST = /^[0-9a-f]{64}$/;
 /** A file used this recently may be in a running record's hands: never pruned. */
@@ -26,14 +37,23 @@ export class FileCache {
   private readonly building = new Map<string, Promise<KeptFile[]>>();
   private bytesSincePrune = 0;
 
-  constructor(private readonly dir: string, private readonly maxBytes: number) {}
+  constructor(
+    private readonly dir: string,
+    private readonly maxBytes: number,
+  ) {}
 
   /** The cached file's path, downloading it first if needed (concurrent asks share one download). */
   async path(file: RemoteFile, download: (file: RemoteFile) => Promise<Uint8Array>): Promise<string> {
     if (!DIGEST.test(file.digest)) throw new Error(`not a SHA-256 digest: ${file.digest}`);
     const path = join(this.dir, file.digest.slice(0, 2), file.digest);
     const now = new Date();
-    if (await utimes(path, now, now).then(() => true, () => false)) return path;
+    if (
+      await utimes(path, now, now).then(
+        () => true,
+        () => false,
+      )
+    )
+      return path;
     let pending = this.pending.get(file.digest);
     if (!pending) {
       pending = this.fetch(file, path, download).finally(() => this.pending.delete(file.digest));
@@ -42,10 +62,15 @@ export class FileCache {
     return pending;
   }
 
-  private async fetch(file: RemoteFile, path: string, download: (file: RemoteFile) => Promise<Uint8Array>): Promise<string> {
+  private async fetch(
+    file: RemoteFile,
+    path: string,
+    download: (file: RemoteFile) => Promise<Uint8Array>,
+  ): Promise<string> {
     const bytes = await download(file);
     const actual = createHash("sha256").update(bytes).digest("hex");
-    if (actual !== file.digest) throw new Error(`${file.path}: downloaded bytes have digest ${actual}, expected ${file.digest}`);
+    if (actual !== file.digest)
+      throw new Error(`${file.path}: downloaded bytes have digest ${actual}, expected ${file.digest}`);
     await mkdir(join(this.dir, file.digest.slice(0, 2)), { recursive: true });
     const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     await writeFile(temp, bytes, { mode: 0o644 });
@@ -68,14 +93,19 @@ export class FileCache {
     if (kept) return kept;
     let pending = this.building.get(key);
     if (!pending) {
-      pending = build().then((files) => this.store(root, files)).finally(() => this.building.delete(key));
+      pending = build()
+        .then((files) => this.store(root, files))
+        .finally(() => this.building.delete(key));
       this.building.set(key, pending);
     }
     return pending;
   }
 
   private async readBuilt(root: string): Promise<KeptFile[] | null> {
-    const manifest = await readFile(join(root, MANIFEST), "utf8").then((text) => JSON.parse(text) as Manifest, () => null);
+    const manifest = await readFile(join(root, MANIFEST), "utf8").then(
+      (text) => JSON.parse(text) as Manifest,
+      () => null,
+    );
     if (!manifest) return null;
     const now = new Date();
     await utimes(root, now, now).catch(() => undefined);
@@ -109,7 +139,10 @@ export class FileCache {
     const entries: { path: string; size: number; used: number }[] = [];
     for (const key of await readdir(join(this.dir, BUILT)).catch(() => [] as string[])) {
       const root = join(this.dir, BUILT, key);
-      const manifest = await readFile(join(root, MANIFEST), "utf8").then((text) => JSON.parse(text) as Manifest, () => null);
+      const manifest = await readFile(join(root, MANIFEST), "utf8").then(
+        (text) => JSON.parse(text) as Manifest,
+        () => null,
+      );
       const info = await stat(root).catch(() => null);
       if (manifest && info) entries.push({ path: root, size: manifest.bytes, used: info.mtimeMs });
     }

@@ -27,7 +27,10 @@ export type { CaseReport };
 
 /** The API said no (the task was re-queued, the lease lapsed, another judger has it): not worth a retry. */
 export class Refused extends Error {
-  constructor(readonly errorCode: string, message: string) {
+  constructor(
+    readonly errorCode: string,
+    message: string,
+  ) {
     super(`${errorCode}: ${message}`);
     this.name = "Refused";
   }
@@ -52,7 +55,11 @@ export function guardedJudgeApi(settings: JudgeSettings, secrets: readonly strin
   return new JudgeApi(settings, {
     redactor: new Redactor(secrets),
     onRedacted: (task, index, hits) =>
-      logger.warn("a secret of the judge was cut out of a case's output", { recordId: task.recordId, case: index, hits }),
+      logger.warn("a secret of the judge was cut out of a case's output", {
+        recordId: task.recordId,
+        case: index,
+        hits,
+      }),
   });
 }
 
@@ -77,7 +84,12 @@ export class JudgeApi {
 
   /** The next waiting task, or null after `waitSeconds` without one. */
   nextTask(waitSeconds: number, signal?: AbortSignal): Promise<(JudgeTask & { language: string }) | null> {
-    return this.call("POST", "/api/v1/judge/next_task", { waitSeconds }, { signal, timeoutMs: (waitSeconds + 15) * 1000 });
+    return this.call(
+      "POST",
+      "/api/v1/judge/next_task",
+      { waitSeconds },
+      { signal, timeoutMs: (waitSeconds + 15) * 1000 },
+    );
   }
 
   claim(task: JudgeTask): Promise<Claim> {
@@ -115,15 +127,24 @@ export class JudgeApi {
     const link = new URL(file.url);
     const url = `${this.settings.serverUrl}${link.pathname}${link.search}`;
     return this.withRetries(async () => {
-      const response = await fetch(url, { headers: { authorization: this.authorization }, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+      const response = await fetch(url, {
+        headers: { authorization: this.authorization },
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
       if (response.status >= 500) throw new Transient(`${url}: HTTP ${response.status}`);
       const bytes = new Uint8Array(await response.arrayBuffer());
-      if (!response.ok || response.headers.get("content-type")?.includes("json")) throw new Refused("FileDownloadError", `${file.path}: HTTP ${response.status}`);
+      if (!response.ok || response.headers.get("content-type")?.includes("json"))
+        throw new Refused("FileDownloadError", `${file.path}: HTTP ${response.status}`);
       return bytes;
     });
   }
 
-  private async call<T>(method: string, path: string, body?: unknown, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<T> {
+  private async call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<T> {
     return this.withRetries(async () => {
       const timeout = AbortSignal.timeout(options.timeoutMs ?? CALL_TIMEOUT_MS);
       const response = await fetch(`${this.settings.serverUrl}${path}`, {
@@ -133,9 +154,17 @@ export class JudgeApi {
         signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
       });
       if (response.status >= 500) throw new Transient(`${method} ${path}: HTTP ${response.status}`);
-      const envelope = (await response.json().catch(() => null)) as { errorCode?: string; errorMsg?: string; data?: T; detail?: unknown } | null;
+      const envelope = (await response.json().catch(() => null)) as {
+        errorCode?: string;
+        errorMsg?: string;
+        data?: T;
+        detail?: unknown;
+      } | null;
       if (response.ok && envelope?.errorCode === "Success") return envelope.data as T;
-      throw new Refused(envelope?.errorCode ?? `HTTP ${response.status}`, envelope?.errorMsg ?? JSON.stringify(envelope?.detail ?? envelope));
+      throw new Refused(
+        envelope?.errorCode ?? `HTTP ${response.status}`,
+        envelope?.errorMsg ?? JSON.stringify(envelope?.detail ?? envelope),
+      );
     }, options.signal);
   }
 

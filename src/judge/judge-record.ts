@@ -19,7 +19,15 @@ export interface EngineDeps {
 /** What became of a task: judged, not ours (another judger, a re-queue), given back on stop, or lost. */
 export type Outcome = "judged" | "refused" | "released" | "lost";
 
-const caseOf = (state: CaseResult, message: string): CaseReport => ({ state, score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr: message });
+const caseOf = (state: CaseResult, message: string): CaseReport => ({
+  state,
+  score: 0,
+  timeMs: 0,
+  memoryKb: 0,
+  returnCode: 0,
+  stdout: "",
+  stderr: message,
+});
 
 /**
  * Judges one task under the protocol's rules: claim it (another judger may have won), keep the lease
@@ -45,15 +53,21 @@ export async function judgeTask(task: JudgeTask, slot: Slot, deps: EngineDeps, s
     return "judged";
   } catch (error) {
     if (stop.aborted) {
-      await deps.api.release(task).catch((e) => logger.warn("could not give the record back; its lease will lapse", { error: e }));
+      await deps.api
+        .release(task)
+        .catch((e) => logger.warn("could not give the record back; its lease will lapse", { error: e }));
       return "released";
     }
     if (lost.signal.aborted || error instanceof Refused) {
-      logger.warn("the record was taken from this judge", { reason: error instanceof Error ? error.message : String(error) });
+      logger.warn("the record was taken from this judge", {
+        reason: error instanceof Error ? error.message : String(error),
+      });
       return "lost";
     }
     logger.error("judging failed", { error });
-    await failRecord(deps.api, task, error).catch((e) => logger.warn("could not report the failure; the lease will lapse", { error: e }));
+    await failRecord(deps.api, task, error).catch((e) =>
+      logger.warn("could not report the failure; the lease will lapse", { error: e }),
+    );
     return "judged";
   } finally {
     clearInterval(keeper);
@@ -83,7 +97,13 @@ async function failRecord(api: JudgeApi, task: JudgeTask, error: unknown): Promi
   await api.report(task, { state: "failed", judgedAt: new Date().toISOString() });
 }
 
-async function judgeClaimed(task: JudgeTask, claim: Claim, slot: Slot, deps: EngineDeps, halt: AbortSignal): Promise<string> {
+async function judgeClaimed(
+  task: JudgeTask,
+  claim: Claim,
+  slot: Slot,
+  deps: EngineDeps,
+  halt: AbortSignal,
+): Promise<string> {
   const { api, cache, tools } = deps;
   const config = new Map(claim.configFiles.map((f) => [normalisePath(f.path), f]));
   const cached = (file: RemoteFile) => cache.path(file, (f) => api.download(f));
@@ -98,11 +118,13 @@ async function judgeClaimed(task: JudgeTask, claim: Claim, slot: Slot, deps: Eng
     const file = config.get(path);
     if (file) needed.set(path, await cached(file));
   }
-  const compiled = "missing" in sources
-    ? ({ ok: false, state: "compile_error", message: sources.missing } as const)
-    : await compile(plan, sources.files, needed, slot, tools, halt);
+  const compiled =
+    "missing" in sources
+      ? ({ ok: false, state: "compile_error", message: sources.missing } as const)
+      : await compile(plan, sources.files, needed, slot, tools, halt);
   if (!compiled.ok) {
-    for (const c of plan.cases) await api.reportCase(task, c.index, caseOf(compiled.state, c.index === 0 ? compiled.message : "see case 0"));
+    for (const c of plan.cases)
+      await api.reportCase(task, c.index, caseOf(compiled.state, c.index === 0 ? compiled.message : "see case 0"));
     return finish(api, task, compiled.state === "system_error" ? "failed" : "rejected");
   }
   await api.report(task, { state: "running" });
@@ -119,14 +141,23 @@ async function judgeClaimed(task: JudgeTask, claim: Claim, slot: Slot, deps: Eng
 
 /** One case: its files from the config, the program run, its output judged by the checker or the comparison. */
 async function runOneCase(
-  c: CasePlan, program: StagedFile[], config: Map<string, RemoteFile>, cached: (f: RemoteFile) => Promise<string>,
-  checkers: CheckerShelf, slot: Slot, tools: Toolbox, halt: AbortSignal,
+  c: CasePlan,
+  program: StagedFile[],
+  config: Map<string, RemoteFile>,
+  cached: (f: RemoteFile) => Promise<string>,
+  checkers: CheckerShelf,
+  slot: Slot,
+  tools: Toolbox,
+  halt: AbortSignal,
 ): Promise<CaseRun> {
   halt.throwIfAborted();
   const input = config.get(c.inputPath);
   const expected = config.get(c.expectedPath);
   if (!input || !expected) {
-    return { ratio: 0, report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`) };
+    return {
+      ratio: 0,
+      report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`),
+    };
   }
   try {
     const [inputHost, expectedHost] = [await cached(input), await cached(expected)];
@@ -154,16 +185,22 @@ async function finish(api: JudgeApi, task: JudgeTask, state: string): Promise<st
  * front end uploads the student's file under its own name).
  */
 async function stageSources(
-  plan: JudgePlan, claim: Claim, config: Map<string, RemoteFile>, cached: (f: RemoteFile) => Promise<string>, api: JudgeApi,
+  plan: JudgePlan,
+  claim: Claim,
+  config: Map<string, RemoteFile>,
+  cached: (f: RemoteFile) => Promise<string>,
+  api: JudgeApi,
 ): Promise<{ files: StagedFile[] } | { missing: string }> {
   const submitted = claim.codeFiles.map((f) => ({ ...f, path: normalisePath(f.path) }));
-  if (submitted.length === 1 && plan.compileFiles.length === 1 && !config.has(plan.compileFiles[0])) submitted[0].path = plan.compileFiles[0];
+  if (submitted.length === 1 && plan.compileFiles.length === 1 && !config.has(plan.compileFiles[0]))
+    submitted[0].path = plan.compileFiles[0];
   const files: StagedFile[] = [];
   for (const f of submitted) files.push({ path: f.path, mode: 0o644, bytes: await api.download(f) });
   for (const path of plan.compileFiles) {
     if (files.some((f) => f.path === path)) continue;
     const file = config.get(path);
-    if (!file) return { missing: `the submission has no ${path} (${plan.language} compiles ${plan.compileFiles.join(", ")})` };
+    if (!file)
+      return { missing: `the submission has no ${path} (${plan.language} compiles ${plan.compileFiles.join(", ")})` };
     files.push({ path, mode: 0o644, hostPath: await cached(file) });
   }
   return { files };

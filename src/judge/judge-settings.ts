@@ -43,19 +43,37 @@ export interface JudgeSettings {
 
 /** Every variable the judge reads: a judge started by `bun run start` gets these and nothing else. */
 export const JUDGE_VARIABLES = [
-  "PORT", "JUDGE_SERVER_URL", "JUDGE_MODE", "JUDGER_ACCESS_KEY_ID", "JUDGER_SECRET_ACCESS_KEY", "DATA_DIR",
-  "JUDGE_COMPILE_SECONDS", "REDIS_URL", "QUEUE_PREFIX", "JUDGE_CONCURRENCY", "JUDGE_WORK_DIR", "JUDGE_CACHE_DIR",
-  "JUDGE_CACHE_MAX_MB", "JUDGE_SLOT_UID_BASE", "JUDGE_OUTPUT_LIMIT_MB", "JUDGE_DISK_MB", "JUDGE_PROCESSES",
-  "JUDGE_COMPILE_MEMORY_MB", "JUDGE_STOP_GRACE_SECONDS", "LOG_LEVEL",
+  "PORT",
+  "JUDGE_SERVER_URL",
+  "JUDGE_MODE",
+  "JUDGER_ACCESS_KEY_ID",
+  "JUDGER_SECRET_ACCESS_KEY",
+  "DATA_DIR",
+  "JUDGE_COMPILE_SECONDS",
+  "REDIS_URL",
+  "QUEUE_PREFIX",
+  "JUDGE_CONCURRENCY",
+  "JUDGE_WORK_DIR",
+  "JUDGE_CACHE_DIR",
+  "JUDGE_CACHE_MAX_MB",
+  "JUDGE_SLOT_UID_BASE",
+  "JUDGE_OUTPUT_LIMIT_MB",
+  "JUDGE_DISK_MB",
+  "JUDGE_PROCESSES",
+  "JUDGE_COMPILE_MEMORY_MB",
+  "JUDGE_STOP_GRACE_SECONDS",
+  "LOG_LEVEL",
 ] as const;
 
-
 /** The server's secrets. A judge needs none of them and refuses to start with any in its environment. */
-const SERVER_SECRET = /^(JWT_SECRET|DATABASE_URL|METRICS_TOKEN|POSTGRES_PASSWORD|PGPASSWORD|(S3|AWS)_\w*(KEY|TOKEN)\w*|OAUTH_\w+_SECRET)$/;
+const SERVER_SECRET =
+  /^(JWT_SECRET|DATABASE_URL|METRICS_TOKEN|POSTGRES_PASSWORD|PGPASSWORD|(S3|AWS)_\w*(KEY|TOKEN)\w*|OAUTH_\w+_SECRET)$/;
 
 /** The server's secrets present in an environment, by name. */
 export function serverSecretsIn(env: Env): string[] {
-  return Object.keys(env).filter((name) => env[name] !== undefined && env[name] !== "" && SERVER_SECRET.test(name)).sort();
+  return Object.keys(env)
+    .filter((name) => env[name] !== undefined && env[name] !== "" && SERVER_SECRET.test(name))
+    .sort();
 }
 
 /**
@@ -82,11 +100,14 @@ export function loadJudgeSettings(env: Env = process.env, argv: string[] = proce
   const flags = parseFlags(argv, problems);
   const port = read.integer("PORT", 34765, 1, 65535);
   const serverUrl = flags.server ?? read.url("JUDGE_SERVER_URL", `http://127.0.0.1:${port}`) ?? "";
-  const mode = (flags.mode ?? (flags.server ? "http" : read.oneOf("JUDGE_MODE", ["queue", "http"] as const, "queue"))) as JudgeSettings["mode"];
+  const mode = (flags.mode ??
+    (flags.server ? "http" : read.oneOf("JUDGE_MODE", ["queue", "http"] as const, "queue"))) as JudgeSettings["mode"];
   const accessKeyId = read.optional("JUDGER_ACCESS_KEY_ID");
   const secretAccessKey = read.optional("JUDGER_SECRET_ACCESS_KEY");
   if (!accessKeyId || !secretAccessKey) {
-    problems.push("JUDGER_ACCESS_KEY_ID and JUDGER_SECRET_ACCESS_KEY are required: create a judger with POST /admin/judgers (site root) and use its access key");
+    problems.push(
+      "JUDGER_ACCESS_KEY_ID and JUDGER_SECRET_ACCESS_KEY are required: create a judger with POST /admin/judgers (site root) and use its access key",
+    );
   }
   const dataDir = resolve(read.string("DATA_DIR", ".data"));
   const compileSeconds = read.integer("JUDGE_COMPILE_SECONDS", 10, 1, 600);

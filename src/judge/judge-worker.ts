@@ -18,7 +18,10 @@ class Running {
   private readonly inFlight = new Set<Promise<Outcome>>();
   readonly halt = new AbortController();
 
-  constructor(private readonly pool: SlotPool, private readonly deps: EngineDeps) {}
+  constructor(
+    private readonly pool: SlotPool,
+    private readonly deps: EngineDeps,
+  ) {}
 
   async run(task: JudgeTask): Promise<Outcome> {
     const slot = await this.pool.acquire();
@@ -41,7 +44,11 @@ class Running {
 }
 
 /** Queue mode: a BullMQ worker on the judge queue, one job per task, `concurrency` at once. */
-export function startQueueSource(options: { redisUrl: string; queuePrefix: string; concurrency: number }, pool: SlotPool, deps: EngineDeps): TaskSource & { ready: Promise<void> } {
+export function startQueueSource(
+  options: { redisUrl: string; queuePrefix: string; concurrency: number },
+  pool: SlotPool,
+  deps: EngineDeps,
+): TaskSource & { ready: Promise<void> } {
   const running = new Running(pool, deps);
   const worker = new Worker(
     JUDGE_QUEUE,
@@ -51,7 +58,12 @@ export function startQueueSource(options: { redisUrl: string; queuePrefix: strin
     },
     { connection: queueConnection(options), prefix: options.queuePrefix, concurrency: options.concurrency },
   );
-  worker.on("failed", (job, error) => deps.logger.warn("judge job failed; the reconciler re-enqueues its record", { jobId: job?.id, reason: error.message }));
+  worker.on("failed", (job, error) =>
+    deps.logger.warn("judge job failed; the reconciler re-enqueues its record", {
+      jobId: job?.id,
+      reason: error.message,
+    }),
+  );
   worker.on("error", (error) => deps.logger.error("judge queue error", { error }));
   return {
     ready: worker.waitUntilReady().then(() => undefined),
@@ -67,7 +79,13 @@ const POLL_SECONDS = 25;
 const ERROR_PAUSE_MS = 2_000;
 
 /** HTTP mode: `concurrency` loops, each long-polling the API for the next task and judging it. */
-export function startHttpSource(api: JudgeApi, concurrency: number, pool: SlotPool, deps: EngineDeps, logger: Logger): TaskSource {
+export function startHttpSource(
+  api: JudgeApi,
+  concurrency: number,
+  pool: SlotPool,
+  deps: EngineDeps,
+  logger: Logger,
+): TaskSource {
   const running = new Running(pool, deps);
   const polling = new AbortController();
   const loop = async () => {

@@ -89,7 +89,9 @@ export function planJudging(configJson: Uint8Array, language: string, settings: 
       score: c.score,
       compare: { compare: c.compare, epsilon: c.epsilon },
       checker: c.checker && {
-        files: c.checker.files.map(normalisePath), compileArgs: c.checker.compileArgs ?? [], executeArgs: c.checker.executeArgs,
+        files: c.checker.files.map(normalisePath),
+        compileArgs: c.checker.compileArgs ?? [],
+        executeArgs: c.checker.executeArgs,
       },
       executeFiles: c.executeFiles.map(normalisePath),
       executeArgs: c.executeArgs,

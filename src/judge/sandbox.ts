@@ -77,13 +77,22 @@ async function ensureHelper(dir: string, name: string, sourcePath: string, libra
   const source = await readFile(sourcePath);
   const digest = createHash("sha256").update(source).update(HELPER_BUILD).update(libraries.join(" ")).digest("hex");
   const path = join(dir, `${name}-${digest.slice(0, 12)}`);
-  if (await lstat(path).then(() => true, () => false)) return path;
+  if (
+    await lstat(path).then(
+      () => true,
+      () => false,
+    )
+  )
+    return path;
   await mkdir(dir, { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   // Static when the libraries allow it: an exec without the dynamic loader is ~1.5 ms cheaper per run.
-  const build = (...extra: string[]) => Bun.spawn(["gcc", "-O2", ...extra, "-o", temp, sourcePath, ...libraries], {
-    stdout: "pipe", stderr: "pipe", env: { ...BWRAP_ENV },
-  });
+  const build = (...extra: string[]) =>
+    Bun.spawn(["gcc", "-O2", ...extra, "-o", temp, sourcePath, ...libraries], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...BWRAP_ENV },
+    });
   let gcc = build("-static");
   if ((await gcc.exited) !== 0) gcc = build();
   if ((await gcc.exited) !== 0) {
@@ -131,24 +140,86 @@ export function bwrapArgv(run: SandboxRun, cgroupFds: number[]): string[] {
   return [
     // --as-pid-1: the runner is the namespace's init, so no bubblewrap process (which would hold
     // bubblewrap's own environment, readable through /proc/1) lives inside with the program.
-    "bwrap", "--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "judge", "--clearenv",
-    "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/work", "--setenv", "LANG", "C.UTF-8",
-    "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-    "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+    "bwrap",
+    "--unshare-all",
+    "--as-pid-1",
+    "--die-with-parent",
+    "--new-session",
+    "--hostname",
+    "judge",
+    "--clearenv",
+    "--setenv",
+    "PATH",
+    "/usr/local/bin:/usr/bin:/bin",
+    "--setenv",
+    "HOME",
+    "/work",
+    "--setenv",
+    "LANG",
+    "C.UTF-8",
+    "--ro-bind",
+    "/usr",
+    "/usr",
+    "--symlink",
+    "usr/lib",
+    "/lib",
+    "--symlink",
+    "usr/lib64",
+    "/lib64",
+    "--symlink",
+    "usr/bin",
+    "/bin",
+    "--symlink",
+    "usr/sbin",
+    "/sbin",
     // Compilers are reached through Debian's alternatives links.
-    "--ro-bind-try", "/etc/alternatives", "/etc/alternatives", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-    "--proc", "/proc", "--dev", "/dev", "--size", String(run.tmpBytes), "--tmpfs", "/tmp",
-    "--ro-bind", run.runner, "/.runner",
-    "--bind", run.workDir, "/work", "--chdir", "/work",
-    "/.runner", String(limits.wallMs), String(limits.cpuMs), String(limits.memoryKb), String(limits.fileBytes),
-    String(limits.processes), cgroupFds.length > 0 ? cgroupFds.join(",") : "-", run.stdin ?? "-", "--", ...run.argv,
+    "--ro-bind-try",
+    "/etc/alternatives",
+    "/etc/alternatives",
+    "--ro-bind-try",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.cache",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--size",
+    String(run.tmpBytes),
+    "--tmpfs",
+    "/tmp",
+    "--ro-bind",
+    run.runner,
+    "/.runner",
+    "--bind",
+    run.workDir,
+    "/work",
+    "--chdir",
+    "/work",
+    "/.runner",
+    String(limits.wallMs),
+    String(limits.cpuMs),
+    String(limits.memoryKb),
+    String(limits.fileBytes),
+    String(limits.processes),
+    cgroupFds.length > 0 ? cgroupFds.join(",") : "-",
+    run.stdin ?? "-",
+    "--",
+    ...run.argv,
   ];
 }
 
-interface Captured { data: Uint8Array; size: number }
+interface Captured {
+  data: Uint8Array;
+  size: number;
+}
 
 /** Reads a stream, keeping the first `keep` bytes; calls `over` once it passes `limit` and stops reading. */
-async function capture(stream: ReadableStream<Uint8Array>, keep: number, limit: number, over: () => void): Promise<Captured> {
+async function capture(
+  stream: ReadableStream<Uint8Array>,
+  keep: number,
+  limit: number,
+  over: () => void,
+): Promise<Captured> {
   const chunks: Uint8Array[] = [];
   let kept = 0;
   let size = 0;
@@ -175,7 +246,10 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
   try {
     // setuid/setgid and no supplementary groups or capabilities, before bubblewrap even starts.
     child = Bun.spawn(bwrapArgv(run, cgroupFds), {
-      uid: run.uid, gid: run.uid, env: { ...BWRAP_ENV }, stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", ...fds],
+      uid: run.uid,
+      gid: run.uid,
+      env: { ...BWRAP_ENV },
+      stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", ...fds],
     });
   } finally {
     closeFds(fds);
@@ -184,7 +258,10 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
   // kill during bubblewrap's set-up leaves behind goes with the slot uid's processes (slot-processes.ts).
   const stop = new RunStop(child, run.uid, run.limits.wallMs, run.overdueMs ?? OVERDUE_MS, signal);
   let outputExceeded = false;
-  const flooded = () => { outputExceeded = true; stop.kill(); };
+  const flooded = () => {
+    outputExceeded = true;
+    stop.kill();
+  };
   const { fileBytes } = run.limits;
   let unkilled = "";
   let parts;
@@ -201,15 +278,28 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
   }
   const [stdout, stderr, report, diagnostics] = parts;
   const account = await run.cgroup.finish();
-  const base = { ...account, outputExceeded, stdout: stdout.data, stderr: stderr.data, stderrTruncated: stderr.size > stderr.data.length };
+  const base = {
+    ...account,
+    outputExceeded,
+    stdout: stdout.data,
+    stderr: stderr.data,
+    stderrTruncated: stderr.size > stderr.data.length,
+  };
   const lost = { exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: true };
   // Processes the kill could not end: whatever the runner said, the slot is at fault (assertRan, steps.ts).
   if (unkilled) return { ...base, ...lost, diagnostics: `sandbox: ${unkilled}` };
   try {
-    const { setupFailed, ...ended } = JSON.parse(report) as { exitCode: number; signal: number; wallMs: number; wallExceeded: boolean; setupFailed: string };
+    const { setupFailed, ...ended } = JSON.parse(report) as {
+      exitCode: number;
+      signal: number;
+      wallMs: number;
+      wallExceeded: boolean;
+      setupFailed: string;
+    };
     // exec failing is the program's business (no such file), like a shell's 127; any other stage is the sandbox's.
     if (setupFailed === "e") return { ...base, ...ended, exitCode: 127, lost: false, diagnostics: "" };
-    if (setupFailed) return { ...base, ...ended, lost: true, diagnostics: `runner: set-up failed at stage ${setupFailed}` };
+    if (setupFailed)
+      return { ...base, ...ended, lost: true, diagnostics: `runner: set-up failed at stage ${setupFailed}` };
     return { ...base, ...ended, lost: false, diagnostics: "" };
   } catch {
     // No report: the sandbox failed, or the run was stopped (a flood, the judge shutting down).
@@ -224,7 +314,11 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
  * Reads a file the program wrote, at most `max` bytes, never through a link and only if it is a
  * regular file: the program controls the work directory and may have planted anything there.
  */
-export async function readOutput(workDir: string, name: string, max: number): Promise<{ data: Uint8Array; truncated: boolean; size: number; executable: boolean } | null> {
+export async function readOutput(
+  workDir: string,
+  name: string,
+  max: number,
+): Promise<{ data: Uint8Array; truncated: boolean; size: number; executable: boolean } | null> {
   let handle;
   try {
     handle = await open(join(workDir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -237,7 +331,12 @@ export async function readOutput(workDir: string, name: string, max: number): Pr
     const size = Math.min(info.size, max);
     const buffer = new Uint8Array(size);
     const { bytesRead } = await handle.read(buffer, 0, size, 0);
-    return { data: buffer.subarray(0, bytesRead), truncated: info.size > max, size: info.size, executable: (info.mode & 0o111) !== 0 };
+    return {
+      data: buffer.subarray(0, bytesRead),
+      truncated: info.size > max,
+      size: info.size,
+      executable: (info.mode & 0o111) !== 0,
+    };
   } finally {
     await handle.close();
   }

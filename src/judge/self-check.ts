@@ -16,14 +16,26 @@ const SANDBOX_VARIABLES = new Set(["PATH", "HOME", "LANG", "PWD"]);
 /** The sandbox's init, the runner: visible as PID 1, never readable. */
 const INIT_PID = 1;
 
-interface Look { pid: number; self: boolean; what: string; ok: boolean; data: string }
+interface Look {
+  pid: number;
+  self: boolean;
+  what: string;
+  ok: boolean;
+  data: string;
+}
 
 function parse(output: string): Look[] {
   const looks: Look[] = [];
   for (const line of output.split("\n")) {
     const [pid, who, what, status, hex = ""] = line.split(" ");
     if (!what || !status) continue;
-    looks.push({ pid: Number(pid), self: who === "self", what, ok: status === "ok", data: Buffer.from(hex, "hex").toString("latin1") });
+    looks.push({
+      pid: Number(pid),
+      self: who === "self",
+      what,
+      ok: status === "ok",
+      data: Buffer.from(hex, "hex").toString("latin1"),
+    });
   }
   return looks;
 }
@@ -38,7 +50,10 @@ export function judgeProbeReport(output: string, secrets: readonly string[]): st
     if (seen !== undefined) problems.add(`the probe read a setting of the judge in /proc/${look.pid}/${look.what}`);
     if (look.self) {
       if (look.what !== "environ") continue;
-      const names = look.data.split("\0").filter(Boolean).map((entry) => entry.split("=", 1)[0]);
+      const names = look.data
+        .split("\0")
+        .filter(Boolean)
+        .map((entry) => entry.split("=", 1)[0]);
       const extra = names.filter((name) => !SANDBOX_VARIABLES.has(name));
       if (extra.length > 0) problems.add(`a sandboxed program has variables it should not: ${extra.join(", ")}`);
       continue;
@@ -52,7 +67,10 @@ export function judgeProbeReport(output: string, secrets: readonly string[]): st
 
 /** Runs the probe in one of the pool's slots; throws with every problem found. */
 export async function selfCheck(
-  tools: { runner: string; probe: string }, pool: SlotPool, tmpBytes: number, secrets: readonly string[],
+  tools: { runner: string; probe: string },
+  pool: SlotPool,
+  tmpBytes: number,
+  secrets: readonly string[],
 ): Promise<void> {
   // A value only this check knows, in the judge's own environment: were the environment ever to travel
   // into the sandbox again, the probe would find it.
@@ -65,15 +83,26 @@ export async function selfCheck(
     await chown(join(dir, "probe"), slot.uid, slot.uid);
     const limits = { cpuMs: 2000, wallMs: 5000, memoryKb: 64 * 1024, fileBytes: 1 << 20, processes: 4 };
     const run = await runSandboxed({
-      runner: tools.runner, workDir: dir, argv: ["./probe"], stdin: null, limits, uid: slot.uid, cgroup: slot.cgroup, tmpBytes,
+      runner: tools.runner,
+      workDir: dir,
+      argv: ["./probe"],
+      stdin: null,
+      limits,
+      uid: slot.uid,
+      cgroup: slot.cgroup,
+      tmpBytes,
     });
     if (run.lost || run.exitCode !== 0) {
-      throw new Error(`the sandbox does not work on this machine: ${run.diagnostics || `the probe exited ${run.exitCode}`}`);
+      throw new Error(
+        `the sandbox does not work on this machine: ${run.diagnostics || `the probe exited ${run.exitCode}`}`,
+      );
     }
     const problems = judgeProbeReport(new TextDecoder().decode(run.stdout), [...secrets, canary]);
     if (problems.length > 0) {
-      throw new Error(`the sandbox would let a submitted program see what it must not:\n  - ${problems.join("\n  - ")}\n`
-        + "Check the bubblewrap version (0.8 or newer, with --as-pid-1) and the kernel; see README, \"The sandbox\".");
+      throw new Error(
+        `the sandbox would let a submitted program see what it must not:\n  - ${problems.join("\n  - ")}\n` +
+          'Check the bubblewrap version (0.8 or newer, with --as-pid-1) and the kernel; see README, "The sandbox".',
+      );
     }
   } finally {
     delete process.env.JOJ_SELF_CHECK_CANARY;

@@ -85,15 +85,21 @@ export class RunStop {
   ) {
     if (signal?.aborted) this.kill();
     signal?.addEventListener("abort", this.kill);
-    this.watchdog = setTimeout(() => {
-      this.overdue = true;
-      this.kill();
-    }, Math.min(wallMs + overdueMs, MAX_TIMER_MS));
+    this.watchdog = setTimeout(
+      () => {
+        this.overdue = true;
+        this.kill();
+      },
+      Math.min(wallMs + overdueMs, MAX_TIMER_MS),
+    );
   }
 
   readonly kill = (): void => {
     this.child.kill("SIGKILL");
-    this.killing ??= killSlotProcesses(this.uid).then(() => "", (error: Error) => error.message);
+    this.killing ??= killSlotProcesses(this.uid).then(
+      () => "",
+      (error: Error) => error.message,
+    );
   };
 
   /**

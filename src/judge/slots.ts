@@ -40,7 +40,10 @@ export class SlotPool {
   private readonly free: Slot[];
   private readonly waiters: ((slot: Slot) => void)[] = [];
 
-  private constructor(readonly slots: Slot[], private readonly lockDir: string) {
+  private constructor(
+    readonly slots: Slot[],
+    private readonly lockDir: string,
+  ) {
     this.free = [...slots];
   }
 
@@ -92,12 +95,22 @@ export class SlotPool {
 /** The uids of the machine's accounts (`/etc/passwd`). */
 async function accountUids(): Promise<Set<number>> {
   const passwd = await readFile("/etc/passwd", "utf8").catch(() => "");
-  return new Set(passwd.split("\n").map((line) => Number(line.split(":")[2])).filter(Number.isInteger));
+  return new Set(
+    passwd
+      .split("\n")
+      .map((line) => Number(line.split(":")[2]))
+      .filter(Number.isInteger),
+  );
 }
 
 function mountTmpfs(root: string, bytes: number): void {
-  const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${bytes},mode=0711,nosuid,nodev`, "tmpfs", root], { stderr: "pipe" });
-  if (mount.exitCode !== 0) throw new Error(`cannot mount the sandbox tmpfs on ${root}: ${mount.stderr.toString().trim()} (the judge needs root)`);
+  const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${bytes},mode=0711,nosuid,nodev`, "tmpfs", root], {
+    stderr: "pipe",
+  });
+  if (mount.exitCode !== 0)
+    throw new Error(
+      `cannot mount the sandbox tmpfs on ${root}: ${mount.stderr.toString().trim()} (the judge needs root)`,
+    );
 }
 
 function unmount(root: string): void {

@@ -35,7 +35,8 @@ export class JudgeFault extends Error {}
 export async function populate(dir: string, uid: number, files: StagedFile[]): Promise<void> {
   for (const file of files) {
     // The API checks paths on upload; the judge, root on its machine, checks again rather than trust it.
-    if (isAbsolute(file.path) || file.path.split("/").some((part) => part === ".." || part === "")) throw new JudgeFault(`refusing the path "${file.path}"`);
+    if (isAbsolute(file.path) || file.path.split("/").some((part) => part === ".." || part === ""))
+      throw new JudgeFault(`refusing the path "${file.path}"`);
     const target = join(dir, file.path);
     for (let parent = dirname(file.path); parent !== "."; parent = dirname(parent)) {
       await mkdir(join(dir, parent), { recursive: true });
@@ -70,25 +71,59 @@ export function assertRan(run: RunResult): void {
 }
 
 /** A sandboxed run in the slot: its uid, its cgroup, the judge's /tmp size. */
-export const inSlot = (slot: Slot, tools: Toolbox, run: Pick<SandboxRun, "workDir" | "argv" | "stdin" | "limits" | "keepStdout">): SandboxRun =>
-  ({ ...run, runner: tools.runner, uid: slot.uid, cgroup: slot.cgroup, tmpBytes: tools.settings.diskBytes });
+export const inSlot = (
+  slot: Slot,
+  tools: Toolbox,
+  run: Pick<SandboxRun, "workDir" | "argv" | "stdin" | "limits" | "keepStdout">,
+): SandboxRun => ({
+  ...run,
+  runner: tools.runner,
+  uid: slot.uid,
+  cgroup: slot.cgroup,
+  tmpBytes: tools.settings.diskBytes,
+});
 
 /**
  * Compiles the sources in the slot's sandbox with the compile limits, then takes every file the
  * cases execute from the result (or, failing that, from the config: a problem's own script).
  */
-export async function compile(plan: JudgePlan, sources: StagedFile[], configFiles: Map<string, string>, slot: Slot, tools: Toolbox, signal?: AbortSignal): Promise<CompileResult> {
+export async function compile(
+  plan: JudgePlan,
+  sources: StagedFile[],
+  configFiles: Map<string, string>,
+  slot: Slot,
+  tools: Toolbox,
+  signal?: AbortSignal,
+): Promise<CompileResult> {
   const dir = await freshWorkDir(slot.root, "compile", slot.uid);
   try {
     await populate(dir, slot.uid, sources);
     if (plan.compileArgs.length > 0) {
       const limits = tools.settings.compile;
-      const run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES }), signal);
+      const run = await runSandboxed(
+        inSlot(slot, tools, {
+          workDir: dir,
+          argv: plan.compileArgs,
+          stdin: null,
+          limits,
+          keepStdout: STDERR_KEEP_BYTES,
+        }),
+        signal,
+      );
       assertRan(run);
-      const output = escapeOutput(Buffer.concat([run.stdout, run.stderr]), 60 * 1024, run.stderrTruncated || run.stdout.length >= STDERR_KEEP_BYTES);
+      const output = escapeOutput(
+        Buffer.concat([run.stdout, run.stderr]),
+        60 * 1024,
+        run.stderrTruncated || run.stdout.length >= STDERR_KEEP_BYTES,
+      );
       const verdict = classifyRun(run, limits);
       if (verdict !== "ran") {
-        const why = verdict === "time_limit_exceeded" ? "the compiler ran out of time" : verdict === "memory_limit_exceeded" ? "the compiler ran out of memory" : `the compiler exited with ${returnCodeOf(run)}`;
+        const why =
+          verdict === "time_limit_exceeded"
+            ? "the compiler ran out of time"
+            : verdict === "memory_limit_exceeded"
+              ? "the compiler ran out of memory"
+              : `the compiler exited with ${returnCodeOf(run)}`;
         return { ok: false, state: "compile_error", message: `${why}\n${output}`.trim() };
       }
     }
@@ -117,10 +152,12 @@ export interface OutputVerdict {
 export type OutputJudge = (output: Uint8Array) => Promise<OutputVerdict>;
 
 /** The built-in comparison against the expected output on the host: bytes, linear, yielding (compare.ts). */
-export const compareWith = (expectedHost: string, rule: CompareRule): OutputJudge => async (output) =>
-  (await judgeOutput(output, await readFile(expectedHost), rule))
-    ? { state: "accepted", ratio: 1, message: "" }
-    : { state: "wrong_answer", ratio: 0, message: "" };
+export const compareWith =
+  (expectedHost: string, rule: CompareRule): OutputJudge =>
+  async (output) =>
+    (await judgeOutput(output, await readFile(expectedHost), rule))
+      ? { state: "accepted", ratio: 1, message: "" }
+      : { state: "wrong_answer", ratio: 0, message: "" };
 
 /** A case's report, and the share of its score earned (subtasks score by it). */
 export interface CaseRun {
@@ -133,24 +170,36 @@ export interface CaseRun {
  * on the host (or by a checker in a directory of its own) once the program's directory is gone.
  */
 export async function runCase(
-  plan: CasePlan, program: StagedFile[], inputHost: string, judge: OutputJudge, slot: Slot, tools: Toolbox, signal?: AbortSignal,
+  plan: CasePlan,
+  program: StagedFile[],
+  inputHost: string,
+  judge: OutputJudge,
+  slot: Slot,
+  tools: Toolbox,
+  signal?: AbortSignal,
 ): Promise<CaseRun> {
   const dir = await freshWorkDir(slot.root, "run", slot.uid);
   let run: RunResult;
   try {
     const files = program.filter((f) => plan.executeFiles.includes(f.path));
     // The input keeps its name (programs that open it by name work) unless the program uses that name.
-    const inputName = files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath);
+    const inputName = files.some((f) => f.path === basename(plan.inputPath))
+      ? ".judge-stdin"
+      : basename(plan.inputPath);
     await populate(dir, slot.uid, [...files, { path: inputName, mode: 0o644, hostPath: inputHost }]);
     const argv = plan.executeArgs;
-    run = await runSandboxed(inSlot(slot, tools, { workDir: dir, argv, stdin: inputName, limits: plan.limits }), signal);
+    run = await runSandboxed(
+      inSlot(slot, tools, { workDir: dir, argv, stdin: inputName, limits: plan.limits }),
+      signal,
+    );
     assertRan(run);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
   const ran = classifyRun(run, plan.limits);
   // A run that did not end cleanly keeps the run's verdict (time, memory, crash); its output is not judged.
-  const verdict: OutputVerdict = ran === "ran" ? await judge(run.stdout) : { state: ran as OutputVerdict["state"], ratio: 0, message: "" };
+  const verdict: OutputVerdict =
+    ran === "ran" ? await judge(run.stdout) : { state: ran as OutputVerdict["state"], ratio: 0, message: "" };
   const stderr = escapeOutput(run.stderr, 60 * 1024, run.stderrTruncated);
   return {
     ratio: verdict.ratio,

@@ -18,7 +18,13 @@ export interface CaseWork {
 export type FinalState = "accepted" | "rejected" | "failed";
 
 const canceled = (message: string): CaseReport => ({
-  state: "canceled", score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr: message,
+  state: "canceled",
+  score: 0,
+  timeMs: 0,
+  memoryKb: 0,
+  returnCode: 0,
+  stdout: "",
+  stderr: message,
 });
 
 /** Subtasks in an order that puts each after the ones it depends on (lowest index first; config.json has no cycle). */

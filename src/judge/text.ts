@@ -9,6 +9,7 @@ export function escapeOutput(bytes: Uint8Array, max = REPORT_OUTPUT_CHARS, trunc
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, max * 4));
   // eslint-disable-next-line no-control-regex
   let escaped = text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-  if (escaped.length > max || truncated || bytes.length > max * 4) escaped = `${escaped.slice(0, max)}\n… (output truncated)`;
+  if (escaped.length > max || truncated || bytes.length > max * 4)
+    escaped = `${escaped.slice(0, max)}\n… (output truncated)`;
   return escaped;
 }

@@ -11,7 +11,10 @@ let exitHookInstalled = false;
  * instead of finishing their jobs. The child's environment is always given, built from what it needs
  * (child-env.ts): never this process's, which holds every secret of the server.
  */
-export function spawnChild(cmd: string[], options: { env: Record<string, string>; inheritOutput?: boolean }): Subprocess {
+export function spawnChild(
+  cmd: string[],
+  options: { env: Record<string, string>; inheritOutput?: boolean },
+): Subprocess {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on("exit", () => {
@@ -32,7 +35,9 @@ export async function stopChild(child: Subprocess, graceMs: number): Promise<voi
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill("SIGTERM");
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const gaveUp = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), graceMs); });
+  const gaveUp = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), graceMs);
+  });
   const timedOut = await Promise.race([child.exited.then(() => false), gaveUp]);
   clearTimeout(timer);
   if (timedOut) {
@@ -67,10 +72,15 @@ export function supervise(name: string, cmd: string[], env: Record<string, strin
       if (stopping) return;
       const now = Date.now();
       while (restarts.length > 0 && now - restarts[0] > RESTART_WINDOW_MS) restarts.shift();
-      const delayMs = restarts.length >= MAX_RESTARTS_PER_WINDOW
-        ? RESTART_WINDOW_MS - (now - restarts[0])
-        : 1_000 * 2 ** restarts.length;
-      log.error("child exited unexpectedly; restarting", { exitCode: child.exitCode, signal: child.signalCode, restartInMs: delayMs });
+      const delayMs =
+        restarts.length >= MAX_RESTARTS_PER_WINDOW
+          ? RESTART_WINDOW_MS - (now - restarts[0])
+          : 1_000 * 2 ** restarts.length;
+      log.error("child exited unexpectedly; restarting", {
+        exitCode: child.exitCode,
+        signal: child.signalCode,
+        restartInMs: delayMs,
+      });
       restartTimer = setTimeout(() => {
         restarts.push(Date.now());
         run();

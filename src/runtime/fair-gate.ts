@@ -45,7 +45,11 @@ export class FairGate {
   private readonly groups = new Map<string, Rotation<Waiter>>();
   private averageMs: number;
 
-  constructor(private slots: number, private maxWaitMs: number, initialRunMs = 250) {
+  constructor(
+    private slots: number,
+    private maxWaitMs: number,
+    initialRunMs = 250,
+  ) {
     this.averageMs = initialRunMs;
   }
 

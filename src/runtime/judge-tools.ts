@@ -22,7 +22,8 @@ export const JUDGE_TOOLS: readonly JudgeTool[] = [
 
 /** Whether this machine has a tool: `which` for commands, a file check for files. */
 export type Has = (tool: JudgeTool) => boolean;
-export const hasOnThisMachine: Has = (tool) => (tool.command ? Bun.which(tool.command) !== null : existsSync(tool.file!));
+export const hasOnThisMachine: Has = (tool) =>
+  tool.command ? Bun.which(tool.command) !== null : existsSync(tool.file!);
 
 export function missingJudgeTools(has: Has = hasOnThisMachine): JudgeTool[] {
   return JUDGE_TOOLS.filter((tool) => !has(tool));
@@ -31,7 +32,11 @@ export function missingJudgeTools(has: Has = hasOnThisMachine): JudgeTool[] {
 const nameOf = (tool: JudgeTool) => tool.command ?? tool.pkg;
 
 /** The machine this process runs on, as planSetup and judgeBlocker see it. */
-export const thisMachine = () => ({ isRoot: process.getuid?.() === 0, has: hasOnThisMachine, hasApt: Bun.which("apt-get") !== null });
+export const thisMachine = () => ({
+  isRoot: process.getuid?.() === 0,
+  has: hasOnThisMachine,
+  hasApt: Bun.which("apt-get") !== null,
+});
 
 export function installCommand(tools: readonly JudgeTool[]): string {
   return `apt-get install -y ${[...new Set(tools.map((tool) => tool.pkg))].join(" ")}`;
@@ -48,14 +53,23 @@ export function planSetup(machine: { isRoot: boolean; has: Has; hasApt: boolean 
   if (tools.length === 0) return { kind: "ready" };
   const packages = [...new Set(tools.map((tool) => tool.pkg))];
   if (!machine.hasApt) {
-    return { kind: "cannot", tools, why: "this machine has no apt-get", fix: `install ${packages.join(", ")} with your system's package manager` };
+    return {
+      kind: "cannot",
+      tools,
+      why: "this machine has no apt-get",
+      fix: `install ${packages.join(", ")} with your system's package manager`,
+    };
   }
   if (!machine.isRoot) return { kind: "cannot", tools, why: "installing needs root", fix: "sudo bun run setup" };
   return { kind: "install", tools, command: ["apt-get", "install", "-y", "--no-install-recommends", ...packages] };
 }
 
 /** Why the judge cannot run here, or null when it can: for the start-up console message. */
-export function judgeBlocker(machine: { isRoot: boolean; has: Has; hasApt: boolean }): { why: string; fix: string } | null {
+export function judgeBlocker(machine: {
+  isRoot: boolean;
+  has: Has;
+  hasApt: boolean;
+}): { why: string; fix: string } | null {
   if (!machine.isRoot) {
     return {
       why: "the judge must run as root, to run every submitted program as an unprivileged user of its own",
@@ -66,7 +80,9 @@ export function judgeBlocker(machine: { isRoot: boolean; has: Has; hasApt: boole
   if (tools.length === 0) return null;
   return {
     why: `missing ${tools.map((tool) => `${nameOf(tool)} (${tool.purpose})`).join("; ")}`,
-    fix: machine.hasApt ? `bun run setup   (or: ${installCommand(tools)})` : `install ${tools.map((tool) => tool.pkg).join(", ")}`,
+    fix: machine.hasApt
+      ? `bun run setup   (or: ${installCommand(tools)})`
+      : `install ${tools.map((tool) => tool.pkg).join(", ")}`,
   };
 }
 

@@ -11,7 +11,10 @@ const WRITE_INTERVAL_MS = 5_000;
 export class JudgerPresence {
   private readonly lastWrite = new Map<string, number>();
 
-  constructor(private readonly redis: Redis, private readonly onError: (error: unknown) => void = () => {}) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
 
   markSeen(judgerId: string, now = Date.now()): void {
     const previous = this.lastWrite.get(judgerId) ?? 0;

@@ -50,13 +50,34 @@ function localRedisPort(env: Record<string, string | undefined>): number {
   return port;
 }
 
-async function startRedisServer(bin: string, port: number, url: string, dir: string, logger: Logger): Promise<RedisForStart> {
+async function startRedisServer(
+  bin: string,
+  port: number,
+  url: string,
+  dir: string,
+  logger: Logger,
+): Promise<RedisForStart> {
   mkdirSync(dir, { recursive: true });
   const logFile = join(dir, "redis.log");
   // Snapshots off (--save ""): the append-only file alone is the durable copy, written on every second.
-  const child = spawnChild([
-    bin, "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--save", "", "--logfile", logFile,
-  ], { env: pickEnv(process.env, MACHINE_VARIABLES) });
+  const child = spawnChild(
+    [
+      bin,
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--appendonly",
+      "yes",
+      "--save",
+      "",
+      "--logfile",
+      logFile,
+    ],
+    { env: pickEnv(process.env, MACHINE_VARIABLES) },
+  );
   logger.info("starting redis-server", { pid: child.pid, port, dir });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(await redisAnswers(url))) {

@@ -38,7 +38,10 @@ export class InvalidDigestError extends Error {
 
 /** The bytes given to put() do not hash to the digest the caller expected (a corrupted or partial upload). */
 export class BlobDigestMismatchError extends Error {
-  constructor(readonly expected: string, readonly actual: string) {
+  constructor(
+    readonly expected: string,
+    readonly actual: string,
+  ) {
     super(`blob digest mismatch: expected ${expected}, got ${actual}`);
     this.name = "BlobDigestMismatchError";
   }

@@ -22,7 +22,9 @@ beforeAll(async () => {
   cast = await makeCast(t);
   sql = new SQL(t.config.databaseUrl!, { max: 1 });
   const problem = await judgeableProblem(t, cast);
-  const set = (await t.api.post(`/domains/${cast.domain.id}/problem_sets`, { title: "Week 1" }, { token: cast.admin.token })).body.data.id;
+  const set = (
+    await t.api.post(`/domains/${cast.domain.id}/problem_sets`, { title: "Week 1" }, { token: cast.admin.token })
+  ).body.data.id;
   const students = await Promise.all(Array.from({ length: 4 }, () => createUser(t)));
   population = { domain: cast.domain.id, set, problem, students: students.map((s) => s.user.id) };
   await fillRecords(sql, population, 20_000);
@@ -56,7 +58,8 @@ async function genericPlan(access: DomainAccess, query: RecordListQueryInput): P
   }
 }
 
-const viewer = (userId: string, view: boolean) => ({ domainId: population.domain, userId, permissions: { record: { view } } }) as unknown as DomainAccess;
+const viewer = (userId: string, view: boolean) =>
+  ({ domainId: population.domain, userId, permissions: { record: { view } } }) as unknown as DomainAccess;
 
 test("the record list's generic plan finds the page on an index and reads each record by id, for every filter", async () => {
   const [student] = population.students;
@@ -82,6 +85,8 @@ test("the record list's generic plan finds the page on an index and reads each r
 });
 
 test("the app's prepared reads run with their generic plans and compile no code (JIT off)", async () => {
-  const [settings] = await t.orm.em.fork().execute("select current_setting('jit') as jit, current_setting('plan_cache_mode') as mode");
+  const [settings] = await t.orm.em
+    .fork()
+    .execute("select current_setting('jit') as jit, current_setting('plan_cache_mode') as mode");
   expect(settings).toEqual({ jit: "off", mode: "force_generic_plan" });
 });

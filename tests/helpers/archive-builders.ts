@@ -20,7 +20,13 @@ export function yazlZip(build: (zip: ZipFile) => void): Promise<Buffer> {
   return bytesOf(zip.outputStream as AsyncIterable<Uint8Array>);
 }
 
-export interface RawZipEntry { name: string | Buffer; data?: string; deflated?: Buffer; claimedSize?: number; crc?: number }
+export interface RawZipEntry {
+  name: string | Buffer;
+  data?: string;
+  deflated?: Buffer;
+  claimedSize?: number;
+  crc?: number;
+}
 
 /** A zip written by hand, for names and sizes that yazl rightly refuses to produce. */
 export function rawZip(entries: RawZipEntry[]): Buffer {
@@ -31,7 +37,11 @@ export function rawZip(entries: RawZipEntry[]): Buffer {
     const name = Buffer.from(entry.name);
     const data = Buffer.from(entry.data ?? "");
     const body = entry.deflated ?? data;
-    const fields = { method: entry.deflated ? 8 : 0, crc: entry.crc ?? zlib.crc32(data), size: entry.claimedSize ?? data.length };
+    const fields = {
+      method: entry.deflated ? 8 : 0,
+      crc: entry.crc ?? zlib.crc32(data),
+      size: entry.claimedSize ?? data.length,
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
@@ -78,11 +88,11 @@ export async function tarOf(entries: Array<TarHeader & { data?: string | Buffer 
 // A full flush ends each 1 MiB block byte-aligned with no back-references, so copies of one
 // block concatenate into a valid deflate stream: gigabytes of zeros from a few megabytes.
 const ZEROS_BLOCK = zlib.deflateRawSync(Buffer.alloc(MiB), { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
-export const deflatedZeros = (mebibytes: number) => Buffer.concat([...Array(mebibytes).fill(ZEROS_BLOCK), Buffer.from([0x03, 0x00])]);
+export const deflatedZeros = (mebibytes: number) =>
+  Buffer.concat([...Array(mebibytes).fill(ZEROS_BLOCK), Buffer.from([0x03, 0x00])]);
 
 export const sourcesOf = (files: Record<string, Buffer>): ArchiveSource[] =>
   Object.entries(files).map(([path, data]) => ({ path, size: data.length, read: async () => data }));
-
 
 /** A well-formed zip or tar.gz of the given files, made by the server's own archive writer. */
 export async function archiveOf(format: "zip" | "tar.gz", files: Record<string, string | Buffer>): Promise<Buffer> {

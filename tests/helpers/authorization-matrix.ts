@@ -30,13 +30,23 @@ export interface Operation {
   check?: (response: TestResponse, expected: Outcome) => void;
 }
 
-export function authorizationMatrix(getApp: () => TestApp, getCast: () => Cast, callers: Caller[], operations: Operation[]): void {
+export function authorizationMatrix(
+  getApp: () => TestApp,
+  getCast: () => Cast,
+  callers: Caller[],
+  operations: Operation[],
+): void {
   describe.each(operations.map((op) => [op.name, op] as const))("%s", (_, op) => {
     test.each(callers.map((caller, i) => [caller, op.expect[i]] as const))("%s → %p", async (caller, expected) => {
       const t = getApp();
       const cast = getCast();
       const body = op.body ? await op.body() : undefined;
-      const token = caller === "anonymous" ? undefined : caller === "outsider" && op.freshOutsider ? (await createUser(t)).token : cast[caller].token;
+      const token =
+        caller === "anonymous"
+          ? undefined
+          : caller === "outsider" && op.freshOutsider
+            ? (await createUser(t)).token
+            : cast[caller].token;
       const response = await t.api.call(op.method, await op.path(cast), body, { token, multipart: op.multipart?.() });
       if (expected === 401 || expected === 403) {
         expect(response.status).toBe(expected);

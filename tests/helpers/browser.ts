@@ -19,9 +19,10 @@ export class Browser {
     const target = new URL(url);
     const cookie = [...this.jar(target.origin)].map(([k, v]) => `${k}=${v}`).join("; ");
     const headers: Record<string, string> = cookie ? { cookie } : {};
-    const response = target.origin === this.t.config.publicUrl
-      ? await this.t.app.handle(new Request(url, { headers }))
-      : await fetch(url, { headers, redirect: "manual" });
+    const response =
+      target.origin === this.t.config.publicUrl
+        ? await this.t.app.handle(new Request(url, { headers }))
+        : await fetch(url, { headers, redirect: "manual" });
     for (const line of response.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(";");
       const [name, ...rest] = pair.split("=");

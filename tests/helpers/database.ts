@@ -23,7 +23,9 @@ function urlFor(database: string): string {
 
 function migrationsHash(): string {
   const hash = createHash("sha256");
-  for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith(".ts")).sort()) {
+  for (const file of readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith(".ts"))
+    .sort()) {
     hash.update(file).update(readFileSync(join(MIGRATIONS_DIR, file)));
   }
   return hash.digest("hex").slice(0, 12);

@@ -17,7 +17,11 @@ export async function makeDomain(t: TestApp, owner: TestUser, input: Partial<Dom
 /** Adds `member` to the domain with `role`, straight in the database. */
 export async function addMembership(t: TestApp, domain: Domain, member: TestUser, role: string): Promise<void> {
   const em = t.orm.em.fork();
-  em.create(DomainUser, { domain: em.getReference(Domain, domain.id), user: em.getReference(User, member.user.id), role });
+  em.create(DomainUser, {
+    domain: em.getReference(Domain, domain.id),
+    user: em.getReference(User, member.user.id),
+    role,
+  });
   await em.flush();
 }
 
@@ -44,7 +48,11 @@ export async function makeCast(t: TestApp, input: Partial<DomainCreateInput> = {
   const owner = await createUser(t, { role: "admin" });
   const domain = await makeDomain(t, owner, input);
   const [admin, member, guest, outsider, siteRoot] = await Promise.all([
-    createUser(t), createUser(t), createUser(t), createUser(t), createUser(t, { role: "root" }),
+    createUser(t),
+    createUser(t),
+    createUser(t),
+    createUser(t),
+    createUser(t, { role: "root" }),
   ]);
   await addMembership(t, domain, admin, "admin");
   await addMembership(t, domain, member, "user");

@@ -12,13 +12,24 @@ export interface Population {
  * Grows the records table to `total` rows made by SQL (generate_series), spread over the students, a
  * quarter of them in the set, each with five cases of realistic wrong-answer output.
  */
-export async function fillRecords(sql: SQL, { domain, set, problem, students }: Population, total: number): Promise<void> {
+export async function fillRecords(
+  sql: SQL,
+  { domain, set, problem, students }: Population,
+  total: number,
+): Promise<void> {
   const [{ n }] = await sql`select count(*)::int as n from records`;
   if (n >= total) return;
-  const cases = JSON.stringify(Array.from({ length: 5 }, (_, i) => ({
-    state: i % 3 ? "accepted" : "wrong_answer", score: 20, timeMs: 13, memoryKb: 2048, returnCode: 0,
-    stdout: `expected 42 but the program printed 41 on line ${i}\n`.repeat(4), stderr: "",
-  })));
+  const cases = JSON.stringify(
+    Array.from({ length: 5 }, (_, i) => ({
+      state: i % 3 ? "accepted" : "wrong_answer",
+      score: 20,
+      timeMs: 13,
+      memoryKb: 2048,
+      returnCode: 0,
+      stdout: `expected 42 but the program printed 41 on line ${i}\n`.repeat(4),
+      stderr: "",
+    })),
+  );
   const ids = `{${students.join(",")}}`;
   for (let done = n; done < total; done += 100_000) {
     const batch = Math.min(100_000, total - done);

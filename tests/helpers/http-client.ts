@@ -26,7 +26,12 @@ export interface TestResponse<T = any> {
 export class HttpClient {
   constructor(private readonly app: App) {}
 
-  async call<T = any>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<TestResponse<T>> {
+  async call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: CallOptions = {},
+  ): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.cookie) headers.cookie = options.cookie;
@@ -45,9 +50,17 @@ export class HttpClient {
         headers["content-type"] = "application/json";
       }
     }
-    const url = path.startsWith("http") ? path : `http://localhost${path.startsWith("/api") || path.startsWith("/healthz") || path.startsWith("/readyz") || path === "/" ? path : `/api/v1${path}`}`;
+    const url = path.startsWith("http")
+      ? path
+      : `http://localhost${path.startsWith("/api") || path.startsWith("/healthz") || path.startsWith("/readyz") || path === "/" ? path : `/api/v1${path}`}`;
     const response = await this.app.handle(new Request(url, { method, headers, body: payload }));
-    if (options.binary) return { status: response.status, headers: response.headers, body: new Uint8Array(await response.arrayBuffer()) as T, text: "" };
+    if (options.binary)
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: new Uint8Array(await response.arrayBuffer()) as T,
+        text: "",
+      };
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -85,9 +98,11 @@ export function cookieHeader(response: TestResponse): string {
 }
 
 export function setCookies(response: TestResponse): Record<string, string> {
-  return Object.fromEntries(response.headers.getSetCookie().map((c) => {
-    const [pair] = c.split(";");
-    const at = pair.indexOf("=");
-    return [pair.slice(0, at), c];
-  }));
+  return Object.fromEntries(
+    response.headers.getSetCookie().map((c) => {
+      const [pair] = c.split(";");
+      const at = pair.indexOf("=");
+      return [pair.slice(0, at), c];
+    }),
+  );
 }

@@ -6,7 +6,8 @@ import { dirname, join, relative, resolve } from "node:path";
  * `export … from` and `import("…")` of a file, resolved to files of the repository or named as packages.
  */
 export const ROOT = resolve(import.meta.dir, "../..");
-const SPECIFIER = /(?:^|[\s;])(?:import|export)\s[^"';]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^import\s+["']([^"']+)["']/gm;
+const SPECIFIER =
+  /(?:^|[\s;])(?:import|export)\s[^"';]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^import\s+["']([^"']+)["']/gm;
 
 export interface Imports {
   files: string[];

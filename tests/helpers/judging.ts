@@ -24,16 +24,38 @@ export function listen(t: TestApp): string {
 }
 
 /** A judger account made by the site root, with its access key. */
-export async function judgerKey(t: TestApp, cast: Cast): Promise<{ id: string; username: string; accessKeyId: string; secretAccessKey: string }> {
+export async function judgerKey(
+  t: TestApp,
+  cast: Cast,
+): Promise<{ id: string; username: string; accessKeyId: string; secretAccessKey: string }> {
   const username = `judge-${randomUUID().slice(0, 8)}`;
-  const created = await t.api.post("/admin/judgers", { username, password: "pw", email: `${username}@example.edu` }, { token: cast.siteRoot.token });
+  const created = await t.api.post(
+    "/admin/judgers",
+    { username, password: "pw", email: `${username}@example.edu` },
+    { token: cast.siteRoot.token },
+  );
   expect(created.body.errorCode).toBe("Success");
-  const me = await t.api.get("/users/me", { headers: { authorization: `Basic ${Buffer.from(`${created.body.data.accessKeyId}:${created.body.data.secretAccessKey}`).toString("base64")}` } });
-  return { id: me.body.data.id, username, accessKeyId: created.body.data.accessKeyId, secretAccessKey: created.body.data.secretAccessKey };
+  const me = await t.api.get("/users/me", {
+    headers: {
+      authorization: `Basic ${Buffer.from(`${created.body.data.accessKeyId}:${created.body.data.secretAccessKey}`).toString("base64")}`,
+    },
+  });
+  return {
+    id: me.body.data.id,
+    username,
+    accessKeyId: created.body.data.accessKeyId,
+    secretAccessKey: created.body.data.secretAccessKey,
+  };
 }
 
 /** The environment a judge process of this test app gets: its own work and cache directories and uids. */
-export function judgeEnv(t: TestApp, server: string, key: { accessKeyId: string; secretAccessKey: string }, uidBase: number, extra: Record<string, string> = {}): Record<string, string> {
+export function judgeEnv(
+  t: TestApp,
+  server: string,
+  key: { accessKeyId: string; secretAccessKey: string },
+  uidBase: number,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const scratch = mkdtempSync(join(tmpdir(), "joj-judge-test-"));
   return {
     JUDGE_SERVER_URL: server,
@@ -56,31 +78,70 @@ export async function startJudge(env: Record<string, string>) {
   // mkdtemp makes the scratch directory private; slot uids must pass through it to their directories.
   await chmod(join(settings.workDir, ".."), 0o711);
   const runner = await ensureRunner(join(settings.workDir, "bin"));
-  const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency, { cgroups: detectCgroups(), diskBytes: settings.diskBytes });
+  const pool = await SlotPool.open(settings.workDir, settings.slotUidBase, settings.concurrency, {
+    cgroups: detectCgroups(),
+    diskBytes: settings.diskBytes,
+  });
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
   // As workers/judge.ts builds it: the judge's secrets are cut out of every output it reports.
   const api = guardedJudgeApi(settings, judgeSecrets(settings, process.env), logger);
-  const source = startQueueSource(settings, pool, { api, cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes), tools: { runner, settings }, logger });
+  const source = startQueueSource(settings, pool, {
+    api,
+    cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes),
+    tools: { runner, settings },
+    logger,
+  });
   await source.ready;
-  return { settings, pool, logs, stop: async () => { await source.stop(0); await pool.close(); } };
+  return {
+    settings,
+    pool,
+    logs,
+    stop: async () => {
+      await source.stop(0);
+      await pool.close();
+    },
+  };
 }
 
 /** A problem whose config version holds `config` and the data files, uploaded as an archive. */
-export async function problemWithData(t: TestApp, cast: Cast, config: object, files: Record<string, string>): Promise<string> {
-  const created = await t.api.post(`/domains/${cast.domain.id}/problems`, { title: `P ${randomUUID().slice(0, 6)}` }, { token: cast.owner.token });
+export async function problemWithData(
+  t: TestApp,
+  cast: Cast,
+  config: object,
+  files: Record<string, string>,
+): Promise<string> {
+  const created = await t.api.post(
+    `/domains/${cast.domain.id}/problems`,
+    { title: `P ${randomUUID().slice(0, 6)}` },
+    { token: cast.owner.token },
+  );
   const problem = created.body.data.id as string;
   await uploadConfig(t, cast, problem, config, files);
   return problem;
 }
 
 /** A new config version of the problem: `config` and the data files, uploaded as an archive. */
-export async function uploadConfig(t: TestApp, cast: Cast, problem: string, config: object, files: Record<string, string>): Promise<void> {
+export async function uploadConfig(
+  t: TestApp,
+  cast: Cast,
+  problem: string,
+  config: object,
+  files: Record<string, string>,
+): Promise<void> {
   const form = new FormData();
-  form.append("file", new Blob([await archiveOf("zip", { "config.json": JSON.stringify(config), ...files })]), "config.zip");
-  const response = await t.app.handle(new Request(`http://localhost/api/v1/domains/${cast.domain.id}/problems/${problem}/configs`, {
-    method: "POST", body: form, headers: { authorization: `Bearer ${cast.owner.token}` },
-  }));
+  form.append(
+    "file",
+    new Blob([await archiveOf("zip", { "config.json": JSON.stringify(config), ...files })]),
+    "config.zip",
+  );
+  const response = await t.app.handle(
+    new Request(`http://localhost/api/v1/domains/${cast.domain.id}/problems/${problem}/configs`, {
+      method: "POST",
+      body: form,
+      headers: { authorization: `Bearer ${cast.owner.token}` },
+    }),
+  );
   expect(((await response.json()) as { errorCode: string }).errorCode).toBe("Success");
 }
 

@@ -34,13 +34,23 @@ export async function startOidcProvider(client: { clientId: string; clientSecret
     const who = control.next;
     ctx.respond = false;
     if (who === "deny" || who === null) {
-      await provider.interactionFinished(ctx.req, ctx.res, { error: "access_denied", error_description: "the user said no" }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        ctx.req,
+        ctx.res,
+        { error: "access_denied", error_description: "the user said no" },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     accounts.set(who.sub, who);
     const grant = new provider.Grant({ accountId: who.sub, clientId: details.params.client_id as string });
     grant.addOIDCScope(String(details.params.scope));
-    await provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: who.sub }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      ctx.req,
+      ctx.res,
+      { login: { accountId: who.sub }, consent: { grantId: await grant.save() } },
+      { mergeWithLastSubmission: false },
+    );
   });
   const server = provider.listen(port);
   await new Promise((resolve) => server.once("listening", resolve));

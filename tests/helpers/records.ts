@@ -8,19 +8,36 @@ import type { Cast } from "./domain-factories";
 
 /** A config.json with one language and `cases` cases of the given categories (default: public `pretest`). */
 export function configWith(languages: string[], categories: string[] = ["pretest", "pretest"]) {
-  return { languages: languages.map((name) => ({ name, cases: categories.map((category) => ({ category, score: 10 })) })) };
+  return {
+    languages: languages.map((name) => ({ name, cases: categories.map((category) => ({ category, score: 10 })) })),
+  };
 }
 
 /** A problem of the cast's domain with a config, made through the API by its owner. */
-export async function judgeableProblem(t: TestApp, cast: Cast, options: { languages?: string[]; categories?: string[]; body?: object } = {}): Promise<string> {
-  const created = await t.api.post(`/domains/${cast.domain.id}/problems`, { title: `P ${randomUUID().slice(0, 6)}`, ...options.body }, { token: cast.owner.token });
+export async function judgeableProblem(
+  t: TestApp,
+  cast: Cast,
+  options: { languages?: string[]; categories?: string[]; body?: object } = {},
+): Promise<string> {
+  const created = await t.api.post(
+    `/domains/${cast.domain.id}/problems`,
+    { title: `P ${randomUUID().slice(0, 6)}`, ...options.body },
+    { token: cast.owner.token },
+  );
   const id = created.body.data.id as string;
-  const config = await t.api.post(`/domains/${cast.domain.id}/problems/${id}/configs/json`, configWith(options.languages ?? ["c"], options.categories), { token: cast.owner.token });
+  const config = await t.api.post(
+    `/domains/${cast.domain.id}/problems/${id}/configs/json`,
+    configWith(options.languages ?? ["c"], options.categories),
+    { token: cast.owner.token },
+  );
   expect(config.body.errorCode).toBe("Success");
   return id;
 }
 
-export function submission(language: string, files: Record<string, string> = { "main.c": "int main(){return 0;}" }): FormData {
+export function submission(
+  language: string,
+  files: Record<string, string> = { "main.c": "int main(){return 0;}" },
+): FormData {
   const form = new FormData();
   form.set("language", language);
   for (const [name, content] of Object.entries(files)) form.append("files", new File([content], name));
@@ -32,9 +49,23 @@ export async function submit(t: TestApp, token: string, path: string, form: Form
 }
 
 export async function recordRow(t: TestApp, id: string) {
-  const [row] = await t.orm.em.fork().execute<{ state: string; task_id: string | null; judger_id: string | null; attempts: number; score: number; time_ms: number; memory_kb: number; cases: unknown[]; late: boolean }[]>(
-    "select state, task_id, judger_id, attempts, score, time_ms, memory_kb, cases, late from records where id = ?", [id],
-  );
+  const [row] = await t.orm.em
+    .fork()
+    .execute<
+      {
+        state: string;
+        task_id: string | null;
+        judger_id: string | null;
+        attempts: number;
+        score: number;
+        time_ms: number;
+        memory_kb: number;
+        cases: unknown[];
+        late: boolean;
+      }[]
+    >("select state, task_id, judger_id, attempts, score, time_ms, memory_kb, cases, late from records where id = ?", [
+      id,
+    ]);
   return row;
 }
 
@@ -42,8 +73,17 @@ export async function recordRow(t: TestApp, id: string) {
  * A judger that takes `record.judge` jobs from the app's real judge queue and speaks the judge
  * protocol over HTTP, scripted by the test (no program is run: that is the judge worker's business).
  */
-export async function scriptedJudger(t: TestApp, script: (job: RecordJudgePayload) => Promise<unknown>, concurrency = 4): Promise<Worker> {
-  const worker = createQueueWorker("judge", { "record.judge": (payload) => script(payload) }, { config: t.config, orm: t.orm, logger: t.logger, store: t.store, jobs: t.jobs }, concurrency);
+export async function scriptedJudger(
+  t: TestApp,
+  script: (job: RecordJudgePayload) => Promise<unknown>,
+  concurrency = 4,
+): Promise<Worker> {
+  const worker = createQueueWorker(
+    "judge",
+    { "record.judge": (payload) => script(payload) },
+    { config: t.config, orm: t.orm, logger: t.logger, store: t.store, jobs: t.jobs },
+    concurrency,
+  );
   await worker.waitUntilReady();
   return worker;
 }
@@ -55,11 +95,17 @@ export function acceptEverything(t: TestApp, token: string) {
     const claim = await t.api.post(`${base}/judge/claim`, { taskId: job.taskId }, { token });
     if (claim.body.errorCode !== "Success") return { refused: claim.body.errorMsg };
     const configFile = claim.body.data.configFiles.find((f: { path: string }) => f.path === "config.json");
-    const config = JSON.parse(new TextDecoder().decode((await t.api.get(configFile.url, { token, binary: true })).body));
+    const config = JSON.parse(
+      new TextDecoder().decode((await t.api.get(configFile.url, { token, binary: true })).body),
+    );
     const cases = config.languages.find((l: { name: string }) => l.name === claim.body.data.language).cases;
     await t.api.put(`${base}/judge`, { state: "running" }, { token });
     for (const [i, c] of cases.entries()) {
-      await t.api.put(`${base}/cases/${i}/judge`, { state: "accepted", score: c.score, timeMs: 5, memoryKb: 1000 + i, stdout: `out ${i}`, stderr: "" }, { token });
+      await t.api.put(
+        `${base}/cases/${i}/judge`,
+        { state: "accepted", score: c.score, timeMs: 5, memoryKb: 1000 + i, stdout: `out ${i}`, stderr: "" },
+        { token },
+      );
     }
     await t.api.put(`${base}/judge`, { state: "accepted" }, { token });
     return { judged: true };

@@ -22,11 +22,14 @@ const STARTUP_TIMEOUT_MS = 10_000;
  */
 export async function startLocalS3(bucket = "joj-test"): Promise<LocalS3> {
   const directory = mkdtempSync(join(tmpdir(), "joj-s3rver-"));
-  const child = Bun.spawn([nodeBinary(), "--openssl-legacy-provider", join(import.meta.dir, "s3-server.node.mjs"), directory, bucket], {
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const child = Bun.spawn(
+    [nodeBinary(), "--openssl-legacy-provider", join(import.meta.dir, "s3-server.node.mjs"), directory, bucket],
+    {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   let port: number;
   try {
     port = await readPort(child);

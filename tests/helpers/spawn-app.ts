@@ -40,7 +40,10 @@ export interface TestApp {
  * The real app on its own database (cloned from the migrated template) and its own Redis key prefix,
  * driven over HTTP through `app.handle`. Log lines are captured so tests can check what was logged.
  */
-export async function spawnApp(env: Record<string, string> = {}, options: { configsWorker?: boolean; poolMax?: number } = {}): Promise<TestApp> {
+export async function spawnApp(
+  env: Record<string, string> = {},
+  options: { configsWorker?: boolean; poolMax?: number } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const storageDir = mkdtempSync(join(tmpdir(), "joj-blobs-"));
   const config = loadConfig({

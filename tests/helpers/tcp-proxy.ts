@@ -14,7 +14,10 @@ export interface TcpProxy {
   close: () => void;
 }
 
-interface Pair { upstream?: Socket<unknown>; pending: Uint8Array[] }
+interface Pair {
+  upstream?: Socket<unknown>;
+  pending: Uint8Array[];
+}
 
 export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"): Promise<TcpProxy> {
   let down = false;
@@ -35,11 +38,14 @@ export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"
             close: () => void client.end(),
             error: () => void client.end(),
           },
-        }).then((upstream) => {
-          client.data.upstream = upstream;
-          for (const chunk of client.data.pending) upstream.write(chunk);
-          client.data.pending = [];
-        }, () => client.end());
+        }).then(
+          (upstream) => {
+            client.data.upstream = upstream;
+            for (const chunk of client.data.pending) upstream.write(chunk);
+            client.data.pending = [];
+          },
+          () => client.end(),
+        );
       },
       data(client, chunk) {
         if (client.data.upstream) client.data.upstream.write(chunk);
@@ -66,7 +72,9 @@ export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"
       }
       clients.clear();
     },
-    restore: () => { down = false; },
+    restore: () => {
+      down = false;
+    },
     close: () => listener.stop(true),
   };
 }

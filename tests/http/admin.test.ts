@@ -60,7 +60,9 @@ describe("GET /admin/users", () => {
     for (const ordering of ["", "created_at", "-updated_at,created_at"]) {
       const seen: string[] = [];
       for (let offset = 0; offset < total; offset += 3) {
-        const page = await t.api.get(`/admin/users?limit=3&offset=${offset}&ordering=${ordering}`, { token: root.token });
+        const page = await t.api.get(`/admin/users?limit=3&offset=${offset}&ordering=${ordering}`, {
+          token: root.token,
+        });
         seen.push(...page.body.data.results.map((u: { id: string }) => u.id));
       }
       expect(new Set(seen).size).toBe(total);
@@ -78,17 +80,23 @@ describe("GET /admin/users", () => {
 
   test("an unknown ordering field is IllegalFieldError", async () => {
     const response = await t.api.get("/admin/users?ordering=-username", { token: root.token });
-    expect(response.body).toEqual({ errorCode: "IllegalFieldError", errorMsg: "-username is not available in ordering fields", data: null });
+    expect(response.body).toEqual({
+      errorCode: "IllegalFieldError",
+      errorMsg: "-username is not available in ordering fields",
+      data: null,
+    });
   });
 
-  test.each([["limit=501", "limit", "value_error.number.not_le"], ["limit=-1", "limit", "value_error.number.not_ge"], ["offset=-1", "offset", "value_error.number.not_ge"], ["limit=ten", "limit", "type_error.integer"]])(
-    "paging outside the bounds is a 422 (%s)",
-    async (query, field, type) => {
-      const response = await t.api.get(`/admin/users?${query}`, { token: root.token });
-      expect(response.status).toBe(422);
-      expect(response.body.detail[0]).toMatchObject({ loc: ["query", field], type });
-    },
-  );
+  test.each([
+    ["limit=501", "limit", "value_error.number.not_le"],
+    ["limit=-1", "limit", "value_error.number.not_ge"],
+    ["offset=-1", "offset", "value_error.number.not_ge"],
+    ["limit=ten", "limit", "type_error.integer"],
+  ])("paging outside the bounds is a 422 (%s)", async (query, field, type) => {
+    const response = await t.api.get(`/admin/users?${query}`, { token: root.token });
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0]).toMatchObject({ loc: ["query", field], type });
+  });
 
   test("limit=0 returns only the count", async () => {
     const response = await t.api.get("/admin/users?limit=0", { token: root.token });
@@ -110,7 +118,11 @@ describe("GET /admin/{uid}", () => {
 
 describe("judgers", () => {
   test("creating one returns working tokens and a working, non-expiring access key", async () => {
-    const created = await t.api.post("/admin/judgers", { username: "judger-1", password: "pw", email: "judger-1@example.edu" }, { token: root.token });
+    const created = await t.api.post(
+      "/admin/judgers",
+      { username: "judger-1", password: "pw", email: "judger-1@example.edu" },
+      { token: root.token },
+    );
     expect(created.body.errorCode).toBe("Success");
     const { accessToken, refreshToken, tokenType, accessKeyId, secretAccessKey } = created.body.data;
     expect(tokenType).toBe("bearer");
@@ -122,34 +134,60 @@ describe("judgers", () => {
     expect(me.body.data).toMatchObject({ username: "judger-1", role: "judger", isActive: true });
     const byKey = await t.api.get("/users/me", { headers: { authorization: basic(accessKeyId, secretAccessKey) } });
     expect(byKey.body.data.username).toBe("judger-1");
-    const [row] = await t.orm.em.fork().getConnection().execute<{ secret_digest: string }[]>("select secret_digest from access_keys where key_id = ?", [accessKeyId]);
+    const [row] = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ secret_digest: string }[]>("select secret_digest from access_keys where key_id = ?", [accessKeyId]);
     expect(row.secret_digest).not.toContain(secretAccessKey);
   });
 
   test("a wrong secret or an unknown key id is refused", async () => {
-    const created = await t.api.post("/admin/judgers", { username: "judger-2", password: "pw", email: "judger-2@example.edu" }, { token: root.token });
+    const created = await t.api.post(
+      "/admin/judgers",
+      { username: "judger-2", password: "pw", email: "judger-2@example.edu" },
+      { token: root.token },
+    );
     const { accessKeyId, secretAccessKey } = created.body.data;
-    expect((await t.api.get("/users/me", { headers: { authorization: basic(accessKeyId, `${secretAccessKey}x`) } })).status).toBe(401);
-    expect((await t.api.get("/users/me", { headers: { authorization: basic("jk_00000000000000000000", secretAccessKey) } })).status).toBe(401);
+    expect(
+      (await t.api.get("/users/me", { headers: { authorization: basic(accessKeyId, `${secretAccessKey}x`) } })).status,
+    ).toBe(401);
+    expect(
+      (await t.api.get("/users/me", { headers: { authorization: basic("jk_00000000000000000000", secretAccessKey) } }))
+        .status,
+    ).toBe(401);
   });
 
   test("a duplicate name is refused and nothing half-made is left behind", async () => {
     const before = await countUsers(t);
     const keysBefore = await t.orm.em.fork().count(AccessKey, {});
-    const response = await t.api.post("/admin/judgers", { username: "JUDGER-1", password: "pw", email: "other@example.edu" }, { token: root.token });
+    const response = await t.api.post(
+      "/admin/judgers",
+      { username: "JUDGER-1", password: "pw", email: "other@example.edu" },
+      { token: root.token },
+    );
     expect(response.body).toMatchObject({ errorCode: "UserRegisterError", errorMsg: "username is already taken" });
     expect(await countUsers(t)).toBe(before);
     expect(await t.orm.em.fork().count(AccessKey, {})).toBe(keysBefore);
   });
 
   test("every field is required", async () => {
-    for (const body of [{ password: "pw", email: "a@example.edu" }, { username: "j", email: "a@example.edu" }, { username: "j", password: "pw" }, { username: "bad\u200bname", password: "pw", email: "a@example.edu" }, { username: " padded", password: "pw", email: "a@example.edu" }]) {
+    for (const body of [
+      { password: "pw", email: "a@example.edu" },
+      { username: "j", email: "a@example.edu" },
+      { username: "j", password: "pw" },
+      { username: "bad\u200bname", password: "pw", email: "a@example.edu" },
+      { username: " padded", password: "pw", email: "a@example.edu" },
+    ]) {
       expect((await t.api.post("/admin/judgers", body, { token: root.token })).status).toBe(422);
     }
   });
 
   test("the list shows only judgers, and which of them were seen recently", async () => {
-    const created = await t.api.post("/admin/judgers", { username: "judger-3", password: "pw", email: "judger-3@example.edu" }, { token: root.token });
+    const created = await t.api.post(
+      "/admin/judgers",
+      { username: "judger-3", password: "pw", email: "judger-3@example.edu" },
+      { token: root.token },
+    );
     const before = await t.api.get("/admin/judgers?ordering=-created_at", { token: root.token });
     expect(before.body.data.results.every((j: { role: string }) => j.role === "judger")).toBe(true);
     const fresh = before.body.data.results.find((j: { username: string }) => j.username === "judger-3");

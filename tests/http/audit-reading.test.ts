@@ -28,15 +28,27 @@ async function results(path: string, query: Record<string, string | number> = {}
 
 const CALLERS: Caller[] = ["anonymous", "outsider", "guest", "member", "admin", "owner", "siteRoot"];
 describe("who may read", () => {
-  authorizationMatrix(() => t, () => cast, CALLERS, [
-    // The domain is hidden: an outsider does not see it exists. Reading needs general.edit (the admin role, domain root).
-    { name: "GET …/audit", method: "GET", path: domainLog, expect: [401, "NF", 403, 403, "OK", "OK", "OK"] },
-    // The site's log is the site root's alone (the owner here is a site admin).
-    { name: "GET /admin/audit", method: "GET", path: () => "/admin/audit", expect: [401, 403, 403, 403, 403, 403, "OK"] },
-  ]);
+  authorizationMatrix(
+    () => t,
+    () => cast,
+    CALLERS,
+    [
+      // The domain is hidden: an outsider does not see it exists. Reading needs general.edit (the admin role, domain root).
+      { name: "GET …/audit", method: "GET", path: domainLog, expect: [401, "NF", 403, 403, "OK", "OK", "OK"] },
+      // The site's log is the site root's alone (the owner here is a site admin).
+      {
+        name: "GET /admin/audit",
+        method: "GET",
+        path: () => "/admin/audit",
+        expect: [401, 403, 403, 403, 403, 403, "OK"],
+      },
+    ],
+  );
 
   test("a refusal names the permission", async () => {
-    expect((await page(domainLog(cast), {}, cast.member.token)).body).toEqual({ detail: "general edit Permission Denied." });
+    expect((await page(domainLog(cast), {}, cast.member.token)).body).toEqual({
+      detail: "general edit Permission Denied.",
+    });
     expect((await page("/admin/audit", {}, cast.owner.token)).body).toEqual({ detail: "site root Permission Denied." });
   });
 });
@@ -46,16 +58,23 @@ describe("paging, order and filters", () => {
   beforeAll(async () => {
     // Five sets by the admin, two problems by the owner: seven events, in this order.
     for (const title of ["Week 1", "Week 2", "Week 3", "Week 4", "Week 5"]) {
-      sets.push((await t.api.post(`/domains/${cast.domain.id}/problem_sets`, { title }, { token: cast.admin.token })).body.data.id);
+      sets.push(
+        (await t.api.post(`/domains/${cast.domain.id}/problem_sets`, { title }, { token: cast.admin.token })).body.data
+          .id,
+      );
     }
-    for (const title of ["Dijkstra", "Bellman-Ford"]) await t.api.post(`/domains/${cast.domain.id}/problems`, { title }, { token: cast.owner.token });
+    for (const title of ["Dijkstra", "Bellman-Ford"])
+      await t.api.post(`/domains/${cast.domain.id}/problems`, { title }, { token: cast.owner.token });
     await t.api.post(`/domains/${other.domain.id}/problems`, { title: "Elsewhere" }, { token: other.owner.token });
   });
 
   test("newest first, {count, results}, the domain's events only", async () => {
     const all = await results(domainLog(cast));
     expect(all.count).toBe(7);
-    expect(all.results.map((e) => e.action)).toEqual([...Array(2).fill("problem.create"), ...Array(5).fill("problem_set.create")]);
+    expect(all.results.map((e) => e.action)).toEqual([
+      ...Array(2).fill("problem.create"),
+      ...Array(5).fill("problem_set.create"),
+    ]);
     expect(all.results.slice(2).map((e) => e.targetId)).toEqual([...sets].reverse());
     expect(all.results.every((e) => e.domainId === cast.domain.id)).toBe(true);
   });
@@ -69,7 +88,9 @@ describe("paging, order and filters", () => {
       paged.push(...one.results.map((e) => e.id));
     }
     expect(paged).toEqual(all);
-    expect((await results(domainLog(cast), { ordering: "created_at" })).results.map((e) => e.id)).toEqual([...all].reverse());
+    expect((await results(domainLog(cast), { ordering: "created_at" })).results.map((e) => e.id)).toEqual(
+      [...all].reverse(),
+    );
     expect((await results(domainLog(cast), { ordering: "-created_at" })).results.map((e) => e.id)).toEqual(all);
     expect((await page(domainLog(cast), { ordering: "title" })).body.errorCode).toBe("IllegalFieldError");
   });
@@ -102,17 +123,52 @@ describe("no secrets", () => {
       expect(body.errorCode).toBe("Success");
       return body.data;
     };
-    const invitation = await succeeds(t.api.post(`/domains/${cast.domain.id}/invitations`, { code: codes[0] }, { token: cast.owner.token }));
-    await succeeds(t.api.patch(`/domains/${cast.domain.id}/invitations/${invitation.id}`, { code: codes[1] }, { token: cast.owner.token }));
-    await succeeds(t.api.delete(`/domains/${cast.domain.id}/invitations/${invitation.id}`, { token: cast.owner.token }));
+    const invitation = await succeeds(
+      t.api.post(`/domains/${cast.domain.id}/invitations`, { code: codes[0] }, { token: cast.owner.token }),
+    );
+    await succeeds(
+      t.api.patch(
+        `/domains/${cast.domain.id}/invitations/${invitation.id}`,
+        { code: codes[1] },
+        { token: cast.owner.token },
+      ),
+    );
+    await succeeds(
+      t.api.delete(`/domains/${cast.domain.id}/invitations/${invitation.id}`, { token: cast.owner.token }),
+    );
     const password = "Judger-Passw0rd-7d1e";
-    const judger = await succeeds(t.api.post("/admin/judgers", { username: "judge-room-101", email: "judge-101@judges.fudan.edu.cn", password }, { token: cast.siteRoot.token }));
-    await succeeds(t.api.patch("/users/me/password", { currentPassword: cast.owner.password, newPassword: "Owner-New-Passw0rd" }, { token: cast.owner.token }));
-    const stored = await t.orm.em.fork().execute<{ secret: string }[]>(
-      "select hashed_password as secret from users where hashed_password <> '' union all select secret_digest from access_keys");
-    const secrets = [...codes, password, "Owner-New-Passw0rd", judger.secretAccessKey, judger.accessToken, judger.refreshToken, ...stored.map((s) => s.secret)];
+    const judger = await succeeds(
+      t.api.post(
+        "/admin/judgers",
+        { username: "judge-room-101", email: "judge-101@judges.fudan.edu.cn", password },
+        { token: cast.siteRoot.token },
+      ),
+    );
+    await succeeds(
+      t.api.patch(
+        "/users/me/password",
+        { currentPassword: cast.owner.password, newPassword: "Owner-New-Passw0rd" },
+        { token: cast.owner.token },
+      ),
+    );
+    const stored = await t.orm.em
+      .fork()
+      .execute<{ secret: string }[]>(
+        "select hashed_password as secret from users where hashed_password <> '' union all select secret_digest from access_keys",
+      );
+    const secrets = [
+      ...codes,
+      password,
+      "Owner-New-Passw0rd",
+      judger.secretAccessKey,
+      judger.accessToken,
+      judger.refreshToken,
+      ...stored.map((s) => s.secret),
+    ];
     const log = await results("/admin/audit", { limit: 500 }, cast.siteRoot.token);
-    expect(log.results.map((e) => e.action)).toEqual(expect.arrayContaining(["judger.create", "domain_invitation.create", "domain_invitation.update"]));
+    expect(log.results.map((e) => e.action)).toEqual(
+      expect.arrayContaining(["judger.create", "domain_invitation.create", "domain_invitation.update"]),
+    );
     const text = JSON.stringify(log.results);
     for (const secret of secrets) expect(text).not.toContain(secret);
     const raw = JSON.stringify(await t.orm.em.fork().execute("select * from audit_events"));

@@ -9,7 +9,11 @@ import { REALISTIC_NAMES, REFUSED_NAMES } from "../fixtures/names";
 let t: TestApp;
 beforeAll(async () => {
   t = await spawnApp();
-  await createJudgerAccount(t.orm.em.fork(), { username: "local-judge-1a2b3c", email: "local-judge-1a2b3c@judges.invalid", password: "x".repeat(32) }, "127.0.0.1");
+  await createJudgerAccount(
+    t.orm.em.fork(),
+    { username: "local-judge-1a2b3c", email: "local-judge-1a2b3c@judges.invalid", password: "x".repeat(32) },
+    "127.0.0.1",
+  );
 });
 afterAll(() => t.close());
 
@@ -26,7 +30,11 @@ describe("the first person is site root, judgers notwithstanding", () => {
     expect(peter.body.errorCode).toBe("Success");
     expect(decode(peter.body.data.accessToken)).toMatchObject({ role: "root", username: "peter" });
 
-    for (const [username, email] of [["Chris", "chris@umich.edu"], ["张伟", "zhangwei@sjtu.edu.cn"], ["José", "jose@upc.edu"]]) {
+    for (const [username, email] of [
+      ["Chris", "chris@umich.edu"],
+      ["张伟", "zhangwei@sjtu.edu.cn"],
+      ["José", "jose@upc.edu"],
+    ]) {
       const response = await register(username, email);
       expect({ username, code: response.body.errorCode }).toEqual({ username, code: "Success" });
       expect(decode(response.body.data.accessToken)).toMatchObject({ role: "user", username });
@@ -62,7 +70,10 @@ describe("uniqueness compares the normalised, case-folded form", () => {
     expect((await register("Renée", "renee@ens.fr")).body.errorCode).toBe("Success");
     for (const twin of ["Rene\u0301e", "RENÉE", "ＲＥＮÉＥ"]) {
       const response = await register(twin, `twin-${twin.length}@ens.fr`);
-      expect({ twin, body: response.body }).toEqual({ twin, body: { errorCode: "UserRegisterError", errorMsg: "username is already taken", data: null } });
+      expect({ twin, body: response.body }).toEqual({
+        twin,
+        body: { errorCode: "UserRegisterError", errorMsg: "username is already taken", data: null },
+      });
     }
     // Any spelling logs in; the name is shown as it was first written, in NFC.
     const response = await login("Rene\u0301e");
@@ -74,7 +85,11 @@ describe("uniqueness compares the normalised, case-folded form", () => {
     expect((await register("Ana Núñez", "ana.núñez@upc.edu")).body.errorCode).toBe("Success");
     for (const twin of ["ANA.NÚÑEZ@UPC.EDU", "ana.nu\u0301n\u0303ez@upc.edu"]) {
       const response = await register(`ana ${twin.length}`, twin);
-      expect(response.body).toEqual({ errorCode: "UserRegisterError", errorMsg: "email is already registered", data: null });
+      expect(response.body).toEqual({
+        errorCode: "UserRegisterError",
+        errorMsg: "email is already registered",
+        data: null,
+      });
     }
   });
 
@@ -87,9 +102,17 @@ describe("uniqueness compares the normalised, case-folded form", () => {
 describe("judgers and members use the same names", () => {
   test("the site root creates a judger with a Unicode name; a refused name is a 422", async () => {
     const root = await login("peter");
-    const made = await t.api.post("/admin/judgers", { username: "评测机 Pérez 01", password: "pw", email: "judge01@sjtu.edu.cn" }, { token: root.body.data.accessToken });
+    const made = await t.api.post(
+      "/admin/judgers",
+      { username: "评测机 Pérez 01", password: "pw", email: "judge01@sjtu.edu.cn" },
+      { token: root.body.data.accessToken },
+    );
     expect(made.body.errorCode).toBe("Success");
-    const refused = await t.api.post("/admin/judgers", { username: "judge\u200b02", password: "pw", email: "judge02@sjtu.edu.cn" }, { token: root.body.data.accessToken });
+    const refused = await t.api.post(
+      "/admin/judgers",
+      { username: "judge\u200b02", password: "pw", email: "judge02@sjtu.edu.cn" },
+      { token: root.body.data.accessToken },
+    );
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(["body", "username"]);
   });
@@ -98,9 +121,12 @@ describe("judgers and members use the same names", () => {
     const root = (await login("peter")).body.data.accessToken;
     const domain = await t.api.post("/domains", { name: "Search" }, { token: root });
     expect(domain.body.errorCode).toBe("Success");
-    const find = (query: string) => t.api.get(`/domains/${domain.body.data.id}/candidates?query=${encodeURIComponent(query)}`, { token: root });
+    const find = (query: string) =>
+      t.api.get(`/domains/${domain.body.data.id}/candidates?query=${encodeURIComponent(query)}`, { token: root });
     expect((await find("张伟")).body.data.results.map((u: { username: string }) => u.username)).toContain("张伟");
     expect((await find("JOSE\u0301")).body.data.results.map((u: { username: string }) => u.username)).toContain("José");
-    expect((await find("ＣＨＲＩＳ")).body.data.results.map((u: { username: string }) => u.username)).toContain("Chris");
+    expect((await find("ＣＨＲＩＳ")).body.data.results.map((u: { username: string }) => u.username)).toContain(
+      "Chris",
+    );
   });
 });

@@ -4,7 +4,9 @@ import { countUsers, createUser } from "../helpers/factories";
 import { setCookies } from "../helpers/http-client";
 
 let t: TestApp;
-beforeAll(async () => { t = await spawnApp(); });
+beforeAll(async () => {
+  t = await spawnApp();
+});
 afterAll(() => t.close());
 
 const JSON_NO_COOKIE = "?responseType=json&cookie=false";
@@ -12,21 +14,58 @@ const decode = (token: string) => JSON.parse(Buffer.from(token.split(".")[1], "b
 
 describe("POST /auth/register", () => {
   test("the first user ever becomes site root, the next ones plain users", async () => {
-    const first = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, { username: "First", email: "first@example.edu", password: "pw1" });
+    const first = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, {
+      username: "First",
+      email: "first@example.edu",
+      password: "pw1",
+    });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ errorCode: "Success", errorMsg: null, data: { tokenType: "bearer" } });
-    expect(decode(first.body.data.accessToken)).toMatchObject({ role: "root", category: "user", username: "First", fresh: true, type: "access" });
+    expect(decode(first.body.data.accessToken)).toMatchObject({
+      role: "root",
+      category: "user",
+      username: "First",
+      fresh: true,
+      type: "access",
+    });
 
-    const second = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, { username: "second", email: "second@example.edu", password: "pw2" });
+    const second = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, {
+      username: "second",
+      email: "second@example.edu",
+      password: "pw2",
+    });
     expect(decode(second.body.data.accessToken).role).toBe("user");
     expect(decode(second.body.data.refreshToken)).toMatchObject({ type: "refresh", category: "user" });
   });
 
   test("the access token carries exactly the seed's claims plus gravatar, isActive and oauthName", async () => {
-    const response = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, { username: "claims", email: "claims@example.edu", password: "pw" });
+    const response = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, {
+      username: "claims",
+      email: "claims@example.edu",
+      password: "pw",
+    });
     const claims = decode(response.body.data.accessToken);
     expect(Object.keys(claims).sort()).toEqual(
-      ["sub", "iat", "nbf", "jti", "exp", "type", "fresh", "csrf", "category", "username", "email", "student_id", "real_name", "role", "oauth_name", "oauthName", "gravatar", "isActive"].sort(),
+      [
+        "sub",
+        "iat",
+        "nbf",
+        "jti",
+        "exp",
+        "type",
+        "fresh",
+        "csrf",
+        "category",
+        "username",
+        "email",
+        "student_id",
+        "real_name",
+        "role",
+        "oauth_name",
+        "oauthName",
+        "gravatar",
+        "isActive",
+      ].sort(),
     );
     expect(claims.exp - claims.iat).toBe(14 * 24 * 3600);
     expect(decode(response.body.data.refreshToken).exp - claims.iat).toBe(30 * 24 * 3600);
@@ -37,9 +76,17 @@ describe("POST /auth/register", () => {
   test("usernames and e-mails are unique case-insensitively, with a message saying which", async () => {
     await createUser(t, { username: "Taken", email: "taken@example.edu" });
     const before = await countUsers(t);
-    const name = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, { username: "tAKEN", email: "new@example.edu", password: "pw" });
+    const name = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, {
+      username: "tAKEN",
+      email: "new@example.edu",
+      password: "pw",
+    });
     expect(name.body).toEqual({ errorCode: "UserRegisterError", errorMsg: "username is already taken", data: null });
-    const email = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, { username: "fresh", email: "TAKEN@example.edu", password: "pw" });
+    const email = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, {
+      username: "fresh",
+      email: "TAKEN@example.edu",
+      password: "pw",
+    });
     expect(email.body).toEqual({ errorCode: "UserRegisterError", errorMsg: "email is already registered", data: null });
     expect(await countUsers(t)).toBe(before);
   });
@@ -74,7 +121,10 @@ describe("POST /auth/register", () => {
   });
 
   test("OAuth registration fields are accepted by the schema but refused without a provider session", async () => {
-    const response = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, { oauth_name: "github", oauth_account_id: "1" });
+    const response = await t.api.post(`/auth/register${JSON_NO_COOKIE}`, {
+      oauth_name: "github",
+      oauth_account_id: "1",
+    });
     expect(response.body.errorCode).toBe("UserRegisterError");
   });
 
@@ -87,7 +137,13 @@ describe("POST /auth/register", () => {
   test("concurrent registrations of the same name create one account", async () => {
     const before = await countUsers(t);
     const attempts = await Promise.all(
-      Array.from({ length: 5 }, () => t.api.post(`/auth/register${JSON_NO_COOKIE}`, { username: "racer", email: "racer@example.edu", password: "pw" })),
+      Array.from({ length: 5 }, () =>
+        t.api.post(`/auth/register${JSON_NO_COOKIE}`, {
+          username: "racer",
+          email: "racer@example.edu",
+          password: "pw",
+        }),
+      ),
     );
     expect(attempts.filter((r) => r.body.errorCode === "Success")).toHaveLength(1);
     expect(attempts.every((r) => r.status === 200)).toBe(true);
@@ -98,7 +154,11 @@ describe("POST /auth/register", () => {
 describe("POST /auth/login", () => {
   test("a form login returns tokens and sets HttpOnly SameSite=Lax cookies by default", async () => {
     const { user, password } = await createUser(t);
-    const response = await t.api.post("/auth/login?responseType=json", { username: user.username, password }, { form: true });
+    const response = await t.api.post(
+      "/auth/login?responseType=json",
+      { username: user.username, password },
+      { form: true },
+    );
     expect(response.body.errorCode).toBe("Success");
     expect(decode(response.body.data.accessToken)).toMatchObject({ sub: user.id, fresh: true, oauth_name: "" });
     const cookies = setCookies(response);
@@ -114,22 +174,42 @@ describe("POST /auth/login", () => {
     const { user, password } = await createUser(t, { username: "MixedCase" });
     const form = { grantType: "password", username: "mixedcase", password, scope: "", clientId: "", clientSecret: "" };
     expect((await t.api.post(`/auth/login${JSON_NO_COOKIE}`, form, { form: true })).body.errorCode).toBe("Success");
-    const byEmail = await t.api.post(`/auth/login${JSON_NO_COOKIE}`, { username: user.email.toUpperCase(), password }, { form: true });
+    const byEmail = await t.api.post(
+      `/auth/login${JSON_NO_COOKIE}`,
+      { username: user.email.toUpperCase(), password },
+      { form: true },
+    );
     expect(byEmail.body.errorCode).toBe("Success");
   });
 
   test("wrong password and unknown user give the same answer", async () => {
     const { user } = await createUser(t);
-    const wrong = await t.api.post(`/auth/login${JSON_NO_COOKIE}`, { username: user.username, password: "nope" }, { form: true });
-    const unknown = await t.api.post(`/auth/login${JSON_NO_COOKIE}`, { username: "nobody-here", password: "nope" }, { form: true });
-    expect(wrong.body).toEqual({ errorCode: "UsernamePasswordError", errorMsg: "incorrect username or password", data: null });
+    const wrong = await t.api.post(
+      `/auth/login${JSON_NO_COOKIE}`,
+      { username: user.username, password: "nope" },
+      { form: true },
+    );
+    const unknown = await t.api.post(
+      `/auth/login${JSON_NO_COOKIE}`,
+      { username: "nobody-here", password: "nope" },
+      { form: true },
+    );
+    expect(wrong.body).toEqual({
+      errorCode: "UsernamePasswordError",
+      errorMsg: "incorrect username or password",
+      data: null,
+    });
     expect(unknown.body).toEqual(wrong.body);
     expect(setCookies(wrong)).toEqual({});
   });
 
   test("a deactivated account cannot log in", async () => {
     const { user, password } = await createUser(t, { isActive: false });
-    const response = await t.api.post(`/auth/login${JSON_NO_COOKIE}`, { username: user.username, password }, { form: true });
+    const response = await t.api.post(
+      `/auth/login${JSON_NO_COOKIE}`,
+      { username: user.username, password },
+      { form: true },
+    );
     expect(response.body.errorCode).toBe("UsernamePasswordError");
   });
 
@@ -143,7 +223,10 @@ describe("POST /auth/login", () => {
     const { user, password } = await createUser(t);
     const before = Date.now();
     await t.api.post(`/auth/login${JSON_NO_COOKIE}`, { username: user.username, password }, { form: true });
-    const me = await t.api.get("/users/me", { token: (await t.api.post(`/auth/login${JSON_NO_COOKIE}`, { username: user.username, password }, { form: true })).body.data.accessToken });
+    const me = await t.api.get("/users/me", {
+      token: (await t.api.post(`/auth/login${JSON_NO_COOKIE}`, { username: user.username, password }, { form: true }))
+        .body.data.accessToken,
+    });
     expect(new Date(me.body.data.loginAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
     expect(me.body.data.loginIp).toBe("127.0.0.1");
   });

@@ -12,7 +12,10 @@ beforeAll(async () => {
   // Production mode with a public https origin: CSRF protection on, Secure cookies.
   csrf = await spawnApp({ MODE: "production", PUBLIC_URL: "https://joj.example.edu" });
 });
-afterAll(async () => { await t.close(); await csrf.close(); });
+afterAll(async () => {
+  await t.close();
+  await csrf.close();
+});
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
@@ -35,9 +38,13 @@ describe("tokens that must be refused", () => {
     const [header, payload, signature] = token.split(".");
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString());
     const tampered = `${header}.${b64({ ...claims, role: "root" })}.${signature}`;
-    const otherSecret = await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).sign(new TextEncoder().encode("another-secret"));
+    const otherSecret = await new SignJWT(claims)
+      .setProtectedHeader({ alg: "HS256" })
+      .sign(new TextEncoder().encode("another-secret"));
     const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ ...claims, sub: user.id })}.`;
-    const hs512 = await new SignJWT(claims).setProtectedHeader({ alg: "HS512" }).sign(new TextEncoder().encode(t.config.jwtSecret));
+    const hs512 = await new SignJWT(claims)
+      .setProtectedHeader({ alg: "HS512" })
+      .sign(new TextEncoder().encode(t.config.jwtSecret));
     for (const bad of [tampered, otherSecret, none, hs512]) {
       expect((await t.api.get("/users/me", { token: bad })).status).toBe(401);
     }
@@ -52,8 +59,17 @@ describe("tokens that must be refused", () => {
 
   test("an oauth-category (half-registered) token is not a login", async () => {
     const oauth = await signClaims(t, {
-      sub: "github-12345", type: "access", category: "oauth", username: "octo", csrf: "x", jti: "j",
-      exp: Math.floor(Date.now() / 1000) + 60, role: null, isActive: false, fresh: true, oauth_name: "github",
+      sub: "github-12345",
+      type: "access",
+      category: "oauth",
+      username: "octo",
+      csrf: "x",
+      jti: "j",
+      exp: Math.floor(Date.now() / 1000) + 60,
+      role: null,
+      isActive: false,
+      fresh: true,
+      oauth_name: "github",
     });
     expect((await t.api.get("/users/me", { token: oauth })).status).toBe(401);
     expect((await t.api.get("/jwt_decoded", { token: oauth })).status).toBe(401);
@@ -94,7 +110,11 @@ describe("tokens that must be refused", () => {
 describe("CSRF double submit (production mode)", () => {
   async function session() {
     const { user, password } = await createUser(csrf);
-    const login = await csrf.api.post("/auth/login?responseType=json", { username: user.username, password }, { form: true });
+    const login = await csrf.api.post(
+      "/auth/login?responseType=json",
+      { username: user.username, password },
+      { form: true },
+    );
     const cookies = setCookies(login);
     const csrfValue = cookies.csrf_access_token.split(";")[0].split("=")[1];
     return { cookie: cookieHeader(login), csrfValue, token: login.body.data.accessToken as string, cookies };
@@ -126,10 +146,16 @@ describe("CSRF double submit (production mode)", () => {
 
   test("a cross-site POST cannot log a user out; the front end's own can", async () => {
     const { cookie, csrfValue } = await session();
-    const forged = await csrf.api.post("/auth/logout?responseType=json", undefined, { cookie, headers: { origin: "https://evil.example.com" } });
+    const forged = await csrf.api.post("/auth/logout?responseType=json", undefined, {
+      cookie,
+      headers: { origin: "https://evil.example.com" },
+    });
     expect(forged.status).toBe(401);
     expect(setCookies(forged)).toEqual({});
-    const own = await csrf.api.post("/auth/logout?responseType=json", undefined, { cookie, headers: { "x-csrf-token": csrfValue } });
+    const own = await csrf.api.post("/auth/logout?responseType=json", undefined, {
+      cookie,
+      headers: { "x-csrf-token": csrfValue },
+    });
     expect(own.body.errorCode).toBe("Success");
   });
 
@@ -150,13 +176,20 @@ describe("CSRF double submit (production mode)", () => {
     const { cookie, cookies } = await session();
     expect((await csrf.api.post("/auth/refresh?responseType=json", undefined, { cookie })).status).toBe(401);
     const refreshCsrf = cookies.csrf_refresh_token.split(";")[0].split("=")[1];
-    const ok = await csrf.api.post("/auth/refresh?responseType=json", undefined, { cookie, headers: { "x-csrf-token": refreshCsrf } });
+    const ok = await csrf.api.post("/auth/refresh?responseType=json", undefined, {
+      cookie,
+      headers: { "x-csrf-token": refreshCsrf },
+    });
     expect(ok.body.errorCode).toBe("Success");
   });
 
   test("with protection off (development), cookie writes pass without a header", async () => {
     const { user, password } = await createUser(t);
-    const login = await t.api.post("/auth/login?responseType=json", { username: user.username, password }, { form: true });
+    const login = await t.api.post(
+      "/auth/login?responseType=json",
+      { username: user.username, password },
+      { form: true },
+    );
     expect(setCookies(login).csrf_access_token).toBeUndefined();
     const response = await t.api.patch("/users/me", { gravatar: "g" }, { cookie: cookieHeader(login) });
     expect(response.body.errorCode).toBe("Success");

@@ -5,14 +5,20 @@ import { countUsers, createUser } from "../helpers/factories";
 import { cookieHeader, setCookies } from "../helpers/http-client";
 
 let t: TestApp;
-beforeAll(async () => { t = await spawnApp({ ALLOWED_REDIRECT_ORIGINS: "https://joj.example.edu" }); });
+beforeAll(async () => {
+  t = await spawnApp({ ALLOWED_REDIRECT_ORIGINS: "https://joj.example.edu" });
+});
 afterAll(() => t.close());
 
 const decode = (token: string) => JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
 
 async function loginCookies(): Promise<{ cookie: string; userId: string }> {
   const { user, password } = await createUser(t);
-  const login = await t.api.post("/auth/login?responseType=json", { username: user.username, password }, { form: true });
+  const login = await t.api.post(
+    "/auth/login?responseType=json",
+    { username: user.username, password },
+    { form: true },
+  );
   return { cookie: cookieHeader(login), userId: user.id };
 }
 
@@ -37,14 +43,21 @@ describe("GET /auth/token", () => {
   test("without tokens (or with junk) it succeeds with empty strings and sets no cookie", async () => {
     for (const options of [{}, { token: "junk" }, { cookie: "access_token=junk; refresh_token=junk" }]) {
       const response = await t.api.get("/auth/token?responseType=json", options);
-      expect(response.body).toEqual({ errorCode: "Success", errorMsg: null, data: { accessToken: "", refreshToken: "", tokenType: "bearer" } });
+      expect(response.body).toEqual({
+        errorCode: "Success",
+        errorMsg: null,
+        data: { accessToken: "", refreshToken: "", tokenType: "bearer" },
+      });
       expect(setCookies(response)).toEqual({});
     }
   });
 
   test("the Python client's snake_case and True/False query spellings work", async () => {
     const { token } = await createUser(t);
-    const response = await t.api.get("/auth/token?response_type=json&cookie=False", { token, headers: { "content-type": "application/json" } });
+    const response = await t.api.get("/auth/token?response_type=json&cookie=False", {
+      token,
+      headers: { "content-type": "application/json" },
+    });
     expect(response.body.data.accessToken).toBe(token);
     expect(setCookies(response)).toEqual({});
   });
@@ -55,7 +68,10 @@ describe("POST /auth/refresh", () => {
     const { user, refreshToken } = await createUser(t);
     const em = t.orm.em.fork();
     await em.nativeUpdate(User, { id: user.id }, { realName: "Renamed Person" });
-    const response = await t.api.post("/auth/refresh?responseType=json&cookie=false", undefined, { token: refreshToken, headers: { "content-type": "application/json" } });
+    const response = await t.api.post("/auth/refresh?responseType=json&cookie=false", undefined, {
+      token: refreshToken,
+      headers: { "content-type": "application/json" },
+    });
     expect(response.body.errorCode).toBe("Success");
     const claims = decode(response.body.data.accessToken);
     expect(claims).toMatchObject({ sub: user.id, fresh: false, category: "user", real_name: "Renamed Person" });
@@ -116,7 +132,11 @@ describe("POST /auth/logout", () => {
 describe("responseType=redirect", () => {
   test("redirects with 302 to the server's own origin by default, after setting cookies", async () => {
     const { user, password } = await createUser(t);
-    const response = await t.api.post("/auth/login?responseType=redirect", { username: user.username, password }, { form: true });
+    const response = await t.api.post(
+      "/auth/login?responseType=redirect",
+      { username: user.username, password },
+      { form: true },
+    );
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("http://localhost:34765/");
     expect(setCookies(response).access_token).toBeDefined();
@@ -124,26 +144,36 @@ describe("responseType=redirect", () => {
 
   test("same-origin paths and allowlisted origins are followed", async () => {
     const { token } = await createUser(t);
-    const relative = await t.api.post("/auth/logout?responseType=redirect&redirectUrl=/login%3Fnext%3D%2Fhome", undefined, { token });
+    const relative = await t.api.post(
+      "/auth/logout?responseType=redirect&redirectUrl=/login%3Fnext%3D%2Fhome",
+      undefined,
+      { token },
+    );
     expect(relative.headers.get("location")).toBe("http://localhost:34765/login?next=/home");
-    const listed = await t.api.post("/auth/logout?responseType=redirect&redirect_url=https://joj.example.edu/after", undefined, { token });
+    const listed = await t.api.post(
+      "/auth/logout?responseType=redirect&redirect_url=https://joj.example.edu/after",
+      undefined,
+      { token },
+    );
     expect(listed.status).toBe(302);
     expect(listed.headers.get("location")).toBe("https://joj.example.edu/after");
   });
 
-  test.each(["https://evil.example.com/", "//evil.example.com/x", "javascript:alert(1)", "http://localhost:34765.evil.com/"])(
-    "any other target (%s) is a 422 and the request changes nothing",
-    async (target) => {
-      const before = await countUsers(t);
-      const response = await t.api.post(
-        `/auth/register?responseType=redirect&redirectUrl=${encodeURIComponent(target)}`,
-        { username: "redirected", email: "redirected@example.edu", password: "pw" },
-      );
-      expect(response.status).toBe(422);
-      expect(response.body.detail[0].loc).toEqual(["query", "redirectUrl"]);
-      expect(response.headers.get("location")).toBeNull();
-      expect(setCookies(response)).toEqual({});
-      expect(await countUsers(t)).toBe(before);
-    },
-  );
+  test.each([
+    "https://evil.example.com/",
+    "//evil.example.com/x",
+    "javascript:alert(1)",
+    "http://localhost:34765.evil.com/",
+  ])("any other target (%s) is a 422 and the request changes nothing", async (target) => {
+    const before = await countUsers(t);
+    const response = await t.api.post(
+      `/auth/register?responseType=redirect&redirectUrl=${encodeURIComponent(target)}`,
+      { username: "redirected", email: "redirected@example.edu", password: "pw" },
+    );
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0].loc).toEqual(["query", "redirectUrl"]);
+    expect(response.headers.get("location")).toBeNull();
+    expect(setCookies(response)).toEqual({});
+    expect(await countUsers(t)).toBe(before);
+  });
 });

@@ -14,23 +14,50 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const CHECKER = { files: ["checker.cpp", "testlib.h"], compileArgs: ["g++", "-o", "checker", "checker.cpp"], executeArgs: ["./checker"] };
+const CHECKER = {
+  files: ["checker.cpp", "testlib.h"],
+  compileArgs: ["g++", "-o", "checker", "checker.cpp"],
+  executeArgs: ["./checker"],
+};
 const configWith = (fields: object) => ({
-  languages: [{ name: "cpp", compileFiles: ["main.cpp"], compileArgs: ["g++", "main.cpp"], cases: [{ executeInputFile: "1.in", executeOutputFile: "1.out" }, { executeInputFile: "1.in", executeOutputFile: "1.out" }], ...fields }],
+  languages: [
+    {
+      name: "cpp",
+      compileFiles: ["main.cpp"],
+      compileArgs: ["g++", "main.cpp"],
+      cases: [
+        { executeInputFile: "1.in", executeOutputFile: "1.out" },
+        { executeInputFile: "1.in", executeOutputFile: "1.out" },
+      ],
+      ...fields,
+    },
+  ],
 });
 const FILES = { "1.in": "1 2\n", "1.out": "3\n", "checker.cpp": "int main() {}\n", "testlib.h": "// testlib\n" };
 const base = (problem: string) => `/domains/${cast.domain.id}/problems/${problem}/configs`;
 
 async function problemWithVersion(): Promise<string> {
-  const problem = (await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "Permutations" }, { token: cast.owner.token })).body.data.id as string;
+  const problem = (
+    await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "Permutations" }, { token: cast.owner.token })
+  ).body.data.id as string;
   expect((await upload(problem, configWith({ checker: CHECKER }), FILES)).errorCode).toBe("Success");
   return problem;
 }
 
 async function upload(problem: string, config: object, files: Record<string, string>) {
   const form = new FormData();
-  form.append("file", new Blob([await archiveOf("zip", { "config.json": JSON.stringify(config), ...files })]), "config.zip");
-  const response = await t.app.handle(new Request(`http://localhost/api/v1${base(problem)}`, { method: "POST", body: form, headers: { authorization: `Bearer ${cast.owner.token}` } }));
+  form.append(
+    "file",
+    new Blob([await archiveOf("zip", { "config.json": JSON.stringify(config), ...files })]),
+    "config.zip",
+  );
+  const response = await t.app.handle(
+    new Request(`http://localhost/api/v1${base(problem)}`, {
+      method: "POST",
+      body: form,
+      headers: { authorization: `Bearer ${cast.owner.token}` },
+    }),
+  );
   return (await response.json()) as { errorCode: string; errorMsg: string | null };
 }
 
@@ -39,15 +66,70 @@ const versions = (problem: string) => t.orm.em.fork().count(ProblemConfig, { pro
 const REFUSED: [string, object, Record<string, string>, string][] = [
   ["an unknown comparison", configWith({ compare: "fuzzy" }), FILES, '/languages/0/compare: unknown value "fuzzy"'],
   ["epsilon out of range", configWith({ compare: "float", epsilon: 0 }), FILES, "/languages/0/epsilon"],
-  ["epsilon without float", configWith({ cases: [{ epsilon: 1e-6 }] }), FILES, '/languages/0/cases/0: "epsilon" applies only to "compare": "float"'],
-  ["float without epsilon", configWith({ caseDefault: { compare: "float" } }), FILES, '/languages/0/caseDefault: "compare": "float" needs an "epsilon"'],
-  ["a checker file missing from the archive", configWith({ checker: { ...CHECKER, files: ["checker.cpp", "testlib.hpp"] } }), FILES, '/languages/0/checker/files/1: "testlib.hpp" is not in the config archive'],
-  ["a subtask case out of range", configWith({ subtasks: [{ score: 100, cases: [0, 2] }] }), FILES, "/languages/0/subtasks/0/cases/1: case 2 does not exist"],
-  ["a case in two subtasks", configWith({ subtasks: [{ score: 50, cases: [0, 1] }, { score: 50, cases: [1] }] }), FILES, "case 1 is already in subtask 0"],
-  ["a dependency on itself", configWith({ subtasks: [{ score: 100, cases: [0], depends_on: [0] }] }), FILES, "/languages/0/subtasks/0/dependsOn/0: a subtask cannot depend on itself"],
-  ["a dependency out of range", configWith({ subtasks: [{ score: 100, cases: [0], dependsOn: [3] }] }), FILES, "subtask 3 does not exist"],
-  ["a dependency cycle", configWith({ subtasks: [{ score: 50, cases: [0], dependsOn: [1] }, { score: 50, cases: [1], dependsOn: [0] }] }), FILES, "subtasks 0 → 1 → 0 depend on each other in a cycle"],
-  ["an unknown scoring", configWith({ scoring: "best" }), FILES, '/languages/0/scoring: unknown value "best" (one of "all", "min")'],
+  [
+    "epsilon without float",
+    configWith({ cases: [{ epsilon: 1e-6 }] }),
+    FILES,
+    '/languages/0/cases/0: "epsilon" applies only to "compare": "float"',
+  ],
+  [
+    "float without epsilon",
+    configWith({ caseDefault: { compare: "float" } }),
+    FILES,
+    '/languages/0/caseDefault: "compare": "float" needs an "epsilon"',
+  ],
+  [
+    "a checker file missing from the archive",
+    configWith({ checker: { ...CHECKER, files: ["checker.cpp", "testlib.hpp"] } }),
+    FILES,
+    '/languages/0/checker/files/1: "testlib.hpp" is not in the config archive',
+  ],
+  [
+    "a subtask case out of range",
+    configWith({ subtasks: [{ score: 100, cases: [0, 2] }] }),
+    FILES,
+    "/languages/0/subtasks/0/cases/1: case 2 does not exist",
+  ],
+  [
+    "a case in two subtasks",
+    configWith({
+      subtasks: [
+        { score: 50, cases: [0, 1] },
+        { score: 50, cases: [1] },
+      ],
+    }),
+    FILES,
+    "case 1 is already in subtask 0",
+  ],
+  [
+    "a dependency on itself",
+    configWith({ subtasks: [{ score: 100, cases: [0], depends_on: [0] }] }),
+    FILES,
+    "/languages/0/subtasks/0/dependsOn/0: a subtask cannot depend on itself",
+  ],
+  [
+    "a dependency out of range",
+    configWith({ subtasks: [{ score: 100, cases: [0], dependsOn: [3] }] }),
+    FILES,
+    "subtask 3 does not exist",
+  ],
+  [
+    "a dependency cycle",
+    configWith({
+      subtasks: [
+        { score: 50, cases: [0], dependsOn: [1] },
+        { score: 50, cases: [1], dependsOn: [0] },
+      ],
+    }),
+    FILES,
+    "subtasks 0 → 1 → 0 depend on each other in a cycle",
+  ],
+  [
+    "an unknown scoring",
+    configWith({ scoring: "best" }),
+    FILES,
+    '/languages/0/scoring: unknown value "best" (one of "all", "min")',
+  ],
 ];
 
 describe("an archive upload with a bad judging field is refused and changes nothing", () => {
@@ -67,7 +149,14 @@ describe("configs/json with a bad judging field", () => {
     const missing = await post(configWith({ checker: { ...CHECKER, files: ["checker2.cpp"] } }));
     expect(missing.body.errorCode).toBe("FileValidationError");
     expect(missing.body.errorMsg).toContain('"checker2.cpp" is not in the config archive');
-    const cycle = await post(configWith({ subtasks: [{ score: 50, cases: [0], dependsOn: [1] }, { score: 50, cases: [1], dependsOn: [0] }] }));
+    const cycle = await post(
+      configWith({
+        subtasks: [
+          { score: 50, cases: [0], dependsOn: [1] },
+          { score: 50, cases: [1], dependsOn: [0] },
+        ],
+      }),
+    );
     expect(cycle.body.errorCode).toBe("FileValidationError");
     expect(await versions(problem)).toBe(1);
     // Wrong types are the route's 422, with the field's location.
@@ -75,7 +164,14 @@ describe("configs/json with a bad judging field", () => {
     expect(fuzzy.status).toBe(422);
     expect(JSON.stringify(fuzzy.body)).toContain("compare");
     // The checker files of the kept archive count: this one is valid and becomes version 2.
-    const kept = await post(configWith({ cases: [{ checker: { ...CHECKER, files: ["./checker.cpp", "testlib.h"] } }, { compare: "float", epsilon: 1e-6 }] }));
+    const kept = await post(
+      configWith({
+        cases: [
+          { checker: { ...CHECKER, files: ["./checker.cpp", "testlib.h"] } },
+          { compare: "float", epsilon: 1e-6 },
+        ],
+      }),
+    );
     expect(kept.body.errorCode).toBe("Success");
     expect(await versions(problem)).toBe(2);
   });
@@ -83,15 +179,24 @@ describe("configs/json with a bad judging field", () => {
   test("a valid config with every field is stored and read back as written", async () => {
     const problem = await problemWithVersion();
     const config = configWith({
-      checker: CHECKER, scoring: "min",
+      checker: CHECKER,
+      scoring: "min",
       cases: [{ compare: "float", epsilon: 1e-6 }, { compare: "lines-unordered" }],
-      subtasks: [{ score: 40, cases: [0] }, { score: 60, cases: [1], dependsOn: [0] }],
+      subtasks: [
+        { score: 40, cases: [0] },
+        { score: 60, cases: [1], dependsOn: [0] },
+      ],
     });
     expect((await upload(problem, config, FILES)).errorCode).toBe("Success");
     const read = await t.api.get(`${base(problem)}/latest/json`, { token: cast.owner.token });
     expect(read.body.data.data.languages[0]).toMatchObject({
-      checker: CHECKER, scoring: "min", cases: [{ compare: "float", epsilon: 1e-6 }, { compare: "lines-unordered" }],
-      subtasks: [{ score: 40, cases: [0] }, { score: 60, cases: [1], dependsOn: [0] }],
+      checker: CHECKER,
+      scoring: "min",
+      cases: [{ compare: "float", epsilon: 1e-6 }, { compare: "lines-unordered" }],
+      subtasks: [
+        { score: 40, cases: [0] },
+        { score: 60, cases: [1], dependsOn: [0] },
+      ],
     });
   });
 });

@@ -26,10 +26,24 @@ describe("POST /domains", () => {
   });
 
   test("creates the domain, its four roles, and the creator as owner and root member", async () => {
-    const response = await t.api.post("/domains", { url: "ve280", name: "VE280", bulletin: "Welcome", group: "SU2024" }, { token: creator.token });
+    const response = await t.api.post(
+      "/domains",
+      { url: "ve280", name: "VE280", bulletin: "Welcome", group: "SU2024" },
+      { token: creator.token },
+    );
     expect(response.body.errorCode).toBe("Success");
-    expect(response.body.data).toMatchObject({ url: "ve280", name: "VE280", bulletin: "Welcome", group: "SU2024", hidden: true, ownerId: creator.user.id, gravatar: "" });
-    const roles = await t.orm.em.fork().find(DomainRole, { domain: response.body.data.id }, { orderBy: { role: "asc" } });
+    expect(response.body.data).toMatchObject({
+      url: "ve280",
+      name: "VE280",
+      bulletin: "Welcome",
+      group: "SU2024",
+      hidden: true,
+      ownerId: creator.user.id,
+      gravatar: "",
+    });
+    const roles = await t.orm.em
+      .fork()
+      .find(DomainRole, { domain: response.body.data.id }, { orderBy: { role: "asc" } });
     expect(roles.map((r) => r.role)).toEqual(["admin", "guest", "root", "user"]);
     expect(await membershipOf(t, response.body.data.id, creator.user.id)).toBe("root");
   });
@@ -43,7 +57,10 @@ describe("POST /domains", () => {
     await t.api.post("/domains", { url: "taken", name: "A" }, { token: creator.token });
     const before = await countDomains();
     const response = await t.api.post("/domains", { url: "taken", name: "B" }, { token: creator.token });
-    expect(response.body).toMatchObject({ errorCode: "IntegrityError", errorMsg: 'url "taken" is already used by another domain' });
+    expect(response.body).toMatchObject({
+      errorCode: "IntegrityError",
+      errorMsg: 'url "taken" is already used by another domain',
+    });
     expect(await countDomains()).toBe(before);
   });
 
@@ -114,12 +131,24 @@ describe("GET and PATCH /domains/{domain}", () => {
     const domain = await makeDomain(t, creator, { hidden: false, bulletin: "Hello" });
     const outsider = await createUser(t);
     const response = await t.api.get(`/domains/${domain.id}`, { token: outsider.token });
-    expect(response.body.data).toEqual({ id: domain.id, url: domain.url, name: domain.name, gravatar: "", bulletin: "Hello", hidden: false, group: "" });
+    expect(response.body.data).toEqual({
+      id: domain.id,
+      url: domain.url,
+      name: domain.name,
+      gravatar: "",
+      bulletin: "Hello",
+      hidden: false,
+      group: "",
+    });
   });
 
   test("partial update: absent keys stay, an empty body changes nothing, url null resets to the id", async () => {
     const domain = await makeDomain(t, creator, { url: "patch-me", bulletin: "keep" });
-    const renamed = await t.api.patch(`/domains/${domain.id}`, { name: "Renamed", hidden: false }, { token: creator.token });
+    const renamed = await t.api.patch(
+      `/domains/${domain.id}`,
+      { name: "Renamed", hidden: false },
+      { token: creator.token },
+    );
     expect(renamed.body.data).toMatchObject({ name: "Renamed", hidden: false, bulletin: "keep", url: "patch-me" });
     const same = await t.api.patch(`/domains/${domain.id}`, {}, { token: creator.token });
     expect(same.body.data).toMatchObject({ name: "Renamed", bulletin: "keep" });
@@ -130,16 +159,26 @@ describe("GET and PATCH /domains/{domain}", () => {
   test("another domain's url is refused; an empty name is a 422", async () => {
     const a = await makeDomain(t, creator, { url: "first-url" });
     const b = await makeDomain(t, creator);
-    expect((await t.api.patch(`/domains/${b.id}`, { url: "first-url" }, { token: creator.token })).body.errorCode).toBe("IntegrityError");
+    expect((await t.api.patch(`/domains/${b.id}`, { url: "first-url" }, { token: creator.token })).body.errorCode).toBe(
+      "IntegrityError",
+    );
     expect((await t.api.patch(`/domains/${a.id}`, { name: "" }, { token: creator.token })).status).toBe(422);
   });
 
   test("moving a domain to another group needs site domain.edit: a 403, not Horse's 401", async () => {
     const cast = await makeCast(t);
-    const byDomainAdmin = await t.api.patch(`/domains/${cast.domain.id}`, { group: "elsewhere" }, { token: cast.admin.token });
+    const byDomainAdmin = await t.api.patch(
+      `/domains/${cast.domain.id}`,
+      { group: "elsewhere" },
+      { token: cast.admin.token },
+    );
     expect(byDomainAdmin.status).toBe(403);
     expect(byDomainAdmin.body).toEqual({ detail: "domain edit Permission Denied." });
-    const bySiteAdmin = await t.api.patch(`/domains/${cast.domain.id}`, { group: "elsewhere" }, { token: cast.owner.token });
+    const bySiteAdmin = await t.api.patch(
+      `/domains/${cast.domain.id}`,
+      { group: "elsewhere" },
+      { token: cast.owner.token },
+    );
     expect(bySiteAdmin.body.data.group).toBe("elsewhere");
   });
 });
@@ -150,11 +189,17 @@ describe("DELETE /domains/{domain}", () => {
     const byAdmin = await t.api.delete(`/domains/${cast.domain.id}`, { token: cast.admin.token });
     expect(byAdmin.status).toBe(403);
     expect(await t.orm.em.fork().count(Domain, { id: cast.domain.id })).toBe(1);
-    expect((await t.api.delete(`/domains/${cast.domain.id}`, { token: cast.owner.token })).body).toEqual({ errorCode: "Success", errorMsg: null, data: {} });
+    expect((await t.api.delete(`/domains/${cast.domain.id}`, { token: cast.owner.token })).body).toEqual({
+      errorCode: "Success",
+      errorMsg: null,
+      data: {},
+    });
     expect(await t.orm.em.fork().count(Domain, { id: cast.domain.id })).toBe(0);
     expect(await t.orm.em.fork().count(DomainRole, { domain: cast.domain.id })).toBe(0);
     const other = await makeCast(t);
-    expect((await t.api.delete(`/domains/${other.domain.id}`, { token: other.siteRoot.token })).body.errorCode).toBe("Success");
+    expect((await t.api.delete(`/domains/${other.domain.id}`, { token: other.siteRoot.token })).body.errorCode).toBe(
+      "Success",
+    );
   });
 
   test("a domain that still holds content is refused and kept", async () => {
@@ -165,7 +210,10 @@ describe("DELETE /domains/{domain}", () => {
     DOMAIN_CONTENT.push({ table: "test_domain_content", label: "test items" });
     try {
       const response = await t.api.delete(`/domains/${cast.domain.id}`, { token: cast.owner.token });
-      expect(response.body).toMatchObject({ errorCode: "IntegrityError", errorMsg: "the domain still holds 1 test items; delete or move them first" });
+      expect(response.body).toMatchObject({
+        errorCode: "IntegrityError",
+        errorMsg: "the domain still holds 1 test items; delete or move them first",
+      });
       expect(await t.orm.em.fork().count(Domain, { id: cast.domain.id })).toBe(1);
     } finally {
       DOMAIN_CONTENT.pop();
@@ -177,7 +225,11 @@ describe("POST /domains/{domain}/transfer", () => {
   test("the owner transfers to a root member; the old owner stays a member", async () => {
     const cast = await makeCast(t);
     await addMembership(t, cast.domain, cast.outsider, "root");
-    const response = await t.api.post(`/domains/${cast.domain.id}/transfer`, { target_user: cast.outsider.user.id }, { token: cast.owner.token });
+    const response = await t.api.post(
+      `/domains/${cast.domain.id}/transfer`,
+      { target_user: cast.outsider.user.id },
+      { token: cast.owner.token },
+    );
     expect(response.body.data.ownerId).toBe(cast.outsider.user.id);
     expect(await membershipOf(t, cast.domain.id, cast.owner.user.id)).toBe("root");
   });
@@ -185,10 +237,19 @@ describe("POST /domains/{domain}/transfer", () => {
   test("Horse's refusals, in Horse's order", async () => {
     const cast = await makeCast(t);
     const path = `/domains/${cast.domain.id}/transfer`;
-    expect((await t.api.post(path, { targetUser: "00000000-0000-4000-8000-000000000000" }, { token: cast.owner.token })).body.errorCode).toBe("UserNotFoundError");
-    expect((await t.api.post(path, { targetUser: cast.admin.user.id }, { token: cast.admin.token })).body.errorCode).toBe("DomainNotOwnerError");
-    expect((await t.api.post(path, { targetUser: "me" }, { token: cast.owner.token })).body.errorCode).toBe("DomainNotOwnerError");
-    expect((await t.api.post(path, { targetUser: cast.member.user.id }, { token: cast.owner.token })).body.errorCode).toBe("DomainNotRootError");
+    expect(
+      (await t.api.post(path, { targetUser: "00000000-0000-4000-8000-000000000000" }, { token: cast.owner.token })).body
+        .errorCode,
+    ).toBe("UserNotFoundError");
+    expect(
+      (await t.api.post(path, { targetUser: cast.admin.user.id }, { token: cast.admin.token })).body.errorCode,
+    ).toBe("DomainNotOwnerError");
+    expect((await t.api.post(path, { targetUser: "me" }, { token: cast.owner.token })).body.errorCode).toBe(
+      "DomainNotOwnerError",
+    );
+    expect(
+      (await t.api.post(path, { targetUser: cast.member.user.id }, { token: cast.owner.token })).body.errorCode,
+    ).toBe("DomainNotRootError");
     const bySiteRoot = await t.api.post(path, { targetUser: cast.admin.user.id }, { token: cast.siteRoot.token });
     expect(bySiteRoot.body.errorCode).toBe("DomainNotRootError");
     expect((await t.api.post(path, {}, { token: cast.owner.token })).status).toBe(422);

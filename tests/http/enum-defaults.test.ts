@@ -26,7 +26,9 @@ describe("an optional enum left out of a body changes nothing", () => {
     const base = `/domains/${cast.domain.id}/records/${id}`;
     await t.api.post(`${base}/judge/claim`, { taskId }, { token: judger.token });
     await t.api.put(`${base}/cases/0/judge`, { state: "wrong_answer", score: 0 }, { token: judger.token });
-    expect((await t.api.put(`${base}/cases/0/judge`, { stdout: "more output" }, { token: judger.token })).body.errorCode).toBe("Success");
+    expect(
+      (await t.api.put(`${base}/cases/0/judge`, { stdout: "more output" }, { token: judger.token })).body.errorCode,
+    ).toBe("Success");
     const row = await recordRow(t, id);
     expect(row.cases[0]).toMatchObject({ state: "wrong_answer", stdout: "more output" });
     // A state report with totals only keeps the state too.
@@ -37,9 +39,14 @@ describe("an optional enum left out of a body changes nothing", () => {
 
   test("editing a problem set's title keeps its scoreboard rule", async () => {
     const sets = `/domains/${cast.domain.id}/problem_sets`;
-    const set = (await t.api.post(sets, { title: "Midterm", scoreboardRule: "last" }, { token: cast.admin.token })).body.data;
+    const set = (await t.api.post(sets, { title: "Midterm", scoreboardRule: "last" }, { token: cast.admin.token })).body
+      .data;
     expect(set.scoreboardRule).toBe("last");
-    const edited = await t.api.patch(`${sets}/${set.id}`, { title: "Midterm (rescheduled)" }, { token: cast.admin.token });
+    const edited = await t.api.patch(
+      `${sets}/${set.id}`,
+      { title: "Midterm (rescheduled)" },
+      { token: cast.admin.token },
+    );
     expect(edited.body.data).toMatchObject({ title: "Midterm (rescheduled)", scoreboardRule: "last" });
   });
 });

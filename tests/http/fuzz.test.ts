@@ -306,9 +306,11 @@ async function send(op: Operation, variant: Variant): Promise<Failure | undefine
   } else {
     const options = { token: root.token, headers };
     const response =
-      body?.kind === "json" ? await t.api.call(op.method, url, undefined, { ...options, raw: body.text })
-      : body?.kind === "form" ? await t.api.call(op.method, url, body.fields, { ...options, form: true })
-      : await t.api.call(op.method, url, undefined, options);
+      body?.kind === "json"
+        ? await t.api.call(op.method, url, undefined, { ...options, raw: body.text })
+        : body?.kind === "form"
+          ? await t.api.call(op.method, url, body.fields, { ...options, form: true })
+          : await t.api.call(op.method, url, undefined, options);
     [status, text] = [response.status, response.text];
   }
   if (status < 500) return undefined;

@@ -43,19 +43,32 @@ describe("leases", () => {
   test("a lapsed lease re-queues the record under a new task id; the old judger is refused; another judger finishes it once", async () => {
     const problem = await judgeableProblem(t, cast);
     const { id, taskId } = await submitted(problem);
-    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe("Success");
+    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe(
+      "Success",
+    );
     // A case report extends the lease; silence lets it lapse.
-    expect((await t.api.put(`${base(id)}/cases/0/judge`, { state: "accepted", score: 10 }, { token: judgerA.token })).body.errorCode).toBe("Success");
+    expect(
+      (await t.api.put(`${base(id)}/cases/0/judge`, { state: "accepted", score: 10 }, { token: judgerA.token })).body
+        .errorCode,
+    ).toBe("Success");
     await Bun.sleep(1100);
-    const late = await t.api.put(`${base(id)}/cases/1/judge`, { state: "accepted", score: 10 }, { token: judgerA.token });
+    const late = await t.api.put(
+      `${base(id)}/cases/1/judge`,
+      { state: "accepted", score: 10 },
+      { token: judgerA.token },
+    );
     expect(late.body.errorMsg).toContain("lease on this record has expired");
     expect(await reconcile()).toMatchObject({ requeued: 1, failed: 0 });
     const requeued = await recordRow(t, id);
     expect(requeued).toMatchObject({ state: "queueing", judger_id: null, cases: [], score: 0 });
     expect(requeued.task_id).not.toBe(taskId);
     // The old judger's reports and its old task are refused from now on.
-    expect((await t.api.put(`${base(id)}/judge`, { state: "accepted" }, { token: judgerA.token })).body.errorCode).toBe("Error");
-    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe("Error");
+    expect((await t.api.put(`${base(id)}/judge`, { state: "accepted" }, { token: judgerA.token })).body.errorCode).toBe(
+      "Error",
+    );
+    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe(
+      "Error",
+    );
     // Another judger takes the new job from the queue and judges it, once.
     const judged: string[] = [];
     const worker = await scriptedJudger(t, async (job) => {
@@ -77,17 +90,23 @@ describe("leases", () => {
     const { id } = await submitted(problem);
     for (let attempt = 1; attempt <= 2; attempt++) {
       const { task_id } = await recordRow(t, id);
-      expect((await t.api.post(`${base(id)}/judge/claim`, { taskId: task_id }, { token: judgerA.token })).body.errorCode).toBe("Success");
+      expect(
+        (await t.api.post(`${base(id)}/judge/claim`, { taskId: task_id }, { token: judgerA.token })).body.errorCode,
+      ).toBe("Success");
       await Bun.sleep(1100);
       await reconcile();
     }
     const failed = await recordRow(t, id);
     expect(failed).toMatchObject({ state: "failed", attempts: 2, judger_id: null });
-    expect(failed.cases).toEqual([expect.objectContaining({ state: "system_error", stderr: expect.stringContaining("abandoned 2 time(s)") })]);
+    expect(failed.cases).toEqual([
+      expect.objectContaining({ state: "system_error", stderr: expect.stringContaining("abandoned 2 time(s)") }),
+    ]);
     const view = (await t.api.get(base(id), { token: cast.member.token })).body.data;
     expect(view.state).toBe("failed");
     expect(view.judgedAt).not.toBeNull();
-    expect((await t.api.put(`${base(id)}/cases/0/judge`, { state: "accepted" }, { token: judgerA.token })).body.errorCode).toBe("Error");
+    expect(
+      (await t.api.put(`${base(id)}/cases/0/judge`, { state: "accepted" }, { token: judgerA.token })).body.errorCode,
+    ).toBe("Error");
   });
 });
 
@@ -104,7 +123,11 @@ describe("the reconciler", () => {
     for (const r of records) expect(await t.jobs.queues.judge.getJob(r.taskId)).toBeUndefined();
     // Young records are left alone for a moment (the API may be enqueueing them right now).
     expect((await reconcile()).reenqueued).toBe(0);
-    await t.orm.em.fork().execute("update records set updated_at = now() - interval '1 minute' where id = any(?::uuid[])", [`{${records.map((r) => r.id).join(",")}}`]);
+    await t.orm.em
+      .fork()
+      .execute("update records set updated_at = now() - interval '1 minute' where id = any(?::uuid[])", [
+        `{${records.map((r) => r.id).join(",")}}`,
+      ]);
     const worker = await scriptedJudger(t, acceptEverything(t, judgerB.token));
     try {
       expect((await reconcile()).reenqueued).toBe(5);
@@ -120,17 +143,36 @@ describe("the reconciler", () => {
     const problem = await judgeableProblem(t, cast);
     const model = await submitted(problem);
     const em = t.orm.em.fork();
-    const columns = (await em.execute<{ column_name: string }[]>("select column_name from information_schema.columns where table_name = 'records'")).map((c) => c.column_name);
-    const copied = columns.map((c) => (c === "id" || c === "task_id" ? "gen_random_uuid()" : c === "updated_at" ? "now() - interval '1 hour' + make_interval(secs => n)" : `"${c}"`));
+    const columns = (
+      await em.execute<{ column_name: string }[]>(
+        "select column_name from information_schema.columns where table_name = 'records'",
+      )
+    ).map((c) => c.column_name);
+    const copied = columns.map((c) =>
+      c === "id" || c === "task_id"
+        ? "gen_random_uuid()"
+        : c === "updated_at"
+          ? "now() - interval '1 hour' + make_interval(secs => n)"
+          : `"${c}"`,
+    );
     const backlog = await em.execute<{ id: string; task_id: string; domain_id: string }[]>(
       `insert into records (${columns.map((c) => `"${c}"`).join(", ")}) select ${copied.join(", ")} from records, generate_series(1, 1200) as n where id = ? returning id, task_id, domain_id`,
       [model.id],
     );
     // Their jobs are alive (waiting in the queue: no judge runs), and they are older than the lost one.
-    await t.jobs.queues.judge.addBulk(backlog.map((r) => ({ name: "record.judge", data: { recordId: r.id, domainId: r.domain_id, taskId: r.task_id }, opts: { jobId: r.task_id } })));
+    await t.jobs.queues.judge.addBulk(
+      backlog.map((r) => ({
+        name: "record.judge",
+        data: { recordId: r.id, domainId: r.domain_id, taskId: r.task_id },
+        opts: { jobId: r.task_id },
+      })),
+    );
     const lost = await submitted(problem);
     await (await t.jobs.queues.judge.getJob(lost.taskId))!.remove();
-    await em.execute("update records set updated_at = now() - interval '1 minute' where id in (?, ?)", [lost.id, model.id]);
+    await em.execute("update records set updated_at = now() - interval '1 minute' where id in (?, ?)", [
+      lost.id,
+      model.id,
+    ]);
     const report = await reconcile();
     expect(report.reenqueued).toBe(1);
     expect((await recordRow(t, lost.id)).task_id).not.toBe(lost.taskId);

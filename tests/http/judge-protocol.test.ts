@@ -36,13 +36,16 @@ async function claimed(judger = judgerA) {
   return { ...record, claim: claim.body.data };
 }
 
-const putCase = (id: string, index: number, body: object, judger = judgerA) => t.api.put(`${base(id)}/cases/${index}/judge`, body, { token: judger.token });
-const putRecord = (id: string, body: object, judger = judgerA) => t.api.put(`${base(id)}/judge`, body, { token: judger.token });
+const putCase = (id: string, index: number, body: object, judger = judgerA) =>
+  t.api.put(`${base(id)}/cases/${index}/judge`, body, { token: judger.token });
+const putRecord = (id: string, body: object, judger = judgerA) =>
+  t.api.put(`${base(id)}/judge`, body, { token: judger.token });
 
 describe("claim", () => {
   test("sets fetched, the judger and a lease, and answers Horse's four strings plus working download links", async () => {
     const { id, taskId, claim } = await claimed();
-    for (const key of ["problemConfigRepoName", "problemConfigCommitId", "recordRepoName", "recordCommitId"]) expect(claim[key].length).toBeGreaterThan(0);
+    for (const key of ["problemConfigRepoName", "problemConfigCommitId", "recordRepoName", "recordCommitId"])
+      expect(claim[key].length).toBeGreaterThan(0);
     expect(claim.problemConfigCommitId).toMatch(/^[0-9a-f]{64}$/);
     expect(claim.recordCommitId).toMatch(/^[0-9a-f]{64}$/);
     expect(claim).toMatchObject({ taskId, language: "c" });
@@ -50,17 +53,23 @@ describe("claim", () => {
     expect(row).toMatchObject({ state: "fetched", judger_id: judgerA.user.id, attempts: 1 });
     const code = await t.api.get(claim.codeFiles[0].url, { token: judgerA.token, binary: true });
     expect(new TextDecoder().decode(code.body)).toBe("int main(){return 0;}");
-    expect((await t.api.get(claim.configArchiveUrl, { token: judgerA.token, binary: true })).headers.get("content-type")).toBe("application/zip");
+    expect(
+      (await t.api.get(claim.configArchiveUrl, { token: judgerA.token, binary: true })).headers.get("content-type"),
+    ).toBe("application/zip");
     expect((await t.api.get(claim.codeArchiveUrl, { token: judgerA.token, binary: true })).status).toBe(200);
     // Another judger may not fetch them, nor a digest that is not the record's.
     expect((await t.api.get(claim.codeFiles[0].url, { token: judgerB.token })).body.errorCode).toBe("Error");
-    expect((await t.api.get(`${base(id)}/judge/files/${"0".repeat(64)}`, { token: judgerA.token })).body.errorCode).toBe("FileDownloadError");
+    expect(
+      (await t.api.get(`${base(id)}/judge/files/${"0".repeat(64)}`, { token: judgerA.token })).body.errorCode,
+    ).toBe("FileDownloadError");
   });
 
   test("two judgers racing for one task: exactly one wins, the other gets a clear error", async () => {
     for (let round = 0; round < 5; round++) {
       const { id, taskId } = await queued();
-      const answers = await Promise.all([judgerA, judgerB].map((j) => t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: j.token })));
+      const answers = await Promise.all(
+        [judgerA, judgerB].map((j) => t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: j.token })),
+      );
       const codes = answers.map((a) => a.body.errorCode).sort();
       expect(codes).toEqual(["Error", "Success"]);
       expect(answers.find((a) => a.body.errorCode === "Error")!.body.errorMsg).toContain("already claimed");
@@ -75,8 +84,12 @@ describe("claim", () => {
       expect(answer.body.errorCode).toBe("Error");
       expect(answer.body.errorMsg).toContain("not the record's current task");
     }
-    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe("Success");
-    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe("Success");
+    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe(
+      "Success",
+    );
+    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe(
+      "Success",
+    );
     expect((await recordRow(t, id)).attempts).toBe(1);
     expect((await t.api.post(`${base(id)}/judge/claim`, {}, { token: judgerA.token })).status).toBe(422);
   });
@@ -95,7 +108,8 @@ describe("reports", () => {
     expect((await putRecord(inOrder.id, { state: "rejected" })).body.errorCode).toBe("Success");
     // The final report first, then the cases backwards, each twice (Horse's Tiger fires them concurrently).
     await putRecord(shuffled.id, { state: "rejected", score: 0, timeMs: 999_999, memoryKb: 999_999 });
-    for (const i of [2, 1, 0, 2, 1, 0]) expect((await putCase(shuffled.id, i, reports[i])).body.errorCode).toBe("Success");
+    for (const i of [2, 1, 0, 2, 1, 0])
+      expect((await putCase(shuffled.id, i, reports[i])).body.errorCode).toBe("Success");
     await putRecord(shuffled.id, { state: "rejected" });
     for (const id of [inOrder.id, shuffled.id]) {
       expect(await recordRow(t, id)).toMatchObject({ state: "rejected", score: 20, time_ms: 15, memory_kb: 900 });
@@ -109,7 +123,13 @@ describe("reports", () => {
 
   test("case reports arriving all at once each land: none overwrites another's case or totals", async () => {
     const { id } = await claimed();
-    const report = (i: number) => ({ state: "accepted", score: 10, timeMs: i + 1, memoryKb: 100 * (i + 1), stdout: `out ${i}` });
+    const report = (i: number) => ({
+      state: "accepted",
+      score: 10,
+      timeMs: i + 1,
+      memoryKb: 100 * (i + 1),
+      stdout: `out ${i}`,
+    });
     const indexes = Array.from({ length: 8 }, () => [2, 0, 1]).flat();
     const answers = await Promise.all(indexes.map((i) => putCase(id, i, report(i))));
     expect(answers.map((a) => a.body.errorCode)).toEqual(indexes.map(() => "Success"));
@@ -123,7 +143,9 @@ describe("reports", () => {
     const response = await putRecord(id, { state: "accepted", judgedAt: "2026-11-23T18:42:13.430123" });
     expect(response.body.errorCode).toBe("Success");
     expect(await recordRow(t, id)).toMatchObject({ state: "accepted" });
-    expect((await t.api.get(base(id), { token: cast.admin.token })).body.data.judgedAt).toBe("2026-11-23T18:42:13.430+00:00");
+    expect((await t.api.get(base(id), { token: cast.admin.token })).body.data.judgedAt).toBe(
+      "2026-11-23T18:42:13.430+00:00",
+    );
   });
 
   test("a judgedAt that is no date is a 422 naming it, and the record stays as it was", async () => {
@@ -164,14 +186,20 @@ describe("reports", () => {
 
   test("an accepted record counts once in numAccept of its problem and set", async () => {
     const problem = await judgeableProblem(t, cast);
-    const set = (await t.api.post(`${domain()}/problem_sets`, { title: "S" }, { token: cast.admin.token })).body.data.id;
+    const set = (await t.api.post(`${domain()}/problem_sets`, { title: "S" }, { token: cast.admin.token })).body.data
+      .id;
     await t.api.post(`${domain()}/problem_sets/${set}/problems`, { problem }, { token: cast.admin.token });
-    const record = (await submit(t, cast.member.token, `${domain()}/problem_sets/${set}/problems/${problem}/submit`)).body.data;
+    const record = (await submit(t, cast.member.token, `${domain()}/problem_sets/${set}/problems/${problem}/submit`))
+      .body.data;
     const { task_id } = await recordRow(t, record.id);
     await t.api.post(`${base(record.id)}/judge/claim`, { taskId: task_id }, { token: judgerA.token });
     await Promise.all([1, 2, 3].map(() => putRecord(record.id, { state: "accepted" })));
-    const [counts] = await t.orm.em.fork().execute<{ p: number; s: number }[]>(
-      "select (select num_accept from problems where id = ?) as p, (select num_accept from problem_sets where id = ?) as s", [problem, set]);
+    const [counts] = await t.orm.em
+      .fork()
+      .execute<{ p: number; s: number }[]>(
+        "select (select num_accept from problems where id = ?) as p, (select num_accept from problem_sets where id = ?) as s",
+        [problem, set],
+      );
     expect(counts).toEqual({ p: 1, s: 1 });
   });
 });
@@ -181,16 +209,41 @@ describe("domain scoping and permissions of the judge routes", () => {
     const { id, taskId } = await queued();
     const other = await makeCast(t);
     // The other domain's admin holds record.judge there, not here.
-    const viaOther = await t.api.post(`/domains/${other.domain.id}/records/${id}/judge/claim`, { taskId }, { token: other.admin.token });
+    const viaOther = await t.api.post(
+      `/domains/${other.domain.id}/records/${id}/judge/claim`,
+      { taskId },
+      { token: other.admin.token },
+    );
     expect(viaOther.body.errorCode).toBe("RecordNotFoundError");
-    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: other.admin.token })).body.errorCode).toBe("DomainNotFoundError");
-    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: cast.member.token })).body).toEqual({ detail: "record judge Permission Denied." });
+    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: other.admin.token })).body.errorCode).toBe(
+      "DomainNotFoundError",
+    );
+    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: cast.member.token })).body).toEqual({
+      detail: "record judge Permission Denied.",
+    });
     // A site judger reaches it (the domain is hidden, but judgers judge everywhere); so does the domain's admin role.
-    expect((await t.api.post(`/domains/${other.domain.id}/records/${id}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe("RecordNotFoundError");
-    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: cast.admin.token })).body.errorCode).toBe("Success");
-    expect((await t.api.put(`/domains/${other.domain.id}/records/${id}/judge`, { state: "accepted" }, { token: cast.admin.token })).body.errorCode).toBe("DomainNotFoundError");
-    expect((await t.api.put(`${base(id)}/judge`, { state: "accepted" }, { token: cast.admin.token })).body.errorCode).toBe("Success");
-    expect((await t.api.post(`${base("not-a-uuid")}/judge/claim`, { taskId }, { token: judgerA.token })).status).toBe(422);
+    expect(
+      (await t.api.post(`/domains/${other.domain.id}/records/${id}/judge/claim`, { taskId }, { token: judgerA.token }))
+        .body.errorCode,
+    ).toBe("RecordNotFoundError");
+    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: cast.admin.token })).body.errorCode).toBe(
+      "Success",
+    );
+    expect(
+      (
+        await t.api.put(
+          `/domains/${other.domain.id}/records/${id}/judge`,
+          { state: "accepted" },
+          { token: cast.admin.token },
+        )
+      ).body.errorCode,
+    ).toBe("DomainNotFoundError");
+    expect(
+      (await t.api.put(`${base(id)}/judge`, { state: "accepted" }, { token: cast.admin.token })).body.errorCode,
+    ).toBe("Success");
+    expect((await t.api.post(`${base("not-a-uuid")}/judge/claim`, { taskId }, { token: judgerA.token })).status).toBe(
+      422,
+    );
   });
 });
 
@@ -201,11 +254,20 @@ describe("a scripted judger on the real queue", () => {
   test("every submission is judged once, end to end", async () => {
     worker = await scriptedJudger(t, acceptEverything(t, judgerB.token));
     const problem = await judgeableProblem(t, cast);
-    const records = await Promise.all(Array.from({ length: 6 }, () => submit(t, cast.member.token, `${domain()}/problems/${problem}`)));
+    const records = await Promise.all(
+      Array.from({ length: 6 }, () => submit(t, cast.member.token, `${domain()}/problems/${problem}`)),
+    );
     for (const r of records) {
       const id = r.body.data.id;
       for (let i = 0; i < 200 && (await recordRow(t, id)).state !== "accepted"; i++) await Bun.sleep(25);
-      expect(await recordRow(t, id)).toMatchObject({ state: "accepted", judger_id: judgerB.user.id, attempts: 1, score: 20, time_ms: 10, memory_kb: 1001 });
+      expect(await recordRow(t, id)).toMatchObject({
+        state: "accepted",
+        judger_id: judgerB.user.id,
+        attempts: 1,
+        score: 20,
+        time_ms: 10,
+        memory_kb: 1001,
+      });
     }
     const view = (await t.api.get(`${domain()}/problems/${problem}`, { token: cast.member.token })).body.data;
     expect(view.numAccept).toBe(6);
@@ -217,10 +279,27 @@ describe("case output holding a secret of the server", () => {
   test("is stored with the secret cut out, and a warning names the record (any judger's report, ours or not)", async () => {
     const { id, taskId } = await claimed();
     const leak = `JWT_SECRET=${t.config.jwtSecret}\nDATABASE_URL=${t.config.databaseUrl}\n`;
-    expect((await putCase(id, 0, { taskId, state: "accepted", score: 10, stdout: leak, stderr: `again ${t.config.jwtSecret}` })).body.errorCode).toBe("Success");
+    expect(
+      (
+        await putCase(id, 0, {
+          taskId,
+          state: "accepted",
+          score: 10,
+          stdout: leak,
+          stderr: `again ${t.config.jwtSecret}`,
+        })
+      ).body.errorCode,
+    ).toBe("Success");
     const [stored] = (await recordRow(t, id)).cases as { stdout: string; stderr: string }[];
-    expect(stored).toMatchObject({ stdout: "JWT_SECRET=[redacted]\nDATABASE_URL=[redacted]\n", stderr: "again [redacted]" });
+    expect(stored).toMatchObject({
+      stdout: "JWT_SECRET=[redacted]\nDATABASE_URL=[redacted]\n",
+      stderr: "again [redacted]",
+    });
     expect(JSON.stringify(await recordRow(t, id))).not.toContain(t.config.jwtSecret);
-    expect(t.logs.find((line) => line.msg === "a secret of the server was cut out of a case's output")).toMatchObject({ recordId: id, case: 0, hits: 3 });
+    expect(t.logs.find((line) => line.msg === "a secret of the server was cut out of a case's output")).toMatchObject({
+      recordId: id,
+      case: 0,
+      hits: 3,
+    });
   });
 });

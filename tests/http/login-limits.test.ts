@@ -10,16 +10,25 @@ let t: TestApp;
 let cast: Cast;
 beforeAll(async () => {
   t = await spawnApp({
-    TRUSTED_PROXIES: "127.0.0.1/32", PASSWORD_HASH_CONCURRENCY: "1",
-    RATE_LOGIN_FAILURES_PER_IP: "1,12", RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: "1,5", RATE_LOGIN_FAILURES_PER_ACCOUNT: "0.5,6",
-    RATE_LOGINS_PER_ACCOUNT: "1,20", RATE_REGISTRATIONS_PER_IP: "1,5", RATE_SUBMISSIONS_PER_USER: "1,3",
+    TRUSTED_PROXIES: "127.0.0.1/32",
+    PASSWORD_HASH_CONCURRENCY: "1",
+    RATE_LOGIN_FAILURES_PER_IP: "1,12",
+    RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: "1,5",
+    RATE_LOGIN_FAILURES_PER_ACCOUNT: "0.5,6",
+    RATE_LOGINS_PER_ACCOUNT: "1,20",
+    RATE_REGISTRATIONS_PER_IP: "1,5",
+    RATE_SUBMISSIONS_PER_USER: "1,3",
   });
   cast = await makeCast(t);
 });
 afterAll(() => t.close());
 
 const login = (username: string, password: string, from: string) =>
-  t.api.post("/auth/login?responseType=json&cookie=false", { username, password }, { form: true, headers: { "x-forwarded-for": from } });
+  t.api.post(
+    "/auth/login?responseType=json&cookie=false",
+    { username, password },
+    { form: true, headers: { "x-forwarded-for": from } },
+  );
 /** Checked means the password was hashed: answered with its verdict, not refused with a 429. */
 const checked = (answers: { status: number }[]) => answers.filter((a) => a.status !== 429).length;
 const at = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -70,12 +79,17 @@ describe("a flood of correct logins", () => {
   test("30 at once by one user: 5 in flight (the rest 429 at once), and another user's login is served next", async () => {
     const [flooder, other] = [await createUser(t), await createUser(t)];
     const finished: string[] = [];
-    const flood = at(30).map(() => login(flooder.user.username, flooder.password, "203.0.113.60").then((a) => {
-      if (a.status !== 429) finished.push("flood");
-      return a;
-    }));
+    const flood = at(30).map(() =>
+      login(flooder.user.username, flooder.password, "203.0.113.60").then((a) => {
+        if (a.status !== 429) finished.push("flood");
+        return a;
+      }),
+    );
     await Bun.sleep(5);
-    const mine = login(other.user.username, other.password, "203.0.113.61").then((a) => { finished.push("other"); return a; });
+    const mine = login(other.user.username, other.password, "203.0.113.61").then((a) => {
+      finished.push("other");
+      return a;
+    });
     const answers = await Promise.all(flood);
     expect(answers.filter((a) => a.body.errorCode === "Success")).toHaveLength(5);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(25);
@@ -97,26 +111,55 @@ describe("a flood of correct logins", () => {
 
 describe("the other limits under concurrency", () => {
   test("20 registrations at once from one address: exactly 5 accounts are made", async () => {
-    const answers = await Promise.all(at(20).map((i) => t.api.post("/auth/register?responseType=json&cookie=false",
-      { username: `burst-${i}`, email: `burst-${i}@sjtu.edu.cn`, password: "a long enough password" }, { headers: { "x-forwarded-for": "203.0.113.70" } })));
+    const answers = await Promise.all(
+      at(20).map((i) =>
+        t.api.post(
+          "/auth/register?responseType=json&cookie=false",
+          { username: `burst-${i}`, email: `burst-${i}@sjtu.edu.cn`, password: "a long enough password" },
+          { headers: { "x-forwarded-for": "203.0.113.70" } },
+        ),
+      ),
+    );
     expect(answers.filter((a) => a.body.errorCode === "Success")).toHaveLength(5);
-    const [{ n }] = await t.orm.em.fork().execute<{ n: string }[]>("select count(*) as n from users where username like 'burst-%'");
+    const [{ n }] = await t.orm.em
+      .fork()
+      .execute<{ n: string }[]>("select count(*) as n from users where username like 'burst-%'");
     expect(Number(n)).toBe(5);
   });
 
   test("10 submissions at once by one user: exactly 3 are recorded", async () => {
     const problem = await judgeableProblem(t, cast);
-    const answers = await Promise.all(at(10).map(() => submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problem}`, submission("c"))));
+    const answers = await Promise.all(
+      at(10).map(() => submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problem}`, submission("c"))),
+    );
     expect(answers.filter((a) => a.body.errorCode === "Success")).toHaveLength(3);
-    const [{ n }] = await t.orm.em.fork().execute<{ n: string }[]>("select count(*) as n from records where problem_id = ?", [problem]);
+    const [{ n }] = await t.orm.em
+      .fork()
+      .execute<{ n: string }[]>("select count(*) as n from records where problem_id = ?", [problem]);
     expect(Number(n)).toBe(3);
   });
 
   test("15 wrong invitation codes at once: exactly 10 are looked up, then even the right code waits", async () => {
-    await t.api.post(`/domains/${cast.domain.id}/invitations`, { code: "RIGHT-CODE", role: "user" }, { token: cast.owner.token });
-    const answers = await Promise.all(at(15).map((i) => t.api.post(`/domains/${cast.domain.id}/join?invitationCode=WRONG-${i}`, undefined, { token: cast.outsider.token })));
+    await t.api.post(
+      `/domains/${cast.domain.id}/invitations`,
+      { code: "RIGHT-CODE", role: "user" },
+      { token: cast.owner.token },
+    );
+    const answers = await Promise.all(
+      at(15).map((i) =>
+        t.api.post(`/domains/${cast.domain.id}/join?invitationCode=WRONG-${i}`, undefined, {
+          token: cast.outsider.token,
+        }),
+      ),
+    );
     expect(answers.filter((a) => a.body.errorCode === "DomainInvitationBadRequestError")).toHaveLength(10);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(5);
-    expect((await t.api.post(`/domains/${cast.domain.id}/join?invitationCode=RIGHT-CODE`, undefined, { token: cast.outsider.token })).status).toBe(429);
+    expect(
+      (
+        await t.api.post(`/domains/${cast.domain.id}/join?invitationCode=RIGHT-CODE`, undefined, {
+          token: cast.outsider.token,
+        })
+      ).status,
+    ).toBe(429);
   });
 });

@@ -35,7 +35,12 @@ let judger: TestUser;
 let housekeeper: Worker;
 beforeAll(async () => {
   // 127.0.0.1 is a trusted proxy here, so X-Forwarded-For makes a request come from elsewhere.
-  t = await spawnApp({ METRICS_TOKEN: TOKEN, TRUSTED_PROXIES: "127.0.0.1/32", JUDGE_LEASE_SECONDS: "1", JUDGE_MAX_ATTEMPTS: "2" });
+  t = await spawnApp({
+    METRICS_TOKEN: TOKEN,
+    TRUSTED_PROXIES: "127.0.0.1/32",
+    JUDGE_LEASE_SECONDS: "1",
+    JUDGE_MAX_ATTEMPTS: "2",
+  });
   cast = await makeCast(t);
   judger = await createUser(t, { role: "judger" });
   housekeeper = await startConfigsWorker(t);
@@ -45,7 +50,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const scrapeRaw = (headers: Record<string, string> = {}) => t.app.handle(new Request("http://localhost/metrics", { headers }));
+const scrapeRaw = (headers: Record<string, string> = {}) =>
+  t.app.handle(new Request("http://localhost/metrics", { headers }));
 
 /** The metrics as a Prometheus text parser reads them. */
 async function scrape(): Promise<Family[]> {
@@ -82,9 +88,11 @@ describe("GET /metrics", () => {
   test("without METRICS_TOKEN only loopback is served", async () => {
     const closed = await spawnApp({ TRUSTED_PROXIES: "127.0.0.1/32" });
     try {
-      const remote = await closed.app.handle(new Request("http://localhost/metrics", {
-        headers: { "x-forwarded-for": "198.51.100.1", authorization: "Bearer anything-at-all-here" },
-      }));
+      const remote = await closed.app.handle(
+        new Request("http://localhost/metrics", {
+          headers: { "x-forwarded-for": "198.51.100.1", authorization: "Bearer anything-at-all-here" },
+        }),
+      );
       expect(remote.status).toBe(403);
       expect(await remote.text()).toContain("METRICS_TOKEN");
       expect((await closed.app.handle(new Request("http://localhost/metrics"))).status).toBe(200);
@@ -102,7 +110,9 @@ describe("GET /metrics", () => {
 
     const waiting = await scrape();
     const submitRoute = { method: "POST", route: "/api/v1/domains/:domain/problems/:problem", status: "200" };
-    expect(valueOf(waiting, "joj_http_requests_total", submitRoute)).toBe(valueOf(before, "joj_http_requests_total", submitRoute) + 1);
+    expect(valueOf(waiting, "joj_http_requests_total", submitRoute)).toBe(
+      valueOf(before, "joj_http_requests_total", submitRoute) + 1,
+    );
     expect(valueOf(waiting, "joj_http_request_duration_seconds_count", submitRoute)).toBeGreaterThan(0);
     expect(valueOf(waiting, "joj_submissions_total")).toBe(valueOf(before, "joj_submissions_total") + 1);
     expect(valueOf(waiting, "joj_queue_jobs", { queue: "judge", state: "waiting" })).toBe(1);
@@ -117,9 +127,13 @@ describe("GET /metrics", () => {
     const judged = await scrape();
     expect(valueOf(judged, "joj_judge_claims_total")).toBe(valueOf(before, "joj_judge_claims_total") + 1);
     const accepted = { result: "accepted" };
-    expect(valueOf(judged, "joj_judge_case_verdicts_total", accepted)).toBe(valueOf(before, "joj_judge_case_verdicts_total", accepted) + 3);
+    expect(valueOf(judged, "joj_judge_case_verdicts_total", accepted)).toBe(
+      valueOf(before, "joj_judge_case_verdicts_total", accepted) + 3,
+    );
     const final = { state: "accepted" };
-    expect(valueOf(judged, "joj_records_judged_total", final)).toBe(valueOf(before, "joj_records_judged_total", final) + 1);
+    expect(valueOf(judged, "joj_records_judged_total", final)).toBe(
+      valueOf(before, "joj_records_judged_total", final) + 1,
+    );
     expect(valueOf(judged, "joj_queue_jobs", { queue: "judge", state: "waiting" })).toBe(0);
     expect(valueOf(judged, "joj_records_in_state", { state: "queueing" })).toBe(0);
     // Route templates, never ids: the record's id appears in no label.
@@ -136,16 +150,26 @@ describe("GET /metrics", () => {
     const record = (await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problem}`)).body.data;
     const { task_id: taskId } = await recordRow(t, record.id);
     const base = `/domains/${cast.domain.id}/records/${record.id}`;
-    expect((await t.api.post(`${base}/judge/claim`, { taskId }, { token: judger.token })).body.errorCode).toBe("Success");
+    expect((await t.api.post(`${base}/judge/claim`, { taskId }, { token: judger.token })).body.errorCode).toBe(
+      "Success",
+    );
     const before = await scrape();
     await Bun.sleep(1100); // the 1 s lease lapses
-    expect(await t.jobs.run("record.reconcile", {}, { queue: "configs", timeoutMs: 20_000 })).toMatchObject({ requeued: 1 });
+    expect(await t.jobs.run("record.reconcile", {}, { queue: "configs", timeoutMs: 20_000 })).toMatchObject({
+      requeued: 1,
+    });
     const after = await scrape();
-    expect(valueOf(after, "joj_judge_lease_expiries_total")).toBe(valueOf(before, "joj_judge_lease_expiries_total") + 1);
+    expect(valueOf(after, "joj_judge_lease_expiries_total")).toBe(
+      valueOf(before, "joj_judge_lease_expiries_total") + 1,
+    );
     const lapsed = { reason: "lease_lapsed" };
-    expect(valueOf(after, "joj_judge_requeues_total", lapsed)).toBe(valueOf(before, "joj_judge_requeues_total", lapsed) + 1);
+    expect(valueOf(after, "joj_judge_requeues_total", lapsed)).toBe(
+      valueOf(before, "joj_judge_requeues_total", lapsed) + 1,
+    );
     const requeued = { action: "requeued" };
-    expect(valueOf(after, "joj_reconciler_actions_total", requeued)).toBe(valueOf(before, "joj_reconciler_actions_total", requeued) + 1);
+    expect(valueOf(after, "joj_reconciler_actions_total", requeued)).toBe(
+      valueOf(before, "joj_reconciler_actions_total", requeued) + 1,
+    );
     expect(valueOf(after, "joj_records_in_state", { state: "queueing" })).toBe(1);
   });
 

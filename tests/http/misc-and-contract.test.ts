@@ -4,7 +4,9 @@ import { createUser, eventually } from "../helpers/factories";
 import { ERROR_CODES } from "../../src/core/errors";
 
 let t: TestApp;
-beforeAll(async () => { t = await spawnApp(); });
+beforeAll(async () => {
+  t = await spawnApp();
+});
 afterAll(() => t.close());
 
 describe("misc operations", () => {
@@ -18,16 +20,31 @@ describe("misc operations", () => {
     const { token, user } = await createUser(t);
     const response = await t.api.get("/jwt_decoded", { token });
     expect(response.body.errorCode).toBe("Success");
-    expect(response.body.data).toMatchObject({ sub: user.id, type: "access", category: "user", username: user.username, role: "user", isActive: true, oauthName: "", fresh: true });
+    expect(response.body.data).toMatchObject({
+      sub: user.id,
+      type: "access",
+      category: "user",
+      username: user.username,
+      role: "user",
+      isActive: true,
+      oauthName: "",
+      fresh: true,
+    });
     for (const claim of ["iat", "nbf", "exp", "jti", "csrf"]) expect(response.body.data[claim]).toBeDefined();
   });
 
   test("GET /test/report fails on purpose: a generic 500 envelope, the cause logged with the request id", async () => {
     const response = await t.api.get("/test/report", { headers: { "x-request-id": "report-check-1" } });
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ errorCode: "InternalServerError", errorMsg: "internal server error (request id report-check-1)", data: null });
+    expect(response.body).toEqual({
+      errorCode: "InternalServerError",
+      errorMsg: "internal server error (request id report-check-1)",
+      data: null,
+    });
     expect(response.text).not.toContain("at ");
-    const logged = t.logs.find((l) => l.msg === "unhandled error" && l.requestId === "report-check-1") as { error: { message: string; stack: string } };
+    const logged = t.logs.find((l) => l.msg === "unhandled error" && l.requestId === "report-check-1") as {
+      error: { message: string; stack: string };
+    };
     expect(logged.error.message).toContain("fails on purpose");
     expect(logged.error.stack).toContain("misc.routes");
   });
@@ -77,8 +94,11 @@ describe("the wire contract", () => {
 
   test("the OpenAPI document names Horse's operations and the 37 error codes in order", async () => {
     const doc = (await t.api.get("/api/v1/openapi.json")).body;
-    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) => Object.values(item).map((op) => op.operationId));
-    for (const id of ["v1_login", "v1_register", "v1_get_current_user", "v1_admin_create_judger", "v1_version"]) expect(ids).toContain(id);
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) =>
+      Object.values(item).map((op) => op.operationId),
+    );
+    for (const id of ["v1_login", "v1_register", "v1_get_current_user", "v1_admin_create_judger", "v1_version"])
+      expect(ids).toContain(id);
     const me = doc.paths["/api/v1/users/me"].get.responses["200"].content["application/json"].schema;
     expect(me.properties.errorCode.enum).toEqual([...ERROR_CODES]);
     expect(doc.paths["/api/v1/auth/login"].post.requestBody.content["application/x-www-form-urlencoded"]).toBeDefined();
@@ -86,7 +106,10 @@ describe("the wire contract", () => {
 
   test("a body-less POST with the Python client's `Content-Type: application/json` works", async () => {
     const { token } = await createUser(t);
-    const response = await t.api.post("/auth/logout?responseType=json&cookie=False", undefined, { token, headers: { "content-type": "application/json", "content-length": "0" } });
+    const response = await t.api.post("/auth/logout?responseType=json&cookie=False", undefined, {
+      token,
+      headers: { "content-type": "application/json", "content-length": "0" },
+    });
     expect(response.body.errorCode).toBe("Success");
   });
 

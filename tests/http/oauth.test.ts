@@ -14,10 +14,18 @@ let t: TestApp;
 let oidc: Awaited<ReturnType<typeof startOidcProvider>>;
 
 beforeAll(async () => {
-  oidc = await startOidcProvider({ clientId: "joj", clientSecret: "oidc-client-secret", redirectUri: `${PUBLIC}/api/v1/auth/oauth2/oidc/callback` });
+  oidc = await startOidcProvider({
+    clientId: "joj",
+    clientSecret: "oidc-client-secret",
+    redirectUri: `${PUBLIC}/api/v1/auth/oauth2/oidc/callback`,
+  });
   t = await spawnApp({
-    PUBLIC_URL: PUBLIC, OAUTH_OIDC_ISSUER: oidc.issuer, OAUTH_OIDC_ID: "joj", OAUTH_OIDC_SECRET: "oidc-client-secret",
-    OAUTH_OIDC_DISPLAY_NAME: "Campus SSO", OAUTH_OIDC_ICON: "https://sso.example.edu/icon.svg",
+    PUBLIC_URL: PUBLIC,
+    OAUTH_OIDC_ISSUER: oidc.issuer,
+    OAUTH_OIDC_ID: "joj",
+    OAUTH_OIDC_SECRET: "oidc-client-secret",
+    OAUTH_OIDC_DISPLAY_NAME: "Campus SSO",
+    OAUTH_OIDC_ICON: "https://sso.example.edu/icon.svg",
   });
   await createUser(t); // the site root: users registering by OAuth below are ordinary users
 });
@@ -29,7 +37,12 @@ afterAll(async () => {
 // Provider accounts with the names real users have (Chinese, accented, with p and C).
 const account = (): TestAccount => {
   const person = realisticPerson();
-  return { sub: `acct-${randomUUID()}`, email: person.email, preferred_username: person.username, name: "Ada Lovelace" };
+  return {
+    sub: `acct-${randomUUID()}`,
+    email: person.email,
+    preferred_username: person.username,
+    name: "Ada Lovelace",
+  };
 };
 const decode = (token: string) => JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
 
@@ -37,9 +50,14 @@ const decode = (token: string) => JSON.parse(Buffer.from(token.split(".")[1], "b
 async function startLogin(who: TestAccount | "deny") {
   oidc.control.next = who;
   const browser = new Browser(t);
-  const start = await browser.get(`${PUBLIC}/api/v1/auth/oauth2/oidc/authorize?responseType=redirect&redirectUrl=${encodeURIComponent(AFTER)}`);
+  const start = await browser.get(
+    `${PUBLIC}/api/v1/auth/oauth2/oidc/authorize?responseType=redirect&redirectUrl=${encodeURIComponent(AFTER)}`,
+  );
   expect(start.status).toBe(302);
-  const { url: callback } = await browser.follow(start.headers.get("location")!, `${PUBLIC}/api/v1/auth/oauth2/oidc/callback`);
+  const { url: callback } = await browser.follow(
+    start.headers.get("location")!,
+    `${PUBLIC}/api/v1/auth/oauth2/oidc/callback`,
+  );
   return { browser, callback };
 }
 
@@ -56,7 +74,14 @@ const register = (token: string, body: object) => t.api.post("/auth/register?res
 describe("the provider list and the authorize step", () => {
   test("GET /auth/oauth2 lists the enabled services", async () => {
     const list = await t.api.get("/auth/oauth2");
-    expect(list.body).toEqual({ errorCode: "Success", errorMsg: null, data: { count: 1, results: [{ oauthName: "oidc", displayName: "Campus SSO", icon: "https://sso.example.edu/icon.svg" }] } });
+    expect(list.body).toEqual({
+      errorCode: "Success",
+      errorMsg: null,
+      data: {
+        count: 1,
+        results: [{ oauthName: "oidc", displayName: "Campus SSO", icon: "https://sso.example.edu/icon.svg" }],
+      },
+    });
   });
 
   test("authorize answers the provider URL with PKCE and a nonce, and binds the login to the browser", async () => {
@@ -65,7 +90,9 @@ describe("the provider list and the authorize step", () => {
     expect(url.origin).toBe(oidc.issuer);
     expect(url.searchParams.get("redirect_uri")).toBe(`${PUBLIC}/api/v1/auth/oauth2/oidc/callback`);
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");
-    expect(url.searchParams.get("scope")!.split(" ")).toEqual(expect.arrayContaining(["openid", "email", "profile", "phone"]));
+    expect(url.searchParams.get("scope")!.split(" ")).toEqual(
+      expect.arrayContaining(["openid", "email", "profile", "phone"]),
+    );
     expect(url.searchParams.get("nonce")).toBeTruthy();
     const cookie = response.headers.getSetCookie().find((c) => c.startsWith("oauth2_state="))!;
     expect(cookie).toContain("HttpOnly");
@@ -73,13 +100,17 @@ describe("the provider list and the authorize step", () => {
     // The state cookie holds the state the provider will echo; it is no access token.
     const state = decode(cookie.split(";")[0].slice("oauth2_state=".length));
     expect(state).toMatchObject({ type: "oauth_state", state: url.searchParams.get("state") });
-    expect((await t.api.get("/users/me", { token: cookie.split(";")[0].slice("oauth2_state=".length) })).status).toBe(401);
+    expect((await t.api.get("/users/me", { token: cookie.split(";")[0].slice("oauth2_state=".length) })).status).toBe(
+      401,
+    );
   });
 
   test("an unknown service, a missing responseType and an off-site redirect are refused", async () => {
     expect((await t.api.get("/auth/oauth2/github/authorize?responseType=json")).status).toBe(400);
     expect((await t.api.get("/auth/oauth2/oidc/authorize")).status).toBe(422);
-    expect((await t.api.get("/auth/oauth2/oidc/authorize?responseType=redirect&redirectUrl=https://evil.example/")).status).toBe(422);
+    expect(
+      (await t.api.get("/auth/oauth2/oidc/authorize?responseType=redirect&redirectUrl=https://evil.example/")).status,
+    ).toBe(422);
   });
 });
 
@@ -90,26 +121,66 @@ describe("logging in", () => {
     const first = await finish(browser, callback);
     expect(first.landed.status).toBe(302);
     expect(first.landed.headers.get("location")).toBe(AFTER);
-    expect(first.claims).toMatchObject({ category: "oauth", sub: who.sub, username: who.preferred_username, email: who.email, real_name: "Ada Lovelace", role: null, oauth_name: "oidc" });
+    expect(first.claims).toMatchObject({
+      category: "oauth",
+      sub: who.sub,
+      username: who.preferred_username,
+      email: who.email,
+      real_name: "Ada Lovelace",
+      role: null,
+      oauth_name: "oidc",
+    });
     expect(first.tokens.refreshToken).toBe("");
 
     const registered = await register(first.tokens.accessToken, { oauth_name: "oidc", oauth_account_id: who.sub });
     expect(registered.body.errorCode).toBe("Success");
     const session = decode(registered.body.data.accessToken);
-    expect(session).toMatchObject({ category: "user", username: who.preferred_username, email: who.email, oauth_name: "oidc", role: "user" });
+    expect(session).toMatchObject({
+      category: "user",
+      username: who.preferred_username,
+      email: who.email,
+      oauth_name: "oidc",
+      role: "user",
+    });
     const me = await t.api.get("/users/me", { token: registered.body.data.accessToken });
     expect(me.body.data).toMatchObject({ id: session.sub, username: who.preferred_username });
     // No password yet: password login is impossible until one is set, and setting a first one works.
-    expect((await t.api.post("/auth/login?responseType=json", { username: who.preferred_username, password: "" }, { form: true })).body.errorCode).not.toBe("Success");
-    expect((await t.api.patch("/users/me/password", { newPassword: "correct horse" }, { token: registered.body.data.accessToken })).body.errorCode).toBe("Success");
-    expect((await t.api.post("/auth/login?responseType=json", { username: who.preferred_username, password: "correct horse" }, { form: true })).body.errorCode).toBe("Success");
+    expect(
+      (
+        await t.api.post(
+          "/auth/login?responseType=json",
+          { username: who.preferred_username, password: "" },
+          { form: true },
+        )
+      ).body.errorCode,
+    ).not.toBe("Success");
+    expect(
+      (
+        await t.api.patch(
+          "/users/me/password",
+          { newPassword: "correct horse" },
+          { token: registered.body.data.accessToken },
+        )
+      ).body.errorCode,
+    ).toBe("Success");
+    expect(
+      (
+        await t.api.post(
+          "/auth/login?responseType=json",
+          { username: who.preferred_username, password: "correct horse" },
+          { form: true },
+        )
+      ).body.errorCode,
+    ).toBe("Success");
 
     const again = await startLogin(who);
     const second = await finish(again.browser, again.callback);
     expect(second.claims).toMatchObject({ category: "user", sub: session.sub, oauth_name: "oidc" });
     expect(second.tokens.refreshToken).not.toBe("");
     // The same account cannot register twice.
-    expect((await register(first.tokens.accessToken, { oauth_name: "oidc", oauth_account_id: who.sub })).body.errorMsg).toContain("already registered");
+    expect(
+      (await register(first.tokens.accessToken, { oauth_name: "oidc", oauth_account_id: who.sub })).body.errorMsg,
+    ).toContain("already registered");
   });
 
   test("a forged state, a replayed callback and a missing state cookie fail without logging anyone in", async () => {
@@ -162,7 +233,11 @@ describe("registering by OAuth", () => {
     const refused = await register(token, { oauth_name: "oidc", oauth_account_id: who.sub });
     expect(refused.body).toMatchObject({ errorCode: "UserRegisterError" });
     expect(refused.body.errorMsg).toContain("choose a username");
-    const chosen = await register(token, { oauth_name: "oidc", oauth_account_id: who.sub, username: "Ελένη Παπαδοπούλου" });
+    const chosen = await register(token, {
+      oauth_name: "oidc",
+      oauth_account_id: who.sub,
+      username: "Ελένη Παπαδοπούλου",
+    });
     expect(chosen.body.errorCode).toBe("Success");
     expect(decode(chosen.body.data.accessToken).username).toBe("Ελένη Παπαδοπούλου");
   });
@@ -173,7 +248,12 @@ describe("registering by OAuth", () => {
     const token = await oauthToken(who);
     const clash = await register(token, { oauth_name: "oidc", oauth_account_id: who.sub });
     expect(clash.body).toMatchObject({ errorCode: "UserRegisterError", errorMsg: "username is already taken" });
-    const chosen = await register(token, { oauth_name: "oidc", oauth_account_id: who.sub, username: `${who.preferred_username}-2`, password: "pw" });
+    const chosen = await register(token, {
+      oauth_name: "oidc",
+      oauth_account_id: who.sub,
+      username: `${who.preferred_username}-2`,
+      password: "pw",
+    });
     expect(chosen.body.errorCode).toBe("Success");
 
     const existing = await createUser(t);
@@ -186,17 +266,30 @@ describe("registering by OAuth", () => {
   test("the oauth token must match the form, and is needed at all", async () => {
     const who = account();
     const token = await oauthToken(who);
-    expect((await register(token, { oauth_name: "oidc", oauth_account_id: "someone-else" })).body.errorMsg).toContain("oauth account not matched");
-    expect((await register(token, { oauth_name: "github", oauth_account_id: who.sub })).body.errorMsg).toContain("oauth account not matched");
-    expect((await t.api.post("/auth/register?responseType=json", { oauth_name: "oidc", oauth_account_id: who.sub })).body.errorMsg).toContain("log in with the OAuth service first");
+    expect((await register(token, { oauth_name: "oidc", oauth_account_id: "someone-else" })).body.errorMsg).toContain(
+      "oauth account not matched",
+    );
+    expect((await register(token, { oauth_name: "github", oauth_account_id: who.sub })).body.errorMsg).toContain(
+      "oauth account not matched",
+    );
+    expect(
+      (await t.api.post("/auth/register?responseType=json", { oauth_name: "oidc", oauth_account_id: who.sub })).body
+        .errorMsg,
+    ).toContain("log in with the OAuth service first");
     const user = await createUser(t);
-    expect((await register(user.token, { oauth_name: "oidc", oauth_account_id: who.sub })).body.errorMsg).toContain("log in with the OAuth service first");
+    expect((await register(user.token, { oauth_name: "oidc", oauth_account_id: who.sub })).body.errorMsg).toContain(
+      "log in with the OAuth service first",
+    );
   });
 
   test("an oauth token is not a login anywhere else, and never refreshes into one", async () => {
     const token = await oauthToken(account());
-    for (const path of ["/users/me", "/domains", "/jwt_decoded", "/problem_groups"]) expect((await t.api.get(path, { token })).status).toBe(401);
+    for (const path of ["/users/me", "/domains", "/jwt_decoded", "/problem_groups"])
+      expect((await t.api.get(path, { token })).status).toBe(401);
     expect((await t.api.post("/auth/refresh?responseType=json", undefined, { token })).status).toBe(401);
-    expect((await t.api.get("/auth/token?responseType=json", { token })).body.data).toMatchObject({ accessToken: token, refreshToken: "" });
+    expect((await t.api.get("/auth/token?responseType=json", { token })).body.data).toMatchObject({
+      accessToken: token,
+      refreshToken: "",
+    });
   });
 });

@@ -26,8 +26,13 @@ afterAll(async () => {
 test("while PostgreSQL is down: 503 envelopes with Retry-After, one log line, no 500; then back with no restart", async () => {
   expect((await t.api.get("/users/me", { token: user.token })).status).toBe(200);
   proxy.cut();
-  const answers = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-    i % 2 ? t.api.get("/users/me", { token: user.token }) : t.api.post("/domains", { name: `During the outage ${i}` }, { token: user.token })));
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      i % 2
+        ? t.api.get("/users/me", { token: user.token })
+        : t.api.post("/domains", { name: `During the outage ${i}` }, { token: user.token }),
+    ),
+  );
   expect(answers.map((a) => a.status)).toEqual(Array(40).fill(503));
   expect(answers[0].body).toMatchObject({ errorCode: "Error", data: null });
   expect(answers[0].body.errorMsg).toContain("database is unavailable");
@@ -42,24 +47,35 @@ test("while PostgreSQL is down: 503 envelopes with Retry-After, one log line, no
     if (back !== 200) await Bun.sleep(100);
   }
   expect(back).toBe(200);
-  expect((await t.api.post("/domains", { name: "After the outage" }, { token: user.token })).body.errorCode).toBe("Success");
+  expect((await t.api.post("/domains", { name: "After the outage" }, { token: user.token })).body.errorCode).toBe(
+    "Success",
+  );
 });
 
 test("while Redis is down: a request that needs it is a 503 with one log line; login still works (its limits step aside); then back", async () => {
   const redisProxy = await startTcpProxy(6379);
-  const app = await spawnApp({ REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`, RATE_LOGIN_FAILURES_PER_IP: "10,10" });
+  const app = await spawnApp({
+    REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
+    RATE_LOGIN_FAILURES_PER_IP: "10,10",
+  });
   try {
     const root = await createUser(app, { role: "root", username: "Søren Kierkegaard" });
     await createUser(app, { role: "judger" }); // the judger list reads each judger's presence from Redis
     expect((await app.api.get("/admin/judgers", { token: root.token })).status).toBe(200);
     redisProxy.cut();
-    const answers = await Promise.all(Array.from({ length: 10 }, () => app.api.get("/admin/judgers", { token: root.token })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => app.api.get("/admin/judgers", { token: root.token })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(503));
     expect(answers[0].body.errorMsg).toContain("Redis");
     expect(app.logs.filter((l) => String(l.msg).startsWith("Redis unavailable"))).toHaveLength(1);
     expect(app.logs.filter((l) => l.level === "error")).toEqual([]);
     // The rate limits step aside rather than lock everyone out.
-    const login = await app.api.post("/auth/login?responseType=json&cookie=false", { username: root.user.username, password: root.password }, { form: true });
+    const login = await app.api.post(
+      "/auth/login?responseType=json&cookie=false",
+      { username: root.user.username, password: root.password },
+      { form: true },
+    );
     expect(login.body.errorCode).toBe("Success");
     redisProxy.restore();
     let back = 0;

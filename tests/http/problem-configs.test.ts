@@ -15,7 +15,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const CONFIG = JSON.stringify({ languages: [{ name: "c", compileFiles: ["a.c"], compileArgs: ["gcc", "a.c"], cases: [{ executeInputFile: "1.in", executeOutputFile: "1.out" }] }, { name: "python3", cases: [{}] }] });
+const CONFIG = JSON.stringify({
+  languages: [
+    {
+      name: "c",
+      compileFiles: ["a.c"],
+      compileArgs: ["gcc", "a.c"],
+      cases: [{ executeInputFile: "1.in", executeOutputFile: "1.out" }],
+    },
+    { name: "python3", cases: [{}] },
+  ],
+});
 
 async function newProblem(): Promise<string> {
   const response = await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "P" }, { token: cast.owner.token });
@@ -27,7 +37,13 @@ const base = (problemId: string) => `/domains/${cast.domain.id}/problems/${probl
 async function upload(problemId: string, archive: Buffer, query = "", token = cast.admin.token) {
   const form = new FormData();
   form.append("file", new Blob([archive]), "config.zip");
-  const response = await t.app.handle(new Request(`http://localhost/api/v1${base(problemId)}${query}`, { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } }));
+  const response = await t.app.handle(
+    new Request(`http://localhost/api/v1${base(problemId)}${query}`, {
+      method: "POST",
+      body: form,
+      headers: { authorization: `Bearer ${token}` },
+    }),
+  );
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -38,15 +54,25 @@ describe("uploading a config archive", () => {
     const problem = await newProblem();
     const archive = await archiveOf("zip", { "config.json": CONFIG });
     expect((await upload(problem, archive, "", cast.member.token)).status).toBe(403);
-    expect((await t.api.get(base(problem), { token: cast.member.token })).body).toEqual({ detail: "problem view_config Permission Denied." });
+    expect((await t.api.get(base(problem), { token: cast.member.token })).body).toEqual({
+      detail: "problem view_config Permission Denied.",
+    });
     expect((await t.api.get(base(problem))).status).toBe(401);
   });
 
   test("a zip becomes version 1: files stored, languages set, listed, readable as JSON", async () => {
     const problem = await newProblem();
-    const response = await upload(problem, await archiveOf("zip", { "config.json": CONFIG, "data/1.in": "1 2\n", "data/1.out": "3\n" }));
+    const response = await upload(
+      problem,
+      await archiveOf("zip", { "config.json": CONFIG, "data/1.in": "1 2\n", "data/1.out": "3\n" }),
+    );
     expect(response.body.errorCode).toBe("Success");
-    expect(response.body.data).toMatchObject({ version: 1, committerId: cast.admin.user.id, dataVersion: 2, commitMessage: "" });
+    expect(response.body.data).toMatchObject({
+      version: 1,
+      committerId: cast.admin.user.id,
+      dataVersion: 2,
+      commitMessage: "",
+    });
     const stored = await t.orm.em.fork().findOneOrFail(Problem, { id: problem });
     expect(stored.languages).toEqual(["c", "python3"]);
     const list = await t.api.get(base(problem), { token: cast.admin.token });
@@ -58,7 +84,11 @@ describe("uploading a config archive", () => {
 
   test("a tar.gz whose files sit in one top-level folder is accepted as if they were at the root", async () => {
     const problem = await newProblem();
-    const archive = await archiveOf("tar.gz", { "hw1/config.json": CONFIG, "hw1/1.in": "x", "__MACOSX/hw1/._1.in": "mac" });
+    const archive = await archiveOf("tar.gz", {
+      "hw1/config.json": CONFIG,
+      "hw1/1.in": "x",
+      "__MACOSX/hw1/._1.in": "mac",
+    });
     expect((await upload(problem, archive)).body.errorCode).toBe("Success");
     const ls = await t.api.get(`${base(problem)}/latest/ls`, { token: cast.admin.token });
     expect(ls.body.data.results.map((o: { path: string }) => o.path)).toEqual(["1.in", "config.json"]);
@@ -69,29 +99,80 @@ describe("uploading a config archive", () => {
     const files = { "config.json": CONFIG, "data/big.in": "x".repeat(100_000), "data/1.out": "3\n" };
     await upload(problem, await archiveOf("zip", files));
     for (const format of ["zip", "tar"]) {
-      const response = await t.app.handle(new Request(`http://localhost/api/v1${base(problem)}/latest?archiveFormat=${format}`, { headers: { authorization: `Bearer ${cast.admin.token}` } }));
+      const response = await t.app.handle(
+        new Request(`http://localhost/api/v1${base(problem)}/latest?archiveFormat=${format}`, {
+          headers: { authorization: `Bearer ${cast.admin.token}` },
+        }),
+      );
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toBe(format === "zip" ? "application/zip" : "application/gzip");
-      expect(response.headers.get("content-disposition")).toMatch(/^attachment; filename="problem-.*-config-v1\.(zip|tar\.gz)"$/);
+      expect(response.headers.get("content-disposition")).toMatch(
+        /^attachment; filename="problem-.*-config-v1\.(zip|tar\.gz)"$/,
+      );
       const entries = await readArchive(new Uint8Array(await response.arrayBuffer()));
       expect(Object.fromEntries(entries.map((e) => [e.path, new TextDecoder().decode(e.data)]))).toEqual(files);
     }
     const rar = await t.api.get(`${base(problem)}/latest?archiveFormat=rar`, { token: cast.admin.token });
     expect(rar.body).toMatchObject({ errorCode: "FileDownloadError", errorMsg: "archive type not supported!" });
-    expect((await t.api.get(`${base(problem)}/00000000-0000-4000-8000-000000000000`, { token: cast.admin.token })).body.errorCode).toBe("ProblemConfigNotFoundError");
+    expect(
+      (await t.api.get(`${base(problem)}/00000000-0000-4000-8000-000000000000`, { token: cast.admin.token })).body
+        .errorCode,
+    ).toBe("ProblemConfigNotFoundError");
   });
 });
 
 describe("hostile and invalid archives are refused and nothing is stored", () => {
   const cases: [string, () => Promise<Buffer>, string, string][] = [
-    ["zip-slip", async () => rawZip([{ name: "config.json", data: CONFIG }, { name: "../../evil", data: "x" }]), "FileValidationError", "evil"],
-    ["an absolute path", async () => tarOf([{ name: "/etc/cron.d/x", data: "x" }]), "FileValidationError", "/etc/cron.d/x"],
-    ["a symlink", async () => tarOf([{ name: "config.json", data: CONFIG }, { name: "1.out", type: "symlink", linkname: "/etc/shadow" }]), "FileValidationError", "1.out"],
-    ["a zip bomb beyond the limit", async () => rawZip([{ name: "config.json", data: CONFIG }, { name: "bomb", deflated: deflatedZeros(100), claimedSize: 100 }]), "FileValidationError", "bomb"],
+    [
+      "zip-slip",
+      async () =>
+        rawZip([
+          { name: "config.json", data: CONFIG },
+          { name: "../../evil", data: "x" },
+        ]),
+      "FileValidationError",
+      "evil",
+    ],
+    [
+      "an absolute path",
+      async () => tarOf([{ name: "/etc/cron.d/x", data: "x" }]),
+      "FileValidationError",
+      "/etc/cron.d/x",
+    ],
+    [
+      "a symlink",
+      async () =>
+        tarOf([
+          { name: "config.json", data: CONFIG },
+          { name: "1.out", type: "symlink", linkname: "/etc/shadow" },
+        ]),
+      "FileValidationError",
+      "1.out",
+    ],
+    [
+      "a zip bomb beyond the limit",
+      async () =>
+        rawZip([
+          { name: "config.json", data: CONFIG },
+          { name: "bomb", deflated: deflatedZeros(100), claimedSize: 100 },
+        ]),
+      "FileValidationError",
+      "bomb",
+    ],
     ["not an archive", async () => Buffer.from("just some text, not an archive"), "FileValidationError", "zip"],
     ["no config.json", async () => archiveOf("zip", { "1.in": "x" }), "ProblemConfigJsonNotFoundError", "config.json"],
-    ["an invalid config.json", async () => archiveOf("zip", { "config.json": '{"languages": [{"name": "c", "cases": [{"time": "soon"}]}]}' }), "FileValidationError", "/languages/0/cases/0/time"],
-    ["config.json that is not JSON", async () => archiveOf("zip", { "config.json": "{oops" }), "FileValidationError", "not valid JSON"],
+    [
+      "an invalid config.json",
+      async () => archiveOf("zip", { "config.json": '{"languages": [{"name": "c", "cases": [{"time": "soon"}]}]}' }),
+      "FileValidationError",
+      "/languages/0/cases/0/time",
+    ],
+    [
+      "config.json that is not JSON",
+      async () => archiveOf("zip", { "config.json": "{oops" }),
+      "FileValidationError",
+      "not valid JSON",
+    ],
   ];
   test.each(cases)("%s", async (_, build, code, fragment) => {
     const problem = await newProblem();
@@ -115,7 +196,11 @@ describe("hostile and invalid archives are refused and nothing is stored", () =>
 describe("configJsonOnMissing", () => {
   test("use_default writes Horse's default config; use_old reuses the latest version's", async () => {
     const problem = await newProblem();
-    const byDefault = await upload(problem, await archiveOf("zip", { "1.in": "x" }), "?configJsonOnMissing=use_default");
+    const byDefault = await upload(
+      problem,
+      await archiveOf("zip", { "1.in": "x" }),
+      "?configJsonOnMissing=use_default",
+    );
     expect(byDefault.body.errorCode).toBe("Success");
     expect((await t.orm.em.fork().findOneOrFail(Problem, { id: problem })).languages).toEqual(["c++"]);
     await upload(problem, await archiveOf("zip", { "config.json": CONFIG }));
@@ -123,7 +208,9 @@ describe("configJsonOnMissing", () => {
     expect(reused.body.data.version).toBe(3);
     const ls = await t.api.get(`${base(problem)}/latest/ls`, { token: cast.admin.token });
     expect(ls.body.data.results.map((o: { path: string }) => o.path)).toEqual(["2.in", "config.json"]);
-    expect((await t.api.get(`${base(problem)}/latest/json`, { token: cast.admin.token })).body.data.data.languages[0].name).toBe("c");
+    expect(
+      (await t.api.get(`${base(problem)}/latest/json`, { token: cast.admin.token })).body.data.data.languages[0].name,
+    ).toBe("c");
   });
 
   test("use_old without an earlier config is FileUpdateError", async () => {
@@ -151,27 +238,52 @@ describe("versions", () => {
   test("configs/json replaces config.json and keeps the other files; identical JSON is 'no changes'", async () => {
     const problem = await newProblem();
     await upload(problem, await archiveOf("zip", { "config.json": CONFIG, "1.in": "1" }));
-    const updated = await t.api.post(`${base(problem)}/json`, { languages: [{ name: "rust", cases: [{ time: "2s" }] }] }, { token: cast.admin.token });
+    const updated = await t.api.post(
+      `${base(problem)}/json`,
+      { languages: [{ name: "rust", cases: [{ time: "2s" }] }] },
+      { token: cast.admin.token },
+    );
     expect(updated.body.data.version).toBe(2);
     expect((await t.orm.em.fork().findOneOrFail(Problem, { id: problem })).languages).toEqual(["rust"]);
     const ls = await t.api.get(`${base(problem)}/latest/ls`, { token: cast.admin.token });
     expect(ls.body.data.results.map((o: { path: string }) => o.path)).toEqual(["1.in", "config.json"]);
-    const same = await t.api.post(`${base(problem)}/json`, { languages: [{ name: "rust", cases: [{ time: "2s" }] }] }, { token: cast.admin.token });
+    const same = await t.api.post(
+      `${base(problem)}/json`,
+      { languages: [{ name: "rust", cases: [{ time: "2s" }] }] },
+      { token: cast.admin.token },
+    );
     expect(same.body.errorCode).toBe("FileUpdateError");
-    const invalid = await t.api.post(`${base(problem)}/json`, { languages: [{ name: "rust", cases: [{ time: 5 }] }] }, { token: cast.admin.token });
+    const invalid = await t.api.post(
+      `${base(problem)}/json`,
+      { languages: [{ name: "rust", cases: [{ time: 5 }] }] },
+      { token: cast.admin.token },
+    );
     expect(invalid.status).toBe(422);
   });
 
   test("ls pages with a cursor and groups by delimiter; diff shows what the latest version changed", async () => {
     const problem = await newProblem();
-    await upload(problem, await archiveOf("zip", { "config.json": CONFIG, "data/1.in": "1", "data/2.in": "2", "readme": "r" }));
-    await upload(problem, await archiveOf("zip", { "config.json": CONFIG, "data/1.in": "one", "data/3.in": "3", "readme": "r" }));
+    await upload(
+      problem,
+      await archiveOf("zip", { "config.json": CONFIG, "data/1.in": "1", "data/2.in": "2", readme: "r" }),
+    );
+    await upload(
+      problem,
+      await archiveOf("zip", { "config.json": CONFIG, "data/1.in": "one", "data/3.in": "3", readme: "r" }),
+    );
     const first = await t.api.get(`${base(problem)}/latest/ls?amount=2`, { token: cast.admin.token });
-    expect(first.body.data.pagination).toEqual({ has_more: true, next_offset: "data/1.in", results: 2, max_per_page: 2 });
+    expect(first.body.data.pagination).toEqual({
+      has_more: true,
+      next_offset: "data/1.in",
+      results: 2,
+      max_per_page: 2,
+    });
     const second = await t.api.get(`${base(problem)}/latest/ls?amount=2&after=data/1.in`, { token: cast.admin.token });
     expect(second.body.data.results.map((o: { path: string }) => o.path)).toEqual(["data/3.in", "readme"]);
     const folders = await t.api.get(`${base(problem)}/latest/ls?delimiter=/`, { token: cast.admin.token });
-    expect(folders.body.data.results.map((o: { path: string; path_type: string }) => `${o.path}:${o.path_type}`)).toEqual(["config.json:object", "data/:common_prefix", "readme:object"]);
+    expect(
+      folders.body.data.results.map((o: { path: string; path_type: string }) => `${o.path}:${o.path_type}`),
+    ).toEqual(["config.json:object", "data/:common_prefix", "readme:object"]);
     const inData = await t.api.get(`${base(problem)}/latest/ls?prefix=data/`, { token: cast.admin.token });
     expect(inData.body.data.results[0]).toMatchObject({ path: "data/1.in", path_type: "object", size_bytes: 3 });
     const diff = await t.api.get(`${base(problem)}/latest/diff`, { token: cast.admin.token });
@@ -184,8 +296,11 @@ describe("versions", () => {
 
   test("a problem without a config: ls and latest are ProblemConfigNotFoundError", async () => {
     const problem = await newProblem();
-    expect((await t.api.get(`${base(problem)}/latest/ls`, { token: cast.admin.token })).body.errorCode).toBe("ProblemConfigNotFoundError");
-    expect((await t.api.get(`${base(problem)}/latest/json`, { token: cast.admin.token })).body.errorCode).toBe("ProblemConfigNotFoundError");
+    expect((await t.api.get(`${base(problem)}/latest/ls`, { token: cast.admin.token })).body.errorCode).toBe(
+      "ProblemConfigNotFoundError",
+    );
+    expect((await t.api.get(`${base(problem)}/latest/json`, { token: cast.admin.token })).body.errorCode).toBe(
+      "ProblemConfigNotFoundError",
+    );
   });
 });
-

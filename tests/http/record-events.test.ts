@@ -30,9 +30,12 @@ afterAll(async () => {
 /** Opens a live stream as a browser's EventSource would (the token stands in for the cookie). */
 async function stream(path: string, token?: string, headers: Record<string, string> = {}) {
   const abort = new AbortController();
-  const response = await t.app.handle(new Request(`http://localhost/api/v1${path}`, {
-    signal: abort.signal, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-  }));
+  const response = await t.app.handle(
+    new Request(`http://localhost/api/v1${path}`, {
+      signal: abort.signal,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    }),
+  );
   if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
     const reader = readStream(response, abort);
     open.push(reader);
@@ -46,25 +49,43 @@ async function submitted(token: string, to = problem) {
   return { id, taskId: (await recordRow(t, id)).task_id! };
 }
 
-const judgeCall = (id: string, path: string, body: object) => t.api.put(`${domain()}/records/${id}${path}`, body, { token: judger.token });
-const states = (events: SseEvent[]) => events.filter((e) => e.event === "record").map((e) => (e.data as { state: string }).state);
+const judgeCall = (id: string, path: string, body: object) =>
+  t.api.put(`${domain()}/records/${id}${path}`, body, { token: judger.token });
+const states = (events: SseEvent[]) =>
+  events.filter((e) => e.event === "record").map((e) => (e.data as { state: string }).state);
 
 describe("GET …/records/{record}/events", () => {
   test("the record's states, each case as reported, then `end` with the final state; cases as GET shows them", async () => {
     const { id, taskId } = await submitted(cast.member.token);
     const { response, reader } = await stream(`${domain()}/records/${id}/events`, cast.member.token);
     expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
-    expect(await reader!.until((e) => e.event === "record")).toMatchObject({ data: { id, state: "queueing", score: 0 } });
+    expect(await reader!.until((e) => e.event === "record")).toMatchObject({
+      data: { id, state: "queueing", score: 0 },
+    });
     await t.api.post(`${domain()}/records/${id}/judge/claim`, { taskId }, { token: judger.token });
     await reader!.until((e) => e.event === "record" && (e.data as { state: string }).state === "fetched");
     await judgeCall(id, "/judge", { state: "compiling" });
     await reader!.until((e) => (e.data as { state?: string }).state === "compiling");
     await judgeCall(id, "/judge", { state: "running" });
     await reader!.until((e) => (e.data as { state?: string }).state === "running");
-    await judgeCall(id, "/cases/0/judge", { state: "accepted", score: 10, timeMs: 3, memoryKb: 900, stdout: "3\n", stderr: "" });
+    await judgeCall(id, "/cases/0/judge", {
+      state: "accepted",
+      score: 10,
+      timeMs: 3,
+      memoryKb: 900,
+      stdout: "3\n",
+      stderr: "",
+    });
     const first = await reader!.until((e) => e.event === "case");
     expect(first?.data).toMatchObject({ index: 0, state: "accepted", score: 10, stdout: "3\n" });
-    await judgeCall(id, "/cases/1/judge", { state: "wrong_answer", score: 0, timeMs: 4, memoryKb: 950, stdout: "the secret answer", stderr: "" });
+    await judgeCall(id, "/cases/1/judge", {
+      state: "wrong_answer",
+      score: 0,
+      timeMs: 4,
+      memoryKb: 950,
+      stdout: "the secret answer",
+      stderr: "",
+    });
     await judgeCall(id, "/judge", { state: "rejected" });
     expect(await reader!.until((e) => e.event === "end")).toMatchObject({ data: { state: "rejected" } });
     await reader!.until(() => false, 2_000);
@@ -73,7 +94,8 @@ describe("GET …/records/{record}/events", () => {
     expect([...new Set(states(reader!.events))]).toEqual(["queueing", "fetched", "compiling", "running", "rejected"]);
     // Each case event is the case exactly as GET shows it to this caller: case 1's output is blanked.
     const detail = (await t.api.get(`${domain()}/records/${id}`, { token: cast.member.token })).body.data;
-    const lastOf = (index: number) => reader!.events.filter((e) => e.event === "case" && (e.data as { index: number }).index === index).at(-1);
+    const lastOf = (index: number) =>
+      reader!.events.filter((e) => e.event === "case" && (e.data as { index: number }).index === index).at(-1);
     expect(lastOf(0)?.data).toEqual({ index: 0, ...detail.cases[0] });
     expect(lastOf(1)?.data).toEqual({ index: 1, ...detail.cases[1] });
     expect(detail.cases[1].stdout).toBe("");
@@ -109,7 +131,8 @@ describe("GET …/records/events", () => {
     const mine = await submitted(cast.member.token);
     const elsewhere = await submitted(cast.member.token, other);
     const row = await reader!.until((e) => (e.data as { id: string }).id === mine.id);
-    const list = (await t.api.get(`${domain()}/records?problem=${problem}`, { token: cast.admin.token })).body.data.results;
+    const list = (await t.api.get(`${domain()}/records?problem=${problem}`, { token: cast.admin.token })).body.data
+      .results;
     expect(row?.data).toEqual(list.find((r: { id: string }) => r.id === mine.id));
     await reader!.until(() => false, 1_000);
     expect(reader!.events.some((e) => (e.data as { id: string }).id === elsewhere.id)).toBe(false);
@@ -123,7 +146,8 @@ describe("GET …/records/events", () => {
     await first.reader!.close();
     const missed = [await submitted(cast.admin.token), await submitted(cast.member.token)];
     const resumed = await stream(`${domain()}/records/events`, cast.admin.token, { "last-event-id": last!.id });
-    for (const { id } of missed) expect(await resumed.reader!.until((e) => (e.data as { id: string }).id === id)).toBeDefined();
+    for (const { id } of missed)
+      expect(await resumed.reader!.until((e) => (e.data as { id: string }).id === id)).toBeDefined();
     expect(resumed.reader!.events.some((e) => (e.data as { id: string }).id === seen.id)).toBe(false);
     const stale = await stream(`${domain()}/records/events`, cast.admin.token, { "last-event-id": "1-0" });
     expect((await stale.reader!.until((e) => e.event === "reset"))?.event).toBe("reset");
@@ -135,7 +159,9 @@ describe("GET …/records/events", () => {
     await judgeCall(id, "/judge", { state: "accepted", score: 20 });
     const { reader } = await stream(`${domain()}/records/events`, cast.owner.token);
     await Bun.sleep(200);
-    expect((await t.api.post(`${domain()}/records/${id}/rejudge`, {}, { token: cast.admin.token })).body.errorCode).toBe("Success");
+    expect(
+      (await t.api.post(`${domain()}/records/${id}/rejudge`, {}, { token: cast.admin.token })).body.errorCode,
+    ).toBe("Success");
     // The judge's own report may still be on its way (announcements wait a few ms to share a trip to Redis).
     const row = await reader!.until((e) => {
       const data = e.data as { id: string; state: string };
@@ -157,7 +183,12 @@ describe("GET …/records/events", () => {
     await announceRecordChange(t.jobs, t.logger, cast.domain.id, ...nothing);
     const missed = await submitted(cast.siteRoot.token);
     const elsewhere = crypto.randomUUID();
-    await announceRecordChange(t.jobs, t.logger, elsewhere, ...Array.from({ length: 11_000 }, () => crypto.randomUUID()));
+    await announceRecordChange(
+      t.jobs,
+      t.logger,
+      elsewhere,
+      ...Array.from({ length: 11_000 }, () => crypto.randomUUID()),
+    );
     const resumed = await stream(`${domain()}/records/events`, cast.siteRoot.token, { "last-event-id": last!.id });
     expect(await resumed.reader!.until((e) => (e.data as { id: string }).id === missed.id)).toBeDefined();
     expect(resumed.reader!.events.some((e) => e.event === "reset")).toBe(false);
@@ -165,7 +196,9 @@ describe("GET …/records/events", () => {
   }, 60_000);
 
   test("a Last-Event-ID Redis cannot read gets `reset` and a live stream, not a stream that ends at once", async () => {
-    const odd = await stream(`${domain()}/records/events`, cast.siteRoot.token, { "last-event-id": "18446744073709551615-18446744073709551615" });
+    const odd = await stream(`${domain()}/records/events`, cast.siteRoot.token, {
+      "last-event-id": "18446744073709551615-18446744073709551615",
+    });
     expect((await odd.reader!.until((e) => e.event === "reset"))?.event).toBe("reset");
     const change = await submitted(cast.siteRoot.token);
     expect(await odd.reader!.until((e) => (e.data as { id: string }).id === change.id)).toBeDefined();
@@ -184,7 +217,9 @@ describe("GET …/records/events", () => {
     const admins = await submitted(cast.admin.token);
     await reader!.until(() => false, 500);
     expect(reader!.events.some((e) => (e.data as { id: string }).id === admins.id)).toBe(false);
-    expect((await t.api.delete(`${domain()}/users/${member.user.id}`, { token: cast.owner.token })).body.errorCode).toBe("Success");
+    expect(
+      (await t.api.delete(`${domain()}/users/${member.user.id}`, { token: cast.owner.token })).body.errorCode,
+    ).toBe("Success");
     await submitted(cast.admin.token);
     await reader!.until(() => false, 3_000);
     expect(reader!.ended).toBe(true);

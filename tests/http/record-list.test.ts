@@ -12,14 +12,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const list = (query: string, token = cast.admin.token) => t.api.get(`/domains/${cast.domain.id}/records${query}`, { token });
+const list = (query: string, token = cast.admin.token) =>
+  t.api.get(`/domains/${cast.domain.id}/records${query}`, { token });
 
 test("counts stay exact after inserts and deletes, per filter and per visibility", async () => {
   const problem = await judgeableProblem(t, cast);
   const other = await judgeableProblem(t, cast);
   const path = (p: string) => `/domains/${cast.domain.id}/problems/${p}`;
   const before = (await list("")).body.data.count;
-  const mine = [await submit(t, cast.member.token, path(problem), submission("c")), await submit(t, cast.member.token, path(other), submission("c"))];
+  const mine = [
+    await submit(t, cast.member.token, path(problem), submission("c")),
+    await submit(t, cast.member.token, path(other), submission("c")),
+  ];
   await submit(t, cast.admin.token, path(problem), submission("c"));
   expect((await list("")).body.data.count).toBe(before + 3);
   expect((await list(`?problem=${problem}`)).body.data.count).toBe(2);
@@ -38,8 +42,23 @@ test("a row carries exactly the list's fields: no case output, no statement, not
   await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problem}`, submission("c"));
   const [row] = (await list(`?problem=${problem}`)).body.data.results;
   expect(Object.keys(row).sort()).toEqual([
-    "committerId", "committerUsername", "createdAt", "domainId", "id", "judgedAt", "language", "late", "memoryKb",
-    "problemId", "problemSetId", "problemSetTitle", "problemTitle", "score", "state", "timeMs", "updatedAt",
+    "committerId",
+    "committerUsername",
+    "createdAt",
+    "domainId",
+    "id",
+    "judgedAt",
+    "language",
+    "late",
+    "memoryKb",
+    "problemId",
+    "problemSetId",
+    "problemSetTitle",
+    "problemTitle",
+    "score",
+    "state",
+    "timeMs",
+    "updatedAt",
   ]);
   expect(row.committerUsername).toBe(cast.member.user.username);
   expect(row.createdAt).toMatch(/\+00:00$/);
@@ -66,7 +85,9 @@ test("counts follow bulk inserts, bulk deletes and a deleted problem (its record
   expect((await list(`?problem=${problem}`)).body.data.count).toBe(0);
   expect((await list("")).body.data.count).toBe(before + 200);
   expect((await list(`?submitterId=${cast.member.user.id}`)).body.data.count).toBe(mineBefore - 50);
-  const [{ n }] = await em.execute<{ n: number }[]>("select count(*)::int as n from records where domain_id = ?", [cast.domain.id]);
+  const [{ n }] = await em.execute<{ n: number }[]>("select count(*)::int as n from records where domain_id = ?", [
+    cast.domain.id,
+  ]);
   expect(n).toBe(before + 200);
 });
 
@@ -80,11 +101,20 @@ test("every page, however deep and in either order, holds exactly the rows the p
        from generate_series(1, 330) g`,
     [cast.domain.id, problem, cast.member.user.id],
   );
-  for (const [ordering, sql] of [["", "created_at desc, id desc"], ["created_at", "created_at asc, id asc"], ["-updated_at,created_at", "updated_at desc, created_at asc, id asc"], ["-updated_at", "updated_at desc, id desc"]]) {
+  for (const [ordering, sql] of [
+    ["", "created_at desc, id desc"],
+    ["created_at", "created_at asc, id asc"],
+    ["-updated_at,created_at", "updated_at desc, created_at asc, id asc"],
+    ["-updated_at", "updated_at desc, id desc"],
+  ]) {
     for (const offset of [0, 100, 290, 330]) {
-      const page = (await list(`?problem=${problem}&limit=50&offset=${offset}${ordering ? `&ordering=${ordering}` : ""}`)).body.data;
+      const page = (
+        await list(`?problem=${problem}&limit=50&offset=${offset}${ordering ? `&ordering=${ordering}` : ""}`)
+      ).body.data;
       const expected = await em.execute<{ id: string }[]>(
-        `select id from records where problem_id = ? order by ${sql} limit 50 offset ?`, [problem, offset]);
+        `select id from records where problem_id = ? order by ${sql} limit 50 offset ?`,
+        [problem, offset],
+      );
       expect(page.results.map((r: { id: string }) => r.id)).toEqual(expected.map((r) => r.id));
       expect(page.count).toBe(330);
     }

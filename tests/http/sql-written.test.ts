@@ -42,17 +42,33 @@ test("record list pages conform exactly, whatever state their rows are in", asyn
   const problem = await judgeableProblem(t, cast, { body: { title: "两数之和 · Zwei Summen" } });
   const path = `/domains/${cast.domain.id}/problems/${problem}`;
   const ids: string[] = [];
-  for (const who of [cast.member, cast.admin, cast.owner]) ids.push((await submit(t, who.token, path, submission("c"))).body.data.id);
-  const set = (await t.api.post(`/domains/${cast.domain.id}/problem_sets`, { title: "Übung 1 — 第一周" }, { token: cast.admin.token })).body.data.id;
+  for (const who of [cast.member, cast.admin, cast.owner])
+    ids.push((await submit(t, who.token, path, submission("c"))).body.data.id);
+  const set = (
+    await t.api.post(
+      `/domains/${cast.domain.id}/problem_sets`,
+      { title: "Übung 1 — 第一周" },
+      { token: cast.admin.token },
+    )
+  ).body.data.id;
   await sql("update records set problem_set_id = ?, late = true where id = ?", [set, ids[0]]);
-  await sql(`update records set state = 'accepted', score = 100, time_ms = 12, memory_kb = 2048,
+  await sql(
+    `update records set state = 'accepted', score = 100, time_ms = 12, memory_kb = 2048,
     judged_at = now(), cases = '[{"state":"accepted","score":100,"timeMs":12,"memoryKb":2048,"returnCode":0,"stdout":"42\\n","stderr":""}]'
-    where id = ?`, [ids[1]]);
+    where id = ?`,
+    [ids[1]],
+  );
   await sql("update records set committer_id = null where id = ?", [ids[2]]);
   const base = `/domains/${cast.domain.id}/records`;
   const pages = [
-    `${base}`, `${base}?limit=2`, `${base}?offset=1&limit=1`, `${base}?problem=${problem}`, `${base}?problemSet=${set}`,
-    `${base}?submitterId=${cast.member.user.id}`, `${base}?ordering=createdAt`, `${base}?offset=500`,
+    `${base}`,
+    `${base}?limit=2`,
+    `${base}?offset=1&limit=1`,
+    `${base}?problem=${problem}`,
+    `${base}?problemSet=${set}`,
+    `${base}?submitterId=${cast.member.user.id}`,
+    `${base}?ordering=createdAt`,
+    `${base}?offset=500`,
   ];
   for (const page of pages) {
     const response = await t.api.get(page, { token: cast.admin.token });
@@ -61,34 +77,66 @@ test("record list pages conform exactly, whatever state their rows are in", asyn
   const all = (await t.api.get(base, { token: cast.admin.token })).body.data;
   expect(all.count).toBe(3);
   const byId = new Map(all.results.map((r: { id: string }) => [r.id, r]));
-  expect(byId.get(ids[0])).toMatchObject({ problemSetTitle: "Übung 1 — 第一周", late: true, judgedAt: null, problemTitle: "两数之和 · Zwei Summen" });
-  expect(byId.get(ids[1])).toMatchObject({ state: "accepted", score: 100, timeMs: 12, memoryKb: 2048, committerUsername: cast.admin.user.username });
+  expect(byId.get(ids[0])).toMatchObject({
+    problemSetTitle: "Übung 1 — 第一周",
+    late: true,
+    judgedAt: null,
+    problemTitle: "两数之和 · Zwei Summen",
+  });
+  expect(byId.get(ids[1])).toMatchObject({
+    state: "accepted",
+    score: 100,
+    timeMs: 12,
+    memoryKb: 2048,
+    committerUsername: cast.admin.user.username,
+  });
   expect(byId.get(ids[2])).toMatchObject({ committerId: null, committerUsername: null });
   // Without record.view: one's own only, in the same shape; an empty page is `[]`, not null.
   expectConforms(RecordListDetailListResp, await t.api.get(base, { token: cast.member.token }));
-  expect((await t.api.get(base, { token: cast.member.token })).body.data).toMatchObject({ count: 1, results: [{ id: ids[0] }] });
+  expect((await t.api.get(base, { token: cast.member.token })).body.data).toMatchObject({
+    count: 1,
+    results: [{ id: ids[0] }],
+  });
   const none = await t.api.get(`${base}?problemSet=${crypto.randomUUID()}`, { token: cast.admin.token });
   expectConforms(RecordListDetailListResp, none);
   expect(none.body.data).toEqual({ count: 0, results: [] });
 });
 
 test("problem pages conform exactly: hidden, with and without a latest record, with languages", async () => {
-  const problem = await judgeableProblem(t, cast, { body: { title: "Pfad — 路径", content: "# Aufgabe\n\n给定 n ≤ 10⁵…" } });
-  const hidden = (await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "Entwurf", hidden: true, url: "entwurf" }, { token: cast.admin.token })).body.data.id;
-  const page = (ref: string, token = cast.member.token) => t.api.get(`/domains/${cast.domain.id}/problems/${ref}`, { token });
+  const problem = await judgeableProblem(t, cast, {
+    body: { title: "Pfad — 路径", content: "# Aufgabe\n\n给定 n ≤ 10⁵…" },
+  });
+  const hidden = (
+    await t.api.post(
+      `/domains/${cast.domain.id}/problems`,
+      { title: "Entwurf", hidden: true, url: "entwurf" },
+      { token: cast.admin.token },
+    )
+  ).body.data.id;
+  const page = (ref: string, token = cast.member.token) =>
+    t.api.get(`/domains/${cast.domain.id}/problems/${ref}`, { token });
   expectConforms(ProblemDetailWithLatestRecordResp, await page(problem));
-  expect((await page(problem)).body.data).toMatchObject({ latestRecord: null, languages: ["c"], content: "# Aufgabe\n\n给定 n ≤ 10⁵…" });
+  expect((await page(problem)).body.data).toMatchObject({
+    latestRecord: null,
+    languages: ["c"],
+    content: "# Aufgabe\n\n给定 n ≤ 10⁵…",
+  });
   await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problem}`, submission("c"));
   expectConforms(ProblemDetailWithLatestRecordResp, await page(problem));
   expect((await page(problem)).body.data.latestRecord).toMatchObject({ state: "queueing" });
-  for (const ref of [hidden, "entwurf"]) expectConforms(ProblemDetailWithLatestRecordResp, await page(ref, cast.admin.token));
+  for (const ref of [hidden, "entwurf"])
+    expectConforms(ProblemDetailWithLatestRecordResp, await page(ref, cast.admin.token));
   expect((await page(hidden)).body.errorCode).toBe("ProblemNotFoundError");
 });
 
 test("text PostgreSQL escapes is the text that was stored: quotes, backslashes, controls, emoji, a statement near its 64k limit", async () => {
   const title = `"Zitat" \\ C:\\path\tTab \u0007 bell 🙂 — ${"p".repeat(3)}C 名字`;
-  const content = `# 题目\n\n${"给定 \"n\" ≤ 10⁵, \\ 和 </script>\r\n".repeat(2_100)}`;
-  const created = await t.api.post(`/domains/${cast.domain.id}/problems`, { title, content }, { token: cast.admin.token });
+  const content = `# 题目\n\n${'给定 "n" ≤ 10⁵, \\ 和 </script>\r\n'.repeat(2_100)}`;
+  const created = await t.api.post(
+    `/domains/${cast.domain.id}/problems`,
+    { title, content },
+    { token: cast.admin.token },
+  );
   expect(created.body).toMatchObject({ errorCode: "Success" });
   const id = created.body.data.id as string;
   const page = await t.api.get(`/domains/${cast.domain.id}/problems/${id}`, { token: cast.admin.token });

@@ -22,33 +22,60 @@ const numSubmit = async (table: "problems" | "problem_sets", id: string) =>
 async function makeSet(body: Record<string, unknown>, problemId: string): Promise<string> {
   const set = await t.api.post(`${domain()}/problem_sets`, { title: "Set", ...body }, { token: cast.admin.token });
   expect(set.body.errorCode).toBe("Success");
-  await t.api.post(`${domain()}/problem_sets/${set.body.data.id}/problems`, { problem: problemId }, { token: cast.admin.token });
+  await t.api.post(
+    `${domain()}/problem_sets/${set.body.data.id}/problems`,
+    { problem: problemId },
+    { token: cast.admin.token },
+  );
   return set.body.data.id;
 }
 
 describe("submitting", () => {
   test("the answer is the queued record; it pins the latest config and its job id is its task id", async () => {
     const problem = await judgeableProblem(t, cast);
-    const response = await submit(t, cast.member.token, `${domain()}/problems/${problem}`, submission("c", { "src/main.c": "int main(){}", "README": "hi" }));
+    const response = await submit(
+      t,
+      cast.member.token,
+      `${domain()}/problems/${problem}`,
+      submission("c", { "src/main.c": "int main(){}", README: "hi" }),
+    );
     expect(response.body.errorCode).toBe("Success");
     const record = response.body.data;
-    expect(record).toMatchObject({ domainId: cast.domain.id, state: "queueing", language: "c", score: 0, timeMs: 0, memoryKb: 0, judgedAt: null, late: false });
+    expect(record).toMatchObject({
+      domainId: cast.domain.id,
+      state: "queueing",
+      language: "c",
+      score: 0,
+      timeMs: 0,
+      memoryKb: 0,
+      judgedAt: null,
+      late: false,
+    });
     expect(record.createdAt).toEndWith("+00:00");
     const row = await recordRow(t, record.id);
     const job = await t.jobs.queues.judge.getJob(row.task_id!);
     expect(job?.data).toEqual({ recordId: record.id, domainId: cast.domain.id, taskId: row.task_id });
-    const [pinned] = await t.orm.em.fork().execute<{ config_id: string; latest: string }[]>(
-      "select r.config_id, (select id from problem_configs where problem_id = r.problem_id order by version desc limit 1) as latest from records r where r.id = ?", [record.id]);
+    const [pinned] = await t.orm.em
+      .fork()
+      .execute<{ config_id: string; latest: string }[]>(
+        "select r.config_id, (select id from problem_configs where problem_id = r.problem_id order by version desc limit 1) as latest from records r where r.id = ?",
+        [record.id],
+      );
     expect(pinned.config_id).toBe(pinned.latest);
-    const files = await t.orm.em.fork().execute<{ path: string }[]>("select path from record_files where record_id = ? order by path", [record.id]);
+    const files = await t.orm.em
+      .fork()
+      .execute<{ path: string }[]>("select path from record_files where record_id = ? order by path", [record.id]);
     expect(files.map((f) => f.path)).toEqual(["README", "src/main.c"]);
     expect(await numSubmit("problems", problem)).toBe(1);
   });
 
   test("a problem without a config, or a language it does not list, is refused and nothing is written", async () => {
-    const bare = (await t.api.post(`${domain()}/problems`, { title: "no config" }, { token: cast.owner.token })).body.data.id;
+    const bare = (await t.api.post(`${domain()}/problems`, { title: "no config" }, { token: cast.owner.token })).body
+      .data.id;
     const before = await count("records");
-    expect((await submit(t, cast.member.token, `${domain()}/problems/${bare}`)).body.errorCode).toBe("ProblemConfigNotFoundError");
+    expect((await submit(t, cast.member.token, `${domain()}/problems/${bare}`)).body.errorCode).toBe(
+      "ProblemConfigNotFoundError",
+    );
     const problem = await judgeableProblem(t, cast, { languages: ["c", "python3"] });
     const wrong = await submit(t, cast.member.token, `${domain()}/problems/${problem}`, submission("C"));
     expect(wrong.body.errorCode).toBe("UnsupportedLanguageError");
@@ -91,7 +118,9 @@ describe("submitting", () => {
     // The cast's domain is hidden: it does not exist for non-members.
     expect((await submit(t, cast.outsider.token, path)).body.errorCode).toBe("DomainNotFoundError");
     expect((await t.api.post(path, undefined, { multipart: submission("c") })).status).toBe(401);
-    expect((await submit(t, cast.member.token, `${domain()}/problems/${hidden}`)).body.errorCode).toBe("ProblemNotFoundError");
+    expect((await submit(t, cast.member.token, `${domain()}/problems/${hidden}`)).body.errorCode).toBe(
+      "ProblemNotFoundError",
+    );
     expect((await submit(t, cast.admin.token, `${domain()}/problems/${hidden}`)).body.errorCode).toBe("Success");
   });
 
@@ -100,11 +129,13 @@ describe("submitting", () => {
     const set = await makeSet({}, problem);
     const users = await Promise.all(Array.from({ length: 8 }, () => createUser(t)));
     for (const u of users) await addMembership(t, cast.domain, u, "user");
-    const answers = await Promise.all(users.flatMap((u) => [
-      submit(t, u.token, `${domain()}/problems/${problem}`),
-      submit(t, u.token, `${domain()}/problem_sets/${set}/problems/${problem}/submit`),
-      submit(t, u.token, `${domain()}/problem_sets/${set}/problems/${problem}/submit`),
-    ]));
+    const answers = await Promise.all(
+      users.flatMap((u) => [
+        submit(t, u.token, `${domain()}/problems/${problem}`),
+        submit(t, u.token, `${domain()}/problem_sets/${set}/problems/${problem}/submit`),
+        submit(t, u.token, `${domain()}/problem_sets/${set}/problems/${problem}/submit`),
+      ]),
+    );
     expect(answers.every((a) => a.body.errorCode === "Success")).toBe(true);
     expect(await numSubmit("problems", problem)).toBe(24);
     expect(await numSubmit("problem_sets", set)).toBe(16);
@@ -119,9 +150,14 @@ describe("submitting", () => {
     await submit(t, cast.member.token, direct);
     const second = (await submit(t, cast.member.token, direct)).body.data;
     const inSet = (await submit(t, cast.member.token, `${viaSet}/submit`)).body.data;
-    expect((await t.api.get(direct, { token: cast.member.token })).body.data.latestRecord).toEqual({ id: second.id, state: "queueing", createdAt: second.createdAt });
+    expect((await t.api.get(direct, { token: cast.member.token })).body.data.latestRecord).toEqual({
+      id: second.id,
+      state: "queueing",
+      createdAt: second.createdAt,
+    });
     expect((await t.api.get(viaSet, { token: cast.member.token })).body.data.latestRecord.id).toBe(inSet.id);
-    const listed = (await t.api.get(`${domain()}/problem_sets/${set}/problems`, { token: cast.member.token })).body.data.results;
+    const listed = (await t.api.get(`${domain()}/problem_sets/${set}/problems`, { token: cast.member.token })).body.data
+      .results;
     expect(listed[0].latestRecord.id).toBe(inSet.id);
     const detail = (await t.api.get(`${domain()}/problem_sets/${set}`, { token: cast.member.token })).body.data;
     expect(detail.problems[0].latestRecord.id).toBe(inSet.id);
@@ -167,11 +203,23 @@ describe("time windows of a set (for everyone without problemSet.viewHidden)", (
     const other = await judgeableProblem(t, cast);
     const hiddenProblem = await judgeableProblem(t, cast, { body: { hidden: true } });
     const set = await makeSet({}, problem);
-    await t.api.post(`${domain()}/problem_sets/${set}/problems`, { problem: hiddenProblem }, { token: cast.admin.token });
+    await t.api.post(
+      `${domain()}/problem_sets/${set}/problems`,
+      { problem: hiddenProblem },
+      { token: cast.admin.token },
+    );
     const hiddenSet = await makeSet({ hidden: true }, problem);
-    expect((await submit(t, cast.member.token, `${domain()}/problem_sets/${set}/problems/${other}/submit`)).body.errorCode).toBe("ProblemNotFoundError");
-    expect((await submit(t, cast.member.token, `${domain()}/problem_sets/${set}/problems/${hiddenProblem}/submit`)).body.errorCode).toBe("ProblemNotFoundError");
-    expect((await submit(t, cast.member.token, `${domain()}/problem_sets/${hiddenSet}/problems/${problem}/submit`)).body.errorCode).toBe("ProblemSetNotFoundError");
+    expect(
+      (await submit(t, cast.member.token, `${domain()}/problem_sets/${set}/problems/${other}/submit`)).body.errorCode,
+    ).toBe("ProblemNotFoundError");
+    expect(
+      (await submit(t, cast.member.token, `${domain()}/problem_sets/${set}/problems/${hiddenProblem}/submit`)).body
+        .errorCode,
+    ).toBe("ProblemNotFoundError");
+    expect(
+      (await submit(t, cast.member.token, `${domain()}/problem_sets/${hiddenSet}/problems/${problem}/submit`)).body
+        .errorCode,
+    ).toBe("ProblemSetNotFoundError");
   });
 });
 
@@ -184,7 +232,9 @@ describe("no submission is lost", () => {
       const response = await submit(down, downCast.member.token, `/domains/${downCast.domain.id}/problems/${problem}`);
       expect(response.body.errorCode).toBe("Success");
       expect((await recordRow(down, response.body.data.id)).state).toBe("queueing");
-      expect(down.logs.some((l) => l.msg === "record saved but not enqueued; the reconciler will enqueue it")).toBe(true);
+      expect(down.logs.some((l) => l.msg === "record saved but not enqueued; the reconciler will enqueue it")).toBe(
+        true,
+      );
     } finally {
       await down.close();
     }

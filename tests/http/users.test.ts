@@ -4,11 +4,18 @@ import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { createUser } from "../helpers/factories";
 
 let t: TestApp;
-beforeAll(async () => { t = await spawnApp(); });
+beforeAll(async () => {
+  t = await spawnApp();
+});
 afterAll(() => t.close());
 
 const gravatarOf = async (id: string) =>
-  (await t.orm.em.fork().getConnection().execute<{ gravatar: string }[]>("select gravatar from users where id = ?", [id]))[0].gravatar;
+  (
+    await t.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ gravatar: string }[]>("select gravatar from users where id = ?", [id])
+  )[0].gravatar;
 
 describe("GET /users/me", () => {
   test("needs a login", async () => {
@@ -20,9 +27,31 @@ describe("GET /users/me", () => {
     const response = await t.api.get("/users/me", { token });
     expect(response.body.errorCode).toBe("Success");
     expect(Object.keys(response.body.data).sort()).toEqual(
-      ["id", "username", "gravatar", "role", "isActive", "createdAt", "updatedAt", "email", "studentId", "realName", "registerIp", "loginAt", "loginIp"].sort(),
+      [
+        "id",
+        "username",
+        "gravatar",
+        "role",
+        "isActive",
+        "createdAt",
+        "updatedAt",
+        "email",
+        "studentId",
+        "realName",
+        "registerIp",
+        "loginAt",
+        "loginIp",
+      ].sort(),
     );
-    expect(response.body.data).toMatchObject({ id: user.id, username: "detail", email: "detail@example.edu", role: "user", isActive: true, studentId: "", realName: "" });
+    expect(response.body.data).toMatchObject({
+      id: user.id,
+      username: "detail",
+      email: "detail@example.edu",
+      role: "user",
+      isActive: true,
+      studentId: "",
+      realName: "",
+    });
     expect(response.body.data.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+00:00$/);
     expect(response.text).not.toContain("argon2");
   });
@@ -76,11 +105,19 @@ describe("PATCH /users/me/password", () => {
 
   test("the current password must be right; then only the new one logs in", async () => {
     const { token, user, password } = await createUser(t);
-    const wrong = await t.api.patch("/users/me/password", { currentPassword: "nope", newPassword: "new-pw" }, { token });
+    const wrong = await t.api.patch(
+      "/users/me/password",
+      { currentPassword: "nope", newPassword: "new-pw" },
+      { token },
+    );
     expect(wrong.body).toEqual({ errorCode: "UsernamePasswordError", errorMsg: "incorrect password", data: null });
     expect((await login(user.username, password)).body.errorCode).toBe("Success");
 
-    const changed = await t.api.patch("/users/me/password", { current_password: password, new_password: "new-pw" }, { token });
+    const changed = await t.api.patch(
+      "/users/me/password",
+      { current_password: password, new_password: "new-pw" },
+      { token },
+    );
     expect(changed.body.errorCode).toBe("Success");
     expect((await login(user.username, "new-pw")).body.errorCode).toBe("Success");
     expect((await login(user.username, password)).body.errorCode).toBe("UsernamePasswordError");
@@ -98,7 +135,9 @@ describe("PATCH /users/me/password", () => {
   test("an empty or missing new password is a 422", async () => {
     const { token, password } = await createUser(t);
     expect((await t.api.patch("/users/me/password", { currentPassword: password }, { token })).status).toBe(422);
-    expect((await t.api.patch("/users/me/password", { currentPassword: password, newPassword: "" }, { token })).status).toBe(422);
+    expect(
+      (await t.api.patch("/users/me/password", { currentPassword: password, newPassword: "" }, { token })).status,
+    ).toBe(422);
   });
 });
 

@@ -17,7 +17,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-const collect = (graceSeconds: number) => t.jobs.run("blob.collect", { graceSeconds }, { queue: "configs", timeoutMs: 20_000 });
+const collect = (graceSeconds: number) =>
+  t.jobs.run("blob.collect", { graceSeconds }, { queue: "configs", timeoutMs: 20_000 });
 
 async function problemWithVersion(files: Record<string, string>) {
   const response = await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "P" }, { token: cast.owner.token });
@@ -25,7 +26,12 @@ async function problemWithVersion(files: Record<string, string>) {
   const problem = await em.findOneOrFail(Problem, { id: response.body.data.id });
   const tree = [];
   for (const [path, text] of Object.entries(files)) tree.push({ path, ...(await storeBlob(em, t.store, bytes(text))) });
-  await commitVersion(em, { problem, committer: await em.findOneOrFail(User, { id: cast.owner.user.id }), tree, languages: ["c"] });
+  await commitVersion(em, {
+    problem,
+    committer: await em.findOneOrFail(User, { id: cast.owner.user.id }),
+    tree,
+    languages: ["c"],
+  });
   return { problem, digests: tree.map((f) => f.digest) };
 }
 
@@ -45,8 +51,12 @@ describe("blob.collect", () => {
 
   test("a deleted problem's versions and their blobs go, unless another version shares the blob", async () => {
     const shared = "shared between two problems";
-    const gone = await problemWithVersion({ "config.json": "{\"a\":1}", "only-here.in": "unique bytes", "shared.in": shared });
-    const kept = await problemWithVersion({ "config.json": "{\"b\":2}", "shared.in": shared });
+    const gone = await problemWithVersion({
+      "config.json": '{"a":1}',
+      "only-here.in": "unique bytes",
+      "shared.in": shared,
+    });
+    const kept = await problemWithVersion({ "config.json": '{"b":2}', "shared.in": shared });
     await t.api.delete(`/domains/${cast.domain.id}/problems/${gone.problem.id}`, { token: cast.owner.token });
     const report = await collect(0);
     expect(report.versions).toBe(1);

@@ -27,16 +27,35 @@ const caseDefault = { time: "2s", memory: "64m", score: 100, executeFiles: ["mai
 const CASES = [{ executeInputFile: "1.in", executeOutputFile: "1.out", category: "secret" }];
 
 beforeAll(async () => {
-  t = await spawnApp({ JWT_SECRET, METRICS_TOKEN, OAUTH_GITHUB_ID: "Iv1.secrets-test", OAUTH_GITHUB_SECRET: OAUTH_SECRET }, { configsWorker: true });
+  t = await spawnApp(
+    { JWT_SECRET, METRICS_TOKEN, OAUTH_GITHUB_ID: "Iv1.secrets-test", OAUTH_GITHUB_SECRET: OAUTH_SECRET },
+    { configsWorker: true },
+  );
   cast = await makeCast(t);
   key = await judgerKey(t, cast);
   const env = judgeEnv(t, listen(t), key, UID_BASE, { JUDGE_CONCURRENCY: "2" });
   Object.assign(process.env, env, {
-    JWT_SECRET, DATABASE_URL: t.config.databaseUrl!, METRICS_TOKEN, OAUTH_GITHUB_SECRET: OAUTH_SECRET, S3_SECRET_ACCESS_KEY: `s3-${JWT_SECRET.slice(0, 20)}`,
+    JWT_SECRET,
+    DATABASE_URL: t.config.databaseUrl!,
+    METRICS_TOKEN,
+    OAUTH_GITHUB_SECRET: OAUTH_SECRET,
+    S3_SECRET_ACCESS_KEY: `s3-${JWT_SECRET.slice(0, 20)}`,
   });
-  secrets = [JWT_SECRET, t.config.databaseUrl!, METRICS_TOKEN, OAUTH_SECRET, key.secretAccessKey, process.env.S3_SECRET_ACCESS_KEY!];
+  secrets = [
+    JWT_SECRET,
+    t.config.databaseUrl!,
+    METRICS_TOKEN,
+    OAUTH_SECRET,
+    key.secretAccessKey,
+    process.env.S3_SECRET_ACCESS_KEY!,
+  ];
   judge = await startJudge(env);
-  problem = await problemWithData(t, cast, { languages: [{ ...C, caseDefault, cases: CASES }] }, { "1.in": "1 2\n", "1.out": `${HIDDEN_ANSWER}\n` });
+  problem = await problemWithData(
+    t,
+    cast,
+    { languages: [{ ...C, caseDefault, cases: CASES }] },
+    { "1.in": "1 2\n", "1.out": `${HIDDEN_ANSWER}\n` },
+  );
 }, 90_000);
 afterAll(async () => {
   await judge?.stop();
@@ -46,10 +65,16 @@ afterAll(async () => {
 });
 
 /** The record as its owner (staff, every detail) sees it, as text. */
-async function judged(files: Record<string, string>, problemId = problem): Promise<{ text: string; record: { state: string; cases: { stdout: string; stderr: string }[] } }> {
-  const created = (await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problemId}`, submission("c", files))).body.data;
+async function judged(
+  files: Record<string, string>,
+  problemId = problem,
+): Promise<{ text: string; record: { state: string; cases: { stdout: string; stderr: string }[] } }> {
+  const created = (
+    await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problemId}`, submission("c", files))
+  ).body.data;
   await finalRecord(t, created.id, 120_000);
-  const record = (await t.api.get(`/domains/${cast.domain.id}/records/${created.id}`, { token: cast.owner.token })).body.data;
+  const record = (await t.api.get(`/domains/${cast.domain.id}/records/${created.id}`, { token: cast.owner.token })).body
+    .data;
   return { text: JSON.stringify(record), record };
 }
 
@@ -86,12 +111,16 @@ describe("hostile programs looking for the server's secrets find nothing", () =>
   }, 240_000);
 
   test("the same through the compiler: #include and .incbin of /proc/1/environ", async () => {
-    const include = await judged({ "main.c": `#include <stdio.h>\nconst char leaked[] = {\n#include "/proc/1/environ"\n};\nint main(void) { printf("%zu\\n", sizeof leaked); return 0; }` });
+    const include = await judged({
+      "main.c": `#include <stdio.h>\nconst char leaked[] = {\n#include "/proc/1/environ"\n};\nint main(void) { printf("%zu\\n", sizeof leaked); return 0; }`,
+    });
     expectNoSecret(include.text);
-    const incbin = await judged({ "main.c": `#include <stdio.h>
+    const incbin = await judged({
+      "main.c": `#include <stdio.h>
 __asm__(".section .rodata\\n.global leaked\\nleaked:\\n.incbin \\"/proc/1/environ\\"\\n.global leaked_end\\nleaked_end:\\n.previous\\n");
 extern const char leaked[], leaked_end[];
-int main(void) { fwrite(leaked, 1, leaked_end - leaked, stdout); printf("\\n%ld bytes\\n", (long)(leaked_end - leaked)); return 0; }` });
+int main(void) { fwrite(leaked, 1, leaked_end - leaked, stdout); printf("\\n%ld bytes\\n", (long)(leaked_end - leaked)); return 0; }`,
+    });
     // The compile's sandbox has the same closed init: both are compile errors that quote nothing of it.
     expect(include.record.cases[0]).toMatchObject({ state: "compile_error" });
     expect(include.record.cases[0].stderr).toContain("/proc/1/environ: Permission denied");
@@ -100,16 +129,28 @@ int main(void) { fwrite(leaked, 1, leaked_end - leaked, stdout); printf("\\n%ld 
   }, 240_000);
 
   test("a checker that reads /proc the same way and writes what it found as its message", async () => {
-    const checker = { files: ["check.c"], compileArgs: ["gcc", "-O1", "-o", "check", "check.c"], executeArgs: ["./check"] };
-    const peeking = await problemWithData(t, cast, { languages: [{ ...C, checker, caseDefault, cases: CASES }] },
-      { "1.in": "1 2\n", "1.out": "3\n", "check.c": `${WALK_PROC}int main(void) { walk(stderr); return 0; }` });
-    const { text, record } = await judged({ "main.c": "#include <stdio.h>\nint main(void) { puts(\"3\"); return 0; }" }, peeking);
+    const checker = {
+      files: ["check.c"],
+      compileArgs: ["gcc", "-O1", "-o", "check", "check.c"],
+      executeArgs: ["./check"],
+    };
+    const peeking = await problemWithData(
+      t,
+      cast,
+      { languages: [{ ...C, checker, caseDefault, cases: CASES }] },
+      { "1.in": "1 2\n", "1.out": "3\n", "check.c": `${WALK_PROC}int main(void) { walk(stderr); return 0; }` },
+    );
+    const { text, record } = await judged(
+      { "main.c": '#include <stdio.h>\nint main(void) { puts("3"); return 0; }' },
+      peeking,
+    );
     expect(record.cases[0].stderr).toContain("/proc/1/environ: denied");
     expectNoSecret(text);
   }, 240_000);
 
   test("a program looking for test data, configs and keys anywhere it can read, and for the databases", async () => {
-    const { text, record } = await judged({ "main.c": `#include <dirent.h>
+    const { text, record } = await judged({
+      "main.c": `#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -127,7 +168,8 @@ static void walk(const char *dir, int depth) { DIR *d = opendir(dir); if (!d || 
   closedir(d); }
 static const char *reach(int port) { int s = socket(AF_INET, SOCK_STREAM, 0); struct sockaddr_in a = {0}; a.sin_family = AF_INET; a.sin_port = htons(port);
   a.sin_addr.s_addr = inet_addr("127.0.0.1"); return connect(s, (struct sockaddr *)&a, sizeof a) == 0 ? "connected" : "refused"; }
-int main(void) { walk("/", 0); printf("%d files; postgres %s; redis %s\\n", files, reach(5432), reach(6379)); return 0; }` });
+int main(void) { walk("/", 0); printf("%d files; postgres %s; redis %s\\n", files, reach(5432), reach(6379)); return 0; }`,
+    });
     expect(record.cases[0].stdout).toMatch(/^\d+ files; postgres refused; redis refused\n$/);
     expect(record.cases[0].stdout).not.toContain("FOUND");
     expect(text).not.toContain(HIDDEN_ANSWER);
@@ -142,7 +184,9 @@ int main(void) { walk("/", 0); printf("%d files; postgres %s; redis %s\\n", file
 
 describe("output that holds a secret anyway is cut before it is stored", () => {
   test("the judger's key printed by a program (a path nobody thought of) is redacted, with a warning naming the record", async () => {
-    const { record } = await judged({ "main.c": `#include <stdio.h>\nint main(void) { puts("key=${key.secretAccessKey}"); return 0; }` });
+    const { record } = await judged({
+      "main.c": `#include <stdio.h>\nint main(void) { puts("key=${key.secretAccessKey}"); return 0; }`,
+    });
     expect(record.cases[0].stdout).toBe(`key=${REDACTED}\n`);
     const warning = judge.logs.find((line) => line.msg === "a secret of the judge was cut out of a case's output");
     expect(warning).toMatchObject({ level: "warn", case: 0, hits: 1 });

@@ -4,7 +4,14 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureProbe, ensureRunner, freshWorkDir, runSandboxed, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
+import {
+  ensureProbe,
+  ensureRunner,
+  freshWorkDir,
+  runSandboxed,
+  SLOT_UID_BASE,
+  type Limits,
+} from "../../src/judge/sandbox";
 import { processesOf } from "../../src/judge/slot-processes";
 import { judgeProbeReport } from "../../src/judge/self-check";
 import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
@@ -40,7 +47,16 @@ async function run(name: string, binary: { c?: string; copy?: string }, limits: 
     await copyFile(binary.copy!, join(dir, "a.out"));
   }
   for (const file of await readdir(dir)) await chown(join(dir, file), UID, UID);
-  const result = runSandboxed({ runner, workDir: dir, argv: ["./a.out"], stdin: null, limits: { ...LIMITS, ...limits }, uid: UID, cgroup, tmpBytes: 64 << 20 });
+  const result = runSandboxed({
+    runner,
+    workDir: dir,
+    argv: ["./a.out"],
+    stdin: null,
+    limits: { ...LIMITS, ...limits },
+    uid: UID,
+    cgroup,
+    tmpBytes: 64 << 20,
+  });
   return { result, dir };
 }
 
@@ -65,34 +81,43 @@ describe("a sandboxed program sees its own processes only", () => {
     let seen: string[][] = [];
     for (let i = 0; i < 100 && seen.length < 2; i++) {
       await Bun.sleep(20);
-      seen = processesOf(UID).map((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").filter(Boolean);
-        } catch {
-          return [];
-        }
-      }).filter((environ) => environ.length > 0);
+      seen = processesOf(UID)
+        .map((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").filter(Boolean);
+          } catch {
+            return [];
+          }
+        })
+        .filter((environ) => environ.length > 0);
     }
     await result;
     // bubblewrap outside and the program inside: both seen, neither with a variable beyond the sandbox's.
     expect(seen.length).toBeGreaterThanOrEqual(2);
     for (const environ of seen) {
       expect(environ.join("\n")).not.toContain(SECRET);
-      expect(environ.map((entry) => entry.split("=")[0]).filter((name) => !["PATH", "HOME", "LANG", "PWD"].includes(name))).toEqual([]);
+      expect(
+        environ.map((entry) => entry.split("=")[0]).filter((name) => !["PATH", "HOME", "LANG", "PWD"].includes(name)),
+      ).toEqual([]);
     }
   });
 
   test("the runner, as the namespace's init, cannot be killed by the program and still reports", async () => {
-    const { result } = await run("killer", { c: `#include <signal.h>
+    const { result } = await run("killer", {
+      c: `#include <signal.h>
 #include <stdio.h>
-int main(){int a=kill(1,SIGKILL),b=kill(1,SIGTERM),c=kill(-1,SIGKILL);printf("%d %d %d\\n",a,b,c);fflush(stdout);return 0;}` });
+int main(){int a=kill(1,SIGKILL),b=kill(1,SIGTERM),c=kill(-1,SIGKILL);printf("%d %d %d\\n",a,b,c);fflush(stdout);return 0;}`,
+    });
     const done = await result;
     expect(done.lost).toBe(false);
     expect(done.exitCode).toBe(0);
   });
 
   test("orphans are reaped while the run goes on: 200 double forks leave no zombie behind", async () => {
-    const { result } = await run("orphans", { c: `#include <dirent.h>
+    const { result } = await run(
+      "orphans",
+      {
+        c: `#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +127,10 @@ int main(){int made=0;for(int i=0;i<200;i++){int tries=0;pid_t p;
 while((p=fork())<0&&errno==EAGAIN&&tries++<2000)usleep(500);
 if(p<0)break;if(p==0){if(fork()==0)_exit(0);_exit(0);}waitpid(p,0,0);made++;}
 usleep(200000);int seen=0;DIR*d=opendir("/proc");struct dirent*e;while((e=readdir(d)))if(atoi(e->d_name)>0)seen++;
-printf("%d made, %d processes\\n",made,seen);return 0;}` }, { wallMs: 10_000, cpuMs: 5_000 });
+printf("%d made, %d processes\\n",made,seen);return 0;}`,
+      },
+      { wallMs: 10_000, cpuMs: 5_000 },
+    );
     const done = await result;
     // The runner (PID 1) and the program: every orphan was reaped by the runner, the namespace's init.
     expect(new TextDecoder().decode(done.stdout)).toBe("200 made, 2 processes\n");

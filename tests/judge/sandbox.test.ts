@@ -3,7 +3,14 @@ import { chmod, chown, readdir, symlink, writeFile } from "node:fs/promises";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureRunner, freshWorkDir, readOutput, runSandboxed, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
+import {
+  ensureRunner,
+  freshWorkDir,
+  readOutput,
+  runSandboxed,
+  SLOT_UID_BASE,
+  type Limits,
+} from "../../src/judge/sandbox";
 import { classifyRun } from "../../src/judge/verdict";
 import { killSlotProcesses, processesOf } from "../../src/judge/slot-processes";
 import { assertRan, JudgeFault } from "../../src/judge/steps";
@@ -25,24 +32,44 @@ afterAll(() => cgroup.remove());
 
 /** Compiles C source on the host (the sandboxed compile is the judge's business) and runs it sandboxed. */
 async function runC(
-  name: string, source: string, options: { stdin?: string; limits?: Partial<Limits>; flags?: string[]; signal?: AbortSignal } = {},
+  name: string,
+  source: string,
+  options: { stdin?: string; limits?: Partial<Limits>; flags?: string[]; signal?: AbortSignal } = {},
 ) {
   const dir = await freshWorkDir(join(root, "work"), name, UID);
   await writeFile(join(dir, "main.c"), source);
-  const gcc = Bun.spawn(["gcc", "-O1", "-o", join(dir, "a.out"), join(dir, "main.c"), ...(options.flags ?? [])], { stderr: "pipe" });
+  const gcc = Bun.spawn(["gcc", "-O1", "-o", join(dir, "a.out"), join(dir, "main.c"), ...(options.flags ?? [])], {
+    stderr: "pipe",
+  });
   expect(await gcc.exited).toBe(0);
   if (options.stdin !== undefined) await writeFile(join(dir, "input"), options.stdin);
   for (const file of await readdir(dir)) await chown(join(dir, file), UID, UID);
   const limits = { ...LIMITS, ...options.limits };
-  const run = await runSandboxed({ runner, workDir: dir, argv: ["./a.out"], stdin: options.stdin === undefined ? null : "input", limits, uid: UID, cgroup, tmpBytes: 64 << 20 }, options.signal);
+  const run = await runSandboxed(
+    {
+      runner,
+      workDir: dir,
+      argv: ["./a.out"],
+      stdin: options.stdin === undefined ? null : "input",
+      limits,
+      uid: UID,
+      cgroup,
+      tmpBytes: 64 << 20,
+    },
+    options.signal,
+  );
   const text = new TextDecoder().decode(run.stdout);
   return { run, text, dir, verdict: classifyRun(run, limits) };
 }
 
 describe("the sandbox runs programs and measures them", () => {
   test("a correct program: exit 0, its output, kernel-measured time and memory", async () => {
-    const { run, text, verdict } = await runC("ok", `#include <stdio.h>
-int main(){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}`, { stdin: "2 3\n" });
+    const { run, text, verdict } = await runC(
+      "ok",
+      `#include <stdio.h>
+int main(){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}`,
+      { stdin: "2 3\n" },
+    );
     expect(verdict).toBe("ran");
     expect(text).toBe("5\n");
     expect(run.memoryKb).toBeGreaterThan(0);
@@ -56,21 +83,30 @@ int main(){int a,b;scanf("%d %d",&a,&b);printf("%d\\n",a+b);return 0;}`, { stdin
   });
 
   test("sleeping forever: time limit exceeded (wall clock)", async () => {
-    const { run, verdict } = await runC("sleep", "#include <unistd.h>\nint main(){sleep(100);return 0;}", { limits: { wallMs: 500 } });
+    const { run, verdict } = await runC("sleep", "#include <unistd.h>\nint main(){sleep(100);return 0;}", {
+      limits: { wallMs: 500 },
+    });
     expect(verdict).toBe("time_limit_exceeded");
     expect(run.wallExceeded).toBe(true);
   });
 
   test("a memory hog: killed by the cgroup's OOM killer, memory limit exceeded", async () => {
-    const { run, verdict } = await runC("hog", `#include <stdlib.h>
+    const { run, verdict } = await runC(
+      "hog",
+      `#include <stdlib.h>
 #include <string.h>
-int main(){for(int i=0;i<40;i++){char*p=malloc(4<<20);if(!p)return 3;memset(p,1,4<<20);}return 0;}`);
+int main(){for(int i=0;i<40;i++){char*p=malloc(4<<20);if(!p)return 3;memset(p,1,4<<20);}return 0;}`,
+    );
     expect(verdict).toBe("memory_limit_exceeded");
     expect(run.oomKilled).toBe(true);
   });
 
   test("printing without end: output limit exceeded, the run stopped at the limit", async () => {
-    const { run } = await runC("flood", "#include <stdio.h>\nint main(){for(;;)fputs(\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\",stdout);}", { limits: { fileBytes: 100_000 } });
+    const { run } = await runC(
+      "flood",
+      '#include <stdio.h>\nint main(){for(;;)fputs("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n",stdout);}',
+      { limits: { fileBytes: 100_000 } },
+    );
     expect(classifyRun(run, { ...LIMITS, fileBytes: 100_000 })).toBe("output_limit_exceeded");
     expect(run.stdout.byteLength).toBeLessThanOrEqual(100_000);
   });
@@ -87,41 +123,54 @@ int main(){for(int i=0;i<40;i++){char*p=malloc(4<<20);if(!p)return 3;memset(p,1,
 
 describe("hostile programs are contained", () => {
   test("a fork bomb hits the process limit and dies with everything it started", async () => {
-    const { run } = await runC("forkbomb", "#include <unistd.h>\nint main(){for(;;)fork();}", { limits: { wallMs: 1500 } });
+    const { run } = await runC("forkbomb", "#include <unistd.h>\nint main(){for(;;)fork();}", {
+      limits: { wallMs: 1500 },
+    });
     expect(run.lost).toBe(false);
     // The PID namespace goes with the run: its processes are gone moments after (bounded wait).
     let leftovers = "x";
     for (let i = 0; i < 100 && leftovers !== ""; i++) {
-      leftovers = Bun.spawnSync(["pgrep", "-u", String(UID)]).stdout.toString().trim();
+      leftovers = Bun.spawnSync(["pgrep", "-u", String(UID)])
+        .stdout.toString()
+        .trim();
       if (leftovers !== "") await Bun.sleep(20);
     }
     expect(leftovers).toBe("");
   });
 
   test("no network: a socket cannot reach anything", async () => {
-    const { text } = await runC("net", `#include <stdio.h>
+    const { text } = await runC(
+      "net",
+      `#include <stdio.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 int main(){int s=socket(AF_INET,SOCK_STREAM,0);struct sockaddr_in a={0};a.sin_family=AF_INET;a.sin_port=htons(5432);a.sin_addr.s_addr=inet_addr("127.0.0.1");
-printf("%s\\n",connect(s,(struct sockaddr*)&a,sizeof a)==0?"connected":"refused");return 0;}`);
+printf("%s\\n",connect(s,(struct sockaddr*)&a,sizeof a)==0?"connected":"refused");return 0;}`,
+    );
     expect(text).toBe("refused\n");
   });
 
   test("secrets and other runs are out of sight; nothing outside the work directory is writable", async () => {
     await writeFile(join(root, "other-run-secret"), "expected output of someone else");
-    const { text } = await runC("snoop", `#include <stdio.h>
+    const { text } = await runC(
+      "snoop",
+      `#include <stdio.h>
 int probe(const char*p,const char*m){FILE*f=fopen(p,m);if(f){fclose(f);return 1;}return 0;}
-int main(){printf("%d%d%d%d%d\\n",probe("/etc/shadow","r"),probe("/etc/passwd","r"),probe("${root}/other-run-secret","r"),probe("/usr/evil","w"),probe("/tmp/x","w"));return 0;}`);
+int main(){printf("%d%d%d%d%d\\n",probe("/etc/shadow","r"),probe("/etc/passwd","r"),probe("${root}/other-run-secret","r"),probe("/usr/evil","w"),probe("/tmp/x","w"));return 0;}`,
+    );
     // shadow, passwd, the other run's file, /usr: unreachable; only the private /tmp is writable.
     expect(text).toBe("00001\n");
     expect(existsSync("/usr/evil")).toBe(false);
   });
 
   test("a file planted as a symlink or a FIFO is never followed by the judge", async () => {
-    const { dir } = await runC("plant", `#include <unistd.h>
+    const { dir } = await runC(
+      "plant",
+      `#include <unistd.h>
 #include <sys/stat.h>
-int main(){symlink("/etc/shadow","answer");mkfifo("pipe",0600);return 0;}`);
+int main(){symlink("/etc/shadow","answer");mkfifo("pipe",0600);return 0;}`,
+    );
     expect(await readOutput(dir, "answer", 1024)).toBeNull();
     expect(await readOutput(dir, "pipe", 1024)).toBeNull();
     await symlink("/etc/hostname", join(dir, "host-made"));
@@ -131,9 +180,13 @@ int main(){symlink("/etc/shadow","answer");mkfifo("pipe",0600);return 0;}`);
 
 describe("a stopped or stuck sandbox ends, and leaves nothing of its slot behind", () => {
   /** A run's result, or a failure naming the run that never ended (without the defences, never). */
-  const ends = <T>(run: Promise<T>, what: string, ms = 8_000) => Promise.race([
-    run, Bun.sleep(ms).then(() => { throw new Error(`${what} never ended`); }),
-  ]);
+  const ends = <T>(run: Promise<T>, what: string, ms = 8_000) =>
+    Promise.race([
+      run,
+      Bun.sleep(ms).then(() => {
+        throw new Error(`${what} never ended`);
+      }),
+    ]);
 
   test("stopped during bubblewrap's set-up: the run ends and no process of the slot uid is left", async () => {
     // A kill 0-15 ms after the spawn left bubblewrap's first sandbox process waiting for good in about

@@ -19,10 +19,14 @@ const dataDir = join(scratch, "not", "yet", "there");
 const port = 36_000 + Math.floor(Math.random() * 2_000);
 const base = `http://127.0.0.1:${port}`;
 // The test client speaks to the real port: Requests for http://localhost/… go to the started server.
-const api = new HttpClient({ handle: (request: Request) => fetch(new Request(request.url.replace("http://localhost", base), request)) } as unknown as App);
+const api = new HttpClient({
+  handle: (request: Request) => fetch(new Request(request.url.replace("http://localhost", base), request)),
+} as unknown as App);
 
 const FIRST_RUN_SECRETS = {
-  JWT_SECRET: randomUUID().replaceAll("-", "").repeat(2), METRICS_TOKEN: `metrics-${randomUUID()}`, OAUTH_GITHUB_SECRET: `gh-${randomUUID()}`,
+  JWT_SECRET: randomUUID().replaceAll("-", "").repeat(2),
+  METRICS_TOKEN: `metrics-${randomUUID()}`,
+  OAUTH_GITHUB_SECRET: `gh-${randomUUID()}`,
 };
 const child = Bun.spawn([process.execPath, "src/start.ts"], {
   cwd: ROOT,
@@ -61,12 +65,17 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${what}: not in time\n${output.slice(-4000)}`);
+    if (Date.now() > deadline || child.exitCode !== null)
+      throw new Error(`${what}: not in time\n${output.slice(-4000)}`);
     await Bun.sleep(100);
   }
 }
@@ -74,13 +83,18 @@ async function until<T>(what: string, check: () => Promise<T | undefined> | T | 
 /** The environments of `bun run start`'s workers, read from /proc as the kernel holds them. */
 function workerEnvironments(): Record<string, Record<string, string>> {
   const found: Record<string, Record<string, string>> = {};
-  const children = Bun.spawnSync(["pgrep", "-P", String(child.pid)]).stdout.toString().split("\n").filter(Boolean);
+  const children = Bun.spawnSync(["pgrep", "-P", String(child.pid)])
+    .stdout.toString()
+    .split("\n")
+    .filter(Boolean);
   for (const pid of children) {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
     const worker = /workers\/(\w+)\.ts/.exec(cmdline)?.[1];
     if (!worker) continue;
     const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
-    found[worker] = Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+    found[worker] = Object.fromEntries(
+      entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+    );
   }
   return found;
 }
@@ -90,11 +104,18 @@ const register = (username: string, email: string) =>
   api.post("/auth/register?responseType=json&cookie=false", { username, email, password: "first-run password" });
 
 const CONFIG = {
-  languages: [{
-    name: "c", compileFiles: ["main.c"], compileArgs: ["gcc", "-O2", "-o", "main", "main.c"],
-    caseDefault: { time: "1s", memory: "64m", score: 50, executeFiles: ["main"], executeArgs: ["./main"] },
-    cases: [{ executeInputFile: "1.in", executeOutputFile: "1.out" }, { executeInputFile: "2.in", executeOutputFile: "2.out" }],
-  }],
+  languages: [
+    {
+      name: "c",
+      compileFiles: ["main.c"],
+      compileArgs: ["gcc", "-O2", "-o", "main", "main.c"],
+      caseDefault: { time: "1s", memory: "64m", score: 50, executeFiles: ["main"], executeArgs: ["./main"] },
+      cases: [
+        { executeInputFile: "1.in", executeOutputFile: "1.out" },
+        { executeInputFile: "2.in", executeOutputFile: "2.out" },
+      ],
+    },
+  ],
 };
 const SOLUTION = `#include <stdio.h>\nint main(void) { long a, b; scanf("%ld %ld", &a, &b); printf("%ld\\n", a + b); return 0; }\n`;
 
@@ -106,16 +127,22 @@ test("bun run start on a bare machine: embedded database, the judge, peter is ro
   // Least privilege: the judge has its own settings only; the configs worker has the database but no API secret.
   const workers = workerEnvironments();
   expect(Object.keys(workers).sort()).toEqual(["configs", "judge"]);
-  for (const name of ["JWT_SECRET", "DATABASE_URL", "METRICS_TOKEN", "OAUTH_GITHUB_SECRET", "OAUTH_GITHUB_ID"]) expect(workers.judge).not.toHaveProperty(name);
+  for (const name of ["JWT_SECRET", "DATABASE_URL", "METRICS_TOKEN", "OAUTH_GITHUB_SECRET", "OAUTH_GITHUB_ID"])
+    expect(workers.judge).not.toHaveProperty(name);
   expect(workers.judge).toHaveProperty("JUDGER_SECRET_ACCESS_KEY");
-  for (const name of ["JWT_SECRET", "METRICS_TOKEN", "OAUTH_GITHUB_SECRET", "JUDGER_SECRET_ACCESS_KEY"]) expect(workers.configs).not.toHaveProperty(name);
+  for (const name of ["JWT_SECRET", "METRICS_TOKEN", "OAUTH_GITHUB_SECRET", "JUDGER_SECRET_ACCESS_KEY"])
+    expect(workers.configs).not.toHaveProperty(name);
   expect(workers.configs).toHaveProperty("DATABASE_URL");
   for (const secret of Object.values(FIRST_RUN_SECRETS)) expect(JSON.stringify(workers)).not.toContain(secret);
 
   const peter = await register("peter", "peter.parker@sjtu.edu.cn");
   expect(peter.body.errorCode).toBe("Success");
   expect(decode(peter.body.data.accessToken).role).toBe("root");
-  for (const [name, email] of [["Chris", "chris@umich.edu"], ["张伟", "zhangwei@sjtu.edu.cn"], ["José", "jose@upc.edu"]]) {
+  for (const [name, email] of [
+    ["Chris", "chris@umich.edu"],
+    ["张伟", "zhangwei@sjtu.edu.cn"],
+    ["José", "jose@upc.edu"],
+  ]) {
     expect(decode((await register(name, email)).body.data.accessToken)).toMatchObject({ username: name, role: "user" });
   }
   const invisible = await register("\u200b", "zwsp@example.edu");
@@ -127,21 +154,37 @@ test("bun run start on a bare machine: embedded database, the judge, peter is ro
   expect(domain?.id).toBeString();
   const problem = (await api.post(`/domains/${domain.id}/problems`, { title: "A + B" }, { token })).body.data;
   const archive = new FormData();
-  const files = { "config.json": JSON.stringify(CONFIG), "1.in": "1 2\n", "1.out": "3\n", "2.in": "40 2\n", "2.out": "42\n" };
+  const files = {
+    "config.json": JSON.stringify(CONFIG),
+    "1.in": "1 2\n",
+    "1.out": "3\n",
+    "2.in": "40 2\n",
+    "2.out": "42\n",
+  };
   archive.append("file", new Blob([await archiveOf("zip", files)]), "config.zip");
-  const uploaded = await api.post(`/domains/${domain.id}/problems/${problem.id}/configs`, undefined, { token, multipart: archive });
+  const uploaded = await api.post(`/domains/${domain.id}/problems/${problem.id}/configs`, undefined, {
+    token,
+    multipart: archive,
+  });
   expect(uploaded.body.errorCode).toBe("Success");
 
   const submission = new FormData();
   submission.set("language", "c");
   submission.append("files", new File([SOLUTION], "main.c"));
-  const submitted = await api.post(`/domains/${domain.id}/problems/${problem.id}`, undefined, { token, multipart: submission });
+  const submitted = await api.post(`/domains/${domain.id}/problems/${problem.id}`, undefined, {
+    token,
+    multipart: submission,
+  });
   expect(submitted.body.errorCode).toBe("Success");
   const recordId = submitted.body.data.id as string;
-  const record = await until("the record judged", async () => {
-    const view = (await api.get(`/domains/${domain.id}/records/${recordId}`, { token })).body.data;
-    return ["accepted", "rejected", "failed"].includes(view?.state) ? view : undefined;
-  }, 90_000);
+  const record = await until(
+    "the record judged",
+    async () => {
+      const view = (await api.get(`/domains/${domain.id}/records/${recordId}`, { token })).body.data;
+      return ["accepted", "rejected", "failed"].includes(view?.state) ? view : undefined;
+    },
+    90_000,
+  );
   expect(record).toMatchObject({ state: "accepted", score: 100 });
 
   child.kill("SIGTERM");

@@ -8,7 +8,9 @@ import { TEST_JWT_SECRET, TEST_REDIS_URL } from "../helpers/spawn-app";
 // milliseconds. The second must not cut the first short: every request in flight is answered.
 const ROOT = join(import.meta.dir, "../..");
 let database: { url: string; drop: () => Promise<void> };
-beforeAll(async () => { database = await createTestDatabase(); });
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
 afterAll(() => database.drop());
 
 test("SIGTERM to the process group of `bun run start:api` under load: every request in flight is answered", async () => {
@@ -18,39 +20,76 @@ test("SIGTERM to the process group of `bun run start:api` under load: every requ
     cwd: ROOT,
     detached: true, // a process group of its own, like a service
     env: {
-      PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL,
-      JWT_SECRET: TEST_JWT_SECRET, PORT: String(port), HOST: "127.0.0.1", QUEUE_PREFIX: `joj-graceful-${port}`,
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      JWT_SECRET: TEST_JWT_SECRET,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      QUEUE_PREFIX: `joj-graceful-${port}`,
       // Logins wait for one password hash at a time: plenty of requests are still in flight at the signal.
-      PASSWORD_HASH_CONCURRENCY: "1", PASSWORD_HASH_MAX_WAIT_MS: "600000", RATE_LOGIN_FAILURES_PER_IP: "0", RATE_LOGINS_PER_ACCOUNT: "0", RATE_LOGIN_FAILURES_PER_ACCOUNT: "0", RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: "0", RATE_SUBMISSIONS_PER_USER: "0", SHUTDOWN_TIMEOUT_MS: "30000",
+      PASSWORD_HASH_CONCURRENCY: "1",
+      PASSWORD_HASH_MAX_WAIT_MS: "600000",
+      RATE_LOGIN_FAILURES_PER_IP: "0",
+      RATE_LOGINS_PER_ACCOUNT: "0",
+      RATE_LOGIN_FAILURES_PER_ACCOUNT: "0",
+      RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: "0",
+      RATE_SUBMISSIONS_PER_USER: "0",
+      SHUTDOWN_TIMEOUT_MS: "30000",
     },
-    stdout: "pipe", stderr: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
   });
   let output = "";
-  const drain = async (stream: ReadableStream<Uint8Array>) => { for await (const chunk of stream) output += new TextDecoder().decode(chunk); };
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+  };
   const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
   for (let i = 0; i < 200 && !output.includes('"msg":"api listening"'); i++) await Bun.sleep(50);
   expect(output).toContain('"msg":"api listening"');
 
-  const json = (path: string, body: unknown, token?: string) => fetch(`${base}${path}`, {
-    method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-  }).then((r) => r.json() as Promise<{ errorCode: string; data: { accessToken: string; id: string } }>);
-  const root = await json("/auth/register?responseType=json&cookie=false", { username: "Chloé Dupré", email: "chloe@ens.fr", password: "pw" });
+  const json = (path: string, body: unknown, token?: string) =>
+    fetch(`${base}${path}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    }).then((r) => r.json() as Promise<{ errorCode: string; data: { accessToken: string; id: string } }>);
+  const root = await json("/auth/register?responseType=json&cookie=false", {
+    username: "Chloé Dupré",
+    email: "chloe@ens.fr",
+    password: "pw",
+  });
   const token = root.data.accessToken;
   const domain = (await json("/domains", { name: "Graceful" }, token)).data.id;
   const problem = (await json(`/domains/${domain}/problems`, { title: "A + B" }, token)).data.id;
-  await json(`/domains/${domain}/problems/${problem}/configs/json`, { languages: [{ name: "c", cases: [{ score: 100 }] }] }, token);
+  await json(
+    `/domains/${domain}/problems/${problem}/configs/json`,
+    { languages: [{ name: "c", cases: [{ score: 100 }] }] },
+    token,
+  );
 
-  const login = () => fetch(`${base}/auth/login?responseType=json&cookie=false`, {
-    method: "POST", body: new URLSearchParams({ username: "Chloé Dupré", password: "pw" }),
-  });
+  const login = () =>
+    fetch(`${base}/auth/login?responseType=json&cookie=false`, {
+      method: "POST",
+      body: new URLSearchParams({ username: "Chloé Dupré", password: "pw" }),
+    });
   const upload = () => {
     const form = new FormData();
     form.set("language", "c");
     form.append("files", new File(["int main(void) { return 0; }\n/*", "x".repeat(200_000), "*/\n"], "main.c"));
-    return fetch(`${base}/domains/${domain}/problems/${problem}`, { method: "POST", body: form, headers: { authorization: `Bearer ${token}` } });
+    return fetch(`${base}/domains/${domain}/problems/${problem}`, {
+      method: "POST",
+      body: form,
+      headers: { authorization: `Bearer ${token}` },
+    });
   };
   const inFlight = [...Array.from({ length: 30 }, login), ...Array.from({ length: 10 }, upload)].map((p) =>
-    p.then(async (r) => ({ status: r.status, code: ((await r.json()) as { errorCode: string }).errorCode }), (e: Error) => ({ status: 0, code: e.message })));
+    p.then(
+      async (r) => ({ status: r.status, code: ((await r.json()) as { errorCode: string }).errorCode }),
+      (e: Error) => ({ status: 0, code: e.message }),
+    ),
+  );
   await Bun.sleep(200);
   process.kill(-child.pid, "SIGTERM");
   const answers = await Promise.all(inFlight);

@@ -17,11 +17,23 @@ const children: Bun.Subprocess[] = [];
 
 // Four cases of ~0.6 s each: long enough to stop a judge in the middle of a record.
 const CONFIG = {
-  languages: [{
-    name: "python3", compileFiles: ["main.py"], compileArgs: [],
-    caseDefault: { time: "2s", memory: "64m", score: 25, executeFiles: ["main.py"], executeArgs: ["python3", "main.py"], executeInputFile: "in", executeOutputFile: "out" },
-    cases: [{}, {}, {}, {}],
-  }],
+  languages: [
+    {
+      name: "python3",
+      compileFiles: ["main.py"],
+      compileArgs: [],
+      caseDefault: {
+        time: "2s",
+        memory: "64m",
+        score: 25,
+        executeFiles: ["main.py"],
+        executeArgs: ["python3", "main.py"],
+        executeInputFile: "in",
+        executeOutputFile: "out",
+      },
+      cases: [{}, {}, {}, {}],
+    },
+  ],
 };
 const SLOW = "import time\ntime.sleep(0.6)\na, b = map(int, input().split())\nprint(a + b)\n";
 
@@ -41,7 +53,10 @@ afterAll(async () => {
 async function judgeProcess(env: Record<string, string>, args: string[] = []) {
   await chmod(join(env.JUDGE_WORK_DIR, ".."), 0o711);
   const child = Bun.spawn([process.execPath, "workers/judge.ts", ...args], {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: "/tmp", ...env }, stdout: "pipe", stderr: "pipe",
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: "/tmp", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
   });
   children.push(child);
   const reader = child.stdout.getReader();
@@ -64,7 +79,14 @@ async function judgeProcess(env: Record<string, string>, args: string[] = []) {
 }
 
 async function submitSlow() {
-  const record = (await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${slow}`, submission("python3", { "main.py": SLOW }))).body.data;
+  const record = (
+    await submit(
+      t,
+      cast.member.token,
+      `/domains/${cast.domain.id}/problems/${slow}`,
+      submission("python3", { "main.py": SLOW }),
+    )
+  ).body.data;
   return record.id as string;
 }
 
@@ -93,7 +115,10 @@ describe("the judge process", () => {
   test("HTTP mode needs only the API: it long-polls, claims, judges and stops cleanly on SIGTERM", async () => {
     const key = await judgerKey(t, cast);
     // No Redis for this judge: a judger on another machine reaches only the API.
-    const judge = await judgeProcess(judgeEnv(t, server, key, 62_000, { REDIS_URL: "redis://127.0.0.1:1", JUDGE_CONCURRENCY: "2" }), ["--server", server]);
+    const judge = await judgeProcess(
+      judgeEnv(t, server, key, 62_000, { REDIS_URL: "redis://127.0.0.1:1", JUDGE_CONCURRENCY: "2" }),
+      ["--server", server],
+    );
     const id = await submitSlow();
     const row = await finalRecord(t, id, 30_000);
     expect(row).toMatchObject({ state: "accepted", score: 100, judger_id: key.id });
@@ -116,7 +141,12 @@ describe("the judge process", () => {
     const b = await judgeProcess(judgeEnv(t, server, keyB, 62_200));
     const row = await reconciledUntilFinal(id);
     expect(row).toMatchObject({ state: "accepted", score: 100, judger_id: keyB.id, attempts: 2 });
-    expect((row.cases as { state: string }[]).map((c) => c.state)).toEqual(["accepted", "accepted", "accepted", "accepted"]);
+    expect((row.cases as { state: string }[]).map((c) => c.state)).toEqual([
+      "accepted",
+      "accepted",
+      "accepted",
+      "accepted",
+    ]);
     b.child.kill("SIGTERM");
     expect(await b.child.exited).toBe(0);
   }, 90_000);
@@ -129,7 +159,8 @@ describe("the judge process", () => {
     a.child.kill("SIGTERM");
     // A failed shutdown step exits 1: the judge's own error lines say which and why.
     const code = await a.child.exited;
-    const failures = code === 0 ? [] : (await a.output()).split("\n").filter((line: string) => line.includes('"level":"error"'));
+    const failures =
+      code === 0 ? [] : (await a.output()).split("\n").filter((line: string) => line.includes('"level":"error"'));
     expect({ code, failures }).toEqual({ code: 0, failures: [] });
     expect(await a.output()).toContain('"msg":"stopped"');
     const given = await recordRow(t, id);
@@ -153,8 +184,17 @@ describe("the judge process", () => {
 
 describe("judge start-up errors name what to fix", () => {
   test("no judger access key", async () => {
-    const child = Bun.spawn([process.execPath, "workers/judge.ts"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const child = Bun.spawn([process.execPath, "workers/judge.ts"], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     expect(code).toBe(1);
     expect(out + err).toContain("JUDGER_ACCESS_KEY_ID and JUDGER_SECRET_ACCESS_KEY are required");
   });
@@ -162,8 +202,17 @@ describe("judge start-up errors name what to fix", () => {
   test("a key the API refuses", async () => {
     const env = judgeEnv(t, server, { accessKeyId: "jk_00000000000000000000", secretAccessKey: "wrong" }, 62_600);
     await chmod(join(env.JUDGE_WORK_DIR, ".."), 0o711);
-    const child = Bun.spawn([process.execPath, "workers/judge.ts", "--server", server], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const child = Bun.spawn([process.execPath, "workers/judge.ts", "--server", server], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     expect(code).toBe(1);
     expect(out + err).toContain(`cannot use the API at ${server} with this judger key`);
     expect(out + err).not.toContain("wrong");

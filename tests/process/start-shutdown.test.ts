@@ -16,11 +16,15 @@ const ROOT = join(import.meta.dir, "../..");
 const scratch = mkdtempSync(join(tmpdir(), "joj-start-shutdown-"));
 chmodSync(scratch, 0o711);
 const port = 40_000 + Math.floor(Math.random() * 2_000);
-const api = new HttpClient({ handle: (r: Request) => fetch(new Request(r.url.replace("http://localhost", `http://127.0.0.1:${port}`), r)) } as unknown as App);
+const api = new HttpClient({
+  handle: (r: Request) => fetch(new Request(r.url.replace("http://localhost", `http://127.0.0.1:${port}`), r)),
+} as unknown as App);
 let database: { url: string; drop: () => Promise<void> };
 const queuePrefix = `joj-drill-${randomUUID()}`;
 
-beforeAll(async () => { database = await createTestDatabase(); });
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
 afterAll(async () => {
   await database.drop();
   rmSync(scratch, { recursive: true, force: true });
@@ -28,16 +32,33 @@ afterAll(async () => {
 
 function start(extra: Record<string, string> = {}) {
   const child = Bun.spawn([process.execPath, "src/start.ts"], {
-    cwd: ROOT, stdout: "pipe", stderr: "pipe",
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
     env: {
-      PATH: process.env.PATH ?? "", HOME: "/tmp", DATA_DIR: join(scratch, "data"), HOST: "127.0.0.1", PORT: String(port),
-      DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: queuePrefix, JUDGE_WORK_DIR: join(scratch, "work"),
-      JUDGE_CACHE_DIR: join(scratch, "cache"), JUDGE_SLOT_UID_BASE: "68000", JUDGE_CONCURRENCY: "2", JUDGE_LEASE_SECONDS: "60", ...extra,
+      PATH: process.env.PATH ?? "",
+      HOME: "/tmp",
+      DATA_DIR: join(scratch, "data"),
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: queuePrefix,
+      JUDGE_WORK_DIR: join(scratch, "work"),
+      JUDGE_CACHE_DIR: join(scratch, "cache"),
+      JUDGE_SLOT_UID_BASE: "68000",
+      JUDGE_CONCURRENCY: "2",
+      JUDGE_LEASE_SECONDS: "60",
+      ...extra,
     },
   });
   let output = "";
-  const drained = (async () => { for await (const chunk of child.stdout) output += new TextDecoder().decode(chunk); })();
-  void (async () => { for await (const chunk of child.stderr) output += new TextDecoder().decode(chunk); })();
+  const drained = (async () => {
+    for await (const chunk of child.stdout) output += new TextDecoder().decode(chunk);
+  })();
+  void (async () => {
+    for await (const chunk of child.stderr) output += new TextDecoder().decode(chunk);
+  })();
   const ready = async () => {
     for (let i = 0; i < 1200 && !output.includes('"msg":"judge ready"'); i++) await Bun.sleep(100);
     expect(output).toContain('"msg":"judge ready"');
@@ -45,11 +66,25 @@ function start(extra: Record<string, string> = {}) {
   return { child, ready, drained, log: () => output };
 }
 
-const SLOW = { languages: [{
-  name: "python3", compileFiles: ["main.py"], compileArgs: [],
-  caseDefault: { time: "3s", memory: "64m", score: 25, executeFiles: ["main.py"], executeArgs: ["python3", "main.py"], executeInputFile: "in", executeOutputFile: "out" },
-  cases: [{}, {}, {}, {}],
-}] };
+const SLOW = {
+  languages: [
+    {
+      name: "python3",
+      compileFiles: ["main.py"],
+      compileArgs: [],
+      caseDefault: {
+        time: "3s",
+        memory: "64m",
+        score: 25,
+        executeFiles: ["main.py"],
+        executeArgs: ["python3", "main.py"],
+        executeInputFile: "in",
+        executeOutputFile: "out",
+      },
+      cases: [{}, {}, {}, {}],
+    },
+  ],
+};
 const PROGRAM = "import time\ntime.sleep(0.7)\na, b = map(int, input().split())\nprint(a + b)\n";
 
 async function recordState(id: string): Promise<{ state: string; lease: string | null }> {
@@ -65,17 +100,32 @@ async function recordState(id: string): Promise<{ state: string; lease: string |
 test("SIGTERM while judging: the record reports before the judge stops; with no grace it is given back and judged at once after the restart", async () => {
   let run = start();
   await run.ready();
-  const root = (await api.post("/auth/register?responseType=json&cookie=false", { username: "drill", email: "drill@sjtu.edu.cn", password: "drill password" })).body.data.accessToken as string;
+  const root = (
+    await api.post("/auth/register?responseType=json&cookie=false", {
+      username: "drill",
+      email: "drill@sjtu.edu.cn",
+      password: "drill password",
+    })
+  ).body.data.accessToken as string;
   const domain = (await api.post("/domains", { name: "Drill", url: "drill" }, { token: root })).body.data.id as string;
-  const problem = (await api.post(`/domains/${domain}/problems`, { title: "Slow A + B" }, { token: root })).body.data.id as string;
+  const problem = (await api.post(`/domains/${domain}/problems`, { title: "Slow A + B" }, { token: root })).body.data
+    .id as string;
   const archive = new FormData();
-  archive.append("file", new Blob([await archiveOf("zip", { "config.json": JSON.stringify(SLOW), in: "20 22\n", out: "42\n" })]), "config.zip");
-  expect((await api.post(`/domains/${domain}/problems/${problem}/configs`, undefined, { token: root, multipart: archive })).body.errorCode).toBe("Success");
+  archive.append(
+    "file",
+    new Blob([await archiveOf("zip", { "config.json": JSON.stringify(SLOW), in: "20 22\n", out: "42\n" })]),
+    "config.zip",
+  );
+  expect(
+    (await api.post(`/domains/${domain}/problems/${problem}/configs`, undefined, { token: root, multipart: archive }))
+      .body.errorCode,
+  ).toBe("Success");
   const submitOne = async () => {
     const form = new FormData();
     form.set("language", "python3");
     form.append("files", new File([PROGRAM], "main.py"));
-    return (await api.post(`/domains/${domain}/problems/${problem}`, undefined, { token: root, multipart: form })).body.data.id as string;
+    return (await api.post(`/domains/${domain}/problems/${problem}`, undefined, { token: root, multipart: form })).body
+      .data.id as string;
   };
   const runningNow = async (id: string) => {
     for (let i = 0; i < 600 && (await recordState(id)).state !== "running"; i++) await Bun.sleep(50);

@@ -7,7 +7,9 @@ import { TEST_JWT_SECRET, TEST_REDIS_URL } from "../helpers/spawn-app";
 
 const ROOT = join(import.meta.dir, "../..");
 let database: { url: string; drop: () => Promise<void> };
-beforeAll(async () => { database = await createTestDatabase(); });
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
 afterAll(() => database.drop());
 
 function baseEnv(extra: Record<string, string>): Record<string, string> {
@@ -26,7 +28,11 @@ function baseEnv(extra: Record<string, string>): Record<string, string> {
 async function runToExit(entry: string, env: Record<string, string>) {
   const child = Bun.spawn([process.execPath, entry], { cwd: ROOT, env: baseEnv(env), stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   clearTimeout(timer);
   return { code, output: stdout + stderr };
 }
@@ -34,10 +40,14 @@ async function runToExit(entry: string, env: Record<string, string>) {
 describe("start-up errors name what to fix", () => {
   test("a judge given the server's secrets refuses to start, naming them (and takes no work)", async () => {
     const { code, output } = await runToExit("workers/judge.ts", {
-      JUDGER_ACCESS_KEY_ID: "judger-key-id", JUDGER_SECRET_ACCESS_KEY: "judger-secret", METRICS_TOKEN: "m".repeat(20),
+      JUDGER_ACCESS_KEY_ID: "judger-key-id",
+      JUDGER_SECRET_ACCESS_KEY: "judger-secret",
+      METRICS_TOKEN: "m".repeat(20),
     });
     expect(code).toBe(1);
-    expect(output).toContain("the judge's environment holds the server's secrets (DATABASE_URL, JWT_SECRET, METRICS_TOKEN)");
+    expect(output).toContain(
+      "the judge's environment holds the server's secrets (DATABASE_URL, JWT_SECRET, METRICS_TOKEN)",
+    );
     expect(output).not.toContain(TEST_JWT_SECRET);
   });
 
@@ -76,35 +86,40 @@ describe("start-up errors name what to fix", () => {
 });
 
 describe("graceful shutdown", () => {
-  test.each([["src/main.ts", "api listening"], ["workers/configs.ts", "worker ready"]])(
-    "%s stops cleanly on SIGTERM",
-    async (entry, readyLine) => {
-      const port = String(35000 + Math.floor(Math.random() * 5000));
-      const child = Bun.spawn([process.execPath, entry], { cwd: ROOT, env: baseEnv({ PORT: port, HOST: "127.0.0.1" }), stdout: "pipe", stderr: "pipe" });
-      const reader = child.stdout.getReader();
-      let output = "";
-      const deadline = Date.now() + 15_000;
-      while (!output.includes(readyLine) && Date.now() < deadline) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        output += new TextDecoder().decode(value);
-      }
-      expect(output).toContain(readyLine);
-      if (entry === "src/main.ts") expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        output += new TextDecoder().decode(value);
-      }
-      const code = await child.exited;
-      clearTimeout(timer);
-      expect(code).toBe(0);
-      expect(output).toContain('"msg":"shutting down"');
-      expect(output).toContain('"msg":"stopped"');
-    },
-  );
+  test.each([
+    ["src/main.ts", "api listening"],
+    ["workers/configs.ts", "worker ready"],
+  ])("%s stops cleanly on SIGTERM", async (entry, readyLine) => {
+    const port = String(35000 + Math.floor(Math.random() * 5000));
+    const child = Bun.spawn([process.execPath, entry], {
+      cwd: ROOT,
+      env: baseEnv({ PORT: port, HOST: "127.0.0.1" }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const reader = child.stdout.getReader();
+    let output = "";
+    const deadline = Date.now() + 15_000;
+    while (!output.includes(readyLine) && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      output += new TextDecoder().decode(value);
+    }
+    expect(output).toContain(readyLine);
+    if (entry === "src/main.ts") expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      output += new TextDecoder().decode(value);
+    }
+    const code = await child.exited;
+    clearTimeout(timer);
+    expect(code).toBe(0);
+    expect(output).toContain('"msg":"shutting down"');
+    expect(output).toContain('"msg":"stopped"');
+  });
 });
 
 describe("bun run start's children", () => {
@@ -114,9 +129,18 @@ describe("bun run start's children", () => {
     const port = String(38000 + Math.floor(Math.random() * 2000));
     const child = Bun.spawn([process.execPath, "src/start.ts"], {
       cwd: ROOT,
-      env: baseEnv({ PORT: port, HOST: "127.0.0.1", DATA_DIR: join(scratch, "data"), QUEUE_PREFIX: `joj-orphans-${port}`,
-        JUDGE_WORK_DIR: join(scratch, "work"), JUDGE_CACHE_DIR: join(scratch, "cache"), JUDGE_SLOT_UID_BASE: "64000", JUDGE_CONCURRENCY: "1" }),
-      stdout: "pipe", stderr: "pipe",
+      env: baseEnv({
+        PORT: port,
+        HOST: "127.0.0.1",
+        DATA_DIR: join(scratch, "data"),
+        QUEUE_PREFIX: `joj-orphans-${port}`,
+        JUDGE_WORK_DIR: join(scratch, "work"),
+        JUDGE_CACHE_DIR: join(scratch, "cache"),
+        JUDGE_SLOT_UID_BASE: "64000",
+        JUDGE_CONCURRENCY: "1",
+      }),
+      stdout: "pipe",
+      stderr: "pipe",
     });
     let output = "";
     const reader = child.stdout.getReader();
@@ -130,7 +154,14 @@ describe("bun run start's children", () => {
     expect(pids).toHaveLength(2);
     child.kill("SIGKILL");
     await child.exited;
-    const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     for (let i = 0; i < 300 && pids.some(alive); i++) await Bun.sleep(50);
     expect(pids.filter(alive)).toEqual([]);
     rmSync(scratch, { recursive: true, force: true });

@@ -10,7 +10,11 @@ describe("two programs, one shared core", () => {
   test("the judge's import closure holds no Elysia and no MikroORM, and no server file", () => {
     const { files, packages } = closureOf(["workers/judge.ts"]);
     expect([...packages].filter((name) => FRAMEWORKS.test(name))).toEqual([]);
-    expect([...files].filter((file) => !file.startsWith("src/core/") && !file.startsWith("src/judge/") && file !== "workers/judge.ts")).toEqual([]);
+    expect(
+      [...files].filter(
+        (file) => !file.startsWith("src/core/") && !file.startsWith("src/judge/") && file !== "workers/judge.ts",
+      ),
+    ).toEqual([]);
   });
 
   test("the core imports nothing but the core, and no framework", () => {
@@ -25,9 +29,16 @@ describe("two programs, one shared core", () => {
 describe("layers that only point down", () => {
   test("shared HTTP, database, job, storage and runtime helpers import no feature, no judge and no entrypoint", () => {
     const shared = ["src/http/", "src/db/", "src/jobs/", "src/storage/", "src/runtime/"].flatMap(under);
-    const allowed = (target: string) => target.startsWith("src/core/") || target === "src/config.ts" || target === "src/deps.ts"
-      || ["src/http/", "src/db/", "src/jobs/", "src/storage/", "src/runtime/"].some((folder) => target.startsWith(folder));
-    const wrong = shared.flatMap((file) => importsOf(file).files.filter((target) => !allowed(target)).map((target) => `${file} -> ${target}`));
+    const allowed = (target: string) =>
+      target.startsWith("src/core/") ||
+      target === "src/config.ts" ||
+      target === "src/deps.ts" ||
+      ["src/http/", "src/db/", "src/jobs/", "src/storage/", "src/runtime/"].some((folder) => target.startsWith(folder));
+    const wrong = shared.flatMap((file) =>
+      importsOf(file)
+        .files.filter((target) => !allowed(target))
+        .map((target) => `${file} -> ${target}`),
+    );
     expect(wrong).toEqual([]);
   });
 

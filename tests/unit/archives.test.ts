@@ -6,10 +6,25 @@ import { join } from "node:path";
 import zlib from "node:zlib";
 import { Open } from "unzipper";
 import * as tar from "tar-stream";
-import { bytesOf, deflatedZeros, MiB, rawZip, sourcesOf, tarOf, yazlZip, type TarHeader } from "../helpers/archive-builders";
 import {
-  ArchiveError, DEFAULT_ARCHIVE_LIMITS, detectArchiveFormat, readArchive, stripSingleTopFolder,
-  type ArchiveEntry, type ArchiveErrorReason, type ArchiveLimits,
+  bytesOf,
+  deflatedZeros,
+  MiB,
+  rawZip,
+  sourcesOf,
+  tarOf,
+  yazlZip,
+  type TarHeader,
+} from "../helpers/archive-builders";
+import {
+  ArchiveError,
+  DEFAULT_ARCHIVE_LIMITS,
+  detectArchiveFormat,
+  readArchive,
+  stripSingleTopFolder,
+  type ArchiveEntry,
+  type ArchiveErrorReason,
+  type ArchiveLimits,
 } from "../../src/modules/problem-configs/archive-reader";
 import { tarGzArchive, zipArchive, type ArchiveSource } from "../../src/modules/problem-configs/archive-writer";
 
@@ -55,7 +70,10 @@ describe("writing and reading back", () => {
     [`${"nested/".repeat(20)}long-name-through-pax.txt`]: Buffer.from("long"),
   };
 
-  for (const [format, write] of [["zip", zipArchive], ["tar.gz", tarGzArchive]] as const) {
+  for (const [format, write] of [
+    ["zip", zipArchive],
+    ["tar.gz", tarGzArchive],
+  ] as const) {
     test(`a ${format} archive round-trips with identical paths and bytes`, async () => {
       const archive = await bytesOf(write(sourcesOf(files)));
 
@@ -63,7 +81,8 @@ describe("writing and reading back", () => {
 
       expect(detectArchiveFormat(archive)).toBe(format);
       expect(pathsOf(entries)).toEqual(Object.keys(files).sort());
-      for (const entry of entries) expect(Buffer.from(entry.data).equals(files[entry.path as keyof typeof files])).toBe(true);
+      for (const entry of entries)
+        expect(Buffer.from(entry.data).equals(files[entry.path as keyof typeof files])).toBe(true);
     });
 
     test(`the same files give the same ${format} bytes`, async () => {
@@ -95,7 +114,11 @@ describe("writing and reading back", () => {
   }
 
   test("a plain tar round-trips, and an empty zip reads as no files", async () => {
-    const archive = await tarOf([{ name: "config.json", data: "{}" }, { name: "data", type: "directory" }, { name: "data/1.in", data: "1" }]);
+    const archive = await tarOf([
+      { name: "config.json", data: "{}" },
+      { name: "data", type: "directory" },
+      { name: "data/1.in", data: "1" },
+    ]);
 
     expect(pathsOf(await readArchive(archive))).toEqual(["config.json", "data/1.in"]);
     expect(await readArchive(await bytesOf(zipArchive([])))).toEqual([]);
@@ -109,7 +132,12 @@ describe("writing and reading back", () => {
     const extract = tar.extract();
     extract.end(zlib.gunzipSync(await bytesOf(tarGzArchive(sourcesOf({ "a.txt": Buffer.from("a") })))));
     for await (const entry of extract) {
-      expect(entry.header).toMatchObject({ name: "a.txt", type: "file", mode: 0o644, mtime: new Date(Date.UTC(2000, 0, 1)) });
+      expect(entry.header).toMatchObject({
+        name: "a.txt",
+        type: "file",
+        mode: 0o644,
+        mtime: new Date(Date.UTC(2000, 0, 1)),
+      });
       entry.resume();
     }
   });
@@ -138,11 +166,19 @@ describe("stripSingleTopFolder", () => {
   const entries = (...paths: string[]) => paths.map((path) => ({ path, data: new Uint8Array() }));
 
   test("drops the one top folder that holds config.json", () => {
-    expect(pathsOf(stripSingleTopFolder(entries("p/config.json", "p/data/1.in")))).toEqual(["config.json", "data/1.in"]);
+    expect(pathsOf(stripSingleTopFolder(entries("p/config.json", "p/data/1.in")))).toEqual([
+      "config.json",
+      "data/1.in",
+    ]);
   });
 
   test("leaves two top folders, a root config.json, or a folder without config.json alone", () => {
-    for (const paths of [["p/config.json", "q/config.json"], ["config.json", "p/config.json"], ["p/data/1.in", "p/data/1.out"], []]) {
+    for (const paths of [
+      ["p/config.json", "q/config.json"],
+      ["config.json", "p/config.json"],
+      ["p/data/1.in", "p/data/1.out"],
+      [],
+    ]) {
       const given = entries(...paths);
       expect(stripSingleTopFolder(given)).toBe(given);
     }
@@ -183,19 +219,43 @@ describe("paths", () => {
   });
 
   test("two entries that normalise to one path are refused", async () => {
-    await expectRefusal(rawZip([{ name: "data/1.in", data: "a" }, { name: "data//1.in", data: "b" }]), "duplicate-path");
-    await expectRefusal(await tarOf([{ name: "a.txt", data: "a" }, { name: "./a.txt", data: "b" }]), "duplicate-path");
-    await expectRefusal(await tarOf([{ name: "a", data: "a" }, { name: "a/b", data: "b" }]), "duplicate-path");
+    await expectRefusal(
+      rawZip([
+        { name: "data/1.in", data: "a" },
+        { name: "data//1.in", data: "b" },
+      ]),
+      "duplicate-path",
+    );
+    await expectRefusal(
+      await tarOf([
+        { name: "a.txt", data: "a" },
+        { name: "./a.txt", data: "b" },
+      ]),
+      "duplicate-path",
+    );
+    await expectRefusal(
+      await tarOf([
+        { name: "a", data: "a" },
+        { name: "a/b", data: "b" },
+      ]),
+      "duplicate-path",
+    );
   });
 });
 
 describe("entry types", () => {
   test("a zip symlink is refused", async () => {
-    await expectRefusal(await yazlZip((zip) => zip.addBuffer(Buffer.from("/etc/passwd"), "link", { mode: 0o120777 })), "link");
+    await expectRefusal(
+      await yazlZip((zip) => zip.addBuffer(Buffer.from("/etc/passwd"), "link", { mode: 0o120777 })),
+      "link",
+    );
   });
 
   test("a zip FIFO is refused", async () => {
-    await expectRefusal(await yazlZip((zip) => zip.addBuffer(Buffer.alloc(0), "pipe", { mode: 0o010644 })), "special-file");
+    await expectRefusal(
+      await yazlZip((zip) => zip.addBuffer(Buffer.alloc(0), "pipe", { mode: 0o010644 })),
+      "special-file",
+    );
   });
 
   const tarCases: Array<[TarHeader, ArchiveErrorReason]> = [
@@ -214,7 +274,9 @@ describe("entry types", () => {
 
 describe("sizes", () => {
   test("a zip bomb whose header tells the truth is refused before inflating", async () => {
-    const bomb = rawZip([{ name: "zeros", deflated: deflatedZeros(200), claimedSize: 200 * MiB, crc: zlib.crc32(Buffer.alloc(200 * MiB)) }]);
+    const bomb = rawZip([
+      { name: "zeros", deflated: deflatedZeros(200), claimedSize: 200 * MiB, crc: zlib.crc32(Buffer.alloc(200 * MiB)) },
+    ]);
 
     await expectRefusal(bomb, "too-large", limits({ maxFileBytes: MiB }));
   });

@@ -7,12 +7,17 @@ describe("diffFields", () => {
   test("keeps only the fields that changed, dates as the API writes them", () => {
     const before = { title: "Homework 3", dueAt: new Date("2031-03-01T23:59:00Z"), hidden: false };
     const after = { title: "Homework 3", dueAt: new Date("2031-03-08T15:59:00Z"), hidden: false };
-    expect(diffFields(before, after)).toEqual({ dueAt: { before: "2031-03-01T23:59:00.000+00:00", after: "2031-03-08T15:59:00.000+00:00" } });
+    expect(diffFields(before, after)).toEqual({
+      dueAt: { before: "2031-03-01T23:59:00.000+00:00", after: "2031-03-08T15:59:00.000+00:00" },
+    });
     expect(diffFields(before, { ...before })).toEqual({});
   });
 
   test("a creation and a deletion show every field against null", () => {
-    expect(diffFields(null, { title: "Two Sum", languages: ["c"] })).toEqual({ title: { before: null, after: "Two Sum" }, languages: { before: null, after: ["c"] } });
+    expect(diffFields(null, { title: "Two Sum", languages: ["c"] })).toEqual({
+      title: { before: null, after: "Two Sum" },
+      languages: { before: null, after: ["c"] },
+    });
     expect(diffFields({ role: "user" }, null)).toEqual({ role: { before: "user", after: null } });
   });
 
@@ -27,12 +32,15 @@ describe("diffFields", () => {
     expect(JSON.stringify(changes)).not.toMatch(/cs101|hunter|t1|t2/);
     expect(diffFields({ code: "same" }, { code: "same" })).toEqual({});
     expect(diffFields(null, { secretAccessKey: "abc123", hashedPassword: "$argon2id$x" })).toEqual({
-      secretAccessKey: { before: null, after: REDACTED }, hashedPassword: { before: null, after: REDACTED },
+      secretAccessKey: { before: null, after: REDACTED },
+      hashedPassword: { before: null, after: REDACTED },
     });
   });
 
   test("a field nobody declared recordable is redacted (fail closed)", () => {
-    expect(diffFields(null, { apiKeyOfSomething: "k-123" })).toEqual({ apiKeyOfSomething: { before: null, after: REDACTED } });
+    expect(diffFields(null, { apiKeyOfSomething: "k-123" })).toEqual({
+      apiKeyOfSomething: { before: null, after: REDACTED },
+    });
   });
 
   test("long texts are kept as their length and digest", () => {
@@ -45,6 +53,8 @@ describe("diffFields", () => {
     const before = defaultUserPermissions();
     const after = defaultUserPermissions();
     after.problemSet.edit = true;
-    expect(diffFields(permissionFields(before), permissionFields(after))).toEqual({ "problemSet.edit": { before: false, after: true } });
+    expect(diffFields(permissionFields(before), permissionFields(after))).toEqual({
+      "problemSet.edit": { before: false, after: true },
+    });
   });
 });

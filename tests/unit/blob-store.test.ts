@@ -6,7 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { ConfigError } from "../../src/core/env-reader";
-import { BlobDigestMismatchError, BlobNotFoundError, InvalidDigestError, sha256Hex, type BlobStore } from "../../src/storage/blob-store";
+import {
+  BlobDigestMismatchError,
+  BlobNotFoundError,
+  InvalidDigestError,
+  sha256Hex,
+  type BlobStore,
+} from "../../src/storage/blob-store";
 import { createBlobStore } from "../../src/storage/create-blob-store";
 import { FsBlobStore } from "../../src/storage/fs-blob-store";
 import { S3BlobStore } from "../../src/storage/s3-blob-store";
@@ -78,7 +84,14 @@ async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);
-const malformedDigests = ["../../etc/passwd", "A".repeat(64), "abc123", "", `${"a".repeat(64)}/..`, `../${"a".repeat(61)}`];
+const malformedDigests = [
+  "../../etc/passwd",
+  "A".repeat(64),
+  "abc123",
+  "",
+  `${"a".repeat(64)}/..`,
+  `../${"a".repeat(61)}`,
+];
 
 describe.each([
   ["fs", fsHarness],
@@ -244,7 +257,13 @@ describe("createBlobStore and the storage configuration", () => {
   });
 
   test("half an S3 key pair or a malformed endpoint is refused, by name", () => {
-    const text = problemsOf({ ...base(), STORAGE_DRIVER: "s3", S3_BUCKET: "b", S3_ACCESS_KEY_ID: "k", S3_ENDPOINT: "minio:9000" });
+    const text = problemsOf({
+      ...base(),
+      STORAGE_DRIVER: "s3",
+      S3_BUCKET: "b",
+      S3_ACCESS_KEY_ID: "k",
+      S3_ENDPOINT: "minio:9000",
+    });
 
     expect(text).toContain("S3_SECRET_ACCESS_KEY");
     expect(text).toContain("S3_ENDPOINT");
@@ -252,18 +271,32 @@ describe("createBlobStore and the storage configuration", () => {
 
   test("STORAGE_DRIVER=s3 reads the S3 settings, with defaults, and builds an S3 store", () => {
     const full = loadConfig({
-      ...base(), STORAGE_DRIVER: "s3", S3_ENDPOINT: "http://minio:9000", S3_REGION: "eu-west-3", S3_BUCKET: "judge",
-      S3_ACCESS_KEY_ID: "key", S3_SECRET_ACCESS_KEY: "secret", S3_PREFIX: "joj/blobs",
+      ...base(),
+      STORAGE_DRIVER: "s3",
+      S3_ENDPOINT: "http://minio:9000",
+      S3_REGION: "eu-west-3",
+      S3_BUCKET: "judge",
+      S3_ACCESS_KEY_ID: "key",
+      S3_SECRET_ACCESS_KEY: "secret",
+      S3_PREFIX: "joj/blobs",
     }).storage;
     const minimal = loadConfig({ ...base(), STORAGE_DRIVER: "s3", S3_BUCKET: "judge" }).storage;
 
     expect(full.s3).toEqual({
-      endpoint: "http://minio:9000", region: "eu-west-3", bucket: "judge",
-      accessKeyId: "key", secretAccessKey: "secret", prefix: "joj/blobs/",
+      endpoint: "http://minio:9000",
+      region: "eu-west-3",
+      bucket: "judge",
+      accessKeyId: "key",
+      secretAccessKey: "secret",
+      prefix: "joj/blobs/",
     });
     expect(minimal.s3).toEqual({
-      endpoint: undefined, region: "us-east-1", bucket: "judge",
-      accessKeyId: undefined, secretAccessKey: undefined, prefix: "blobs/",
+      endpoint: undefined,
+      region: "us-east-1",
+      bucket: "judge",
+      accessKeyId: undefined,
+      secretAccessKey: undefined,
+      prefix: "blobs/",
     });
     expect(createBlobStore(full).kind).toBe("s3");
   });

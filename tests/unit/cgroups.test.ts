@@ -6,13 +6,15 @@ import { CgroupUnavailable, detectCgroups, openV2, parseMounts, parseOwnGroups }
 
 describe("finding the cgroup hierarchies", () => {
   test("a v1 hybrid host (this project's CI): memory, pids and cpuacct hierarchies, the unified one empty", () => {
-    const { v1, v2 } = parseMounts([
-      "31 30 0:28 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu",
-      "32 30 0:29 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct",
-      "34 30 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory",
-      "38 30 0:35 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids",
-      "40 30 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw",
-    ].join("\n"));
+    const { v1, v2 } = parseMounts(
+      [
+        "31 30 0:28 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu",
+        "32 30 0:29 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct",
+        "34 30 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory",
+        "38 30 0:35 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids",
+        "40 30 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw",
+      ].join("\n"),
+    );
     expect(v1.get("memory")).toEqual({ root: "/", at: "/sys/fs/cgroup/memory" });
     expect(v1.get("cpuacct")?.at).toBe("/sys/fs/cgroup/cpuacct");
     expect(v2).toEqual({ root: "/", at: "/sys/fs/cgroup/unified" });
@@ -29,13 +31,16 @@ describe("finding the cgroup hierarchies", () => {
 });
 
 test("with neither v2 controllers nor v1 hierarchies the judge refuses, saying what to enable", () => {
-  const noCgroups = () => detectCgroups("joj-judge", { mountinfo: "22 1 0:21 / /proc rw - proc proc rw\n", cgroup: "0::/\n" });
+  const noCgroups = () =>
+    detectCgroups("joj-judge", { mountinfo: "22 1 0:21 / /proc rw - proc proc rw\n", cgroup: "0::/\n" });
   expect(noCgroups).toThrow(CgroupUnavailable);
   expect(noCgroups).toThrow(/Enable cgroup v2 with the memory, pids and cpu controllers/);
-  const v1WithoutPids = () => detectCgroups("joj-judge", {
-    mountinfo: "34 30 0:31 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n32 30 0:29 / /sys/fs/cgroup/cpuacct rw - cgroup cgroup rw,cpuacct\n",
-    cgroup: "4:memory:/\n2:cpuacct:/\n",
-  });
+  const v1WithoutPids = () =>
+    detectCgroups("joj-judge", {
+      mountinfo:
+        "34 30 0:31 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n32 30 0:29 / /sys/fs/cgroup/cpuacct rw - cgroup cgroup rw,cpuacct\n",
+      cgroup: "4:memory:/\n2:cpuacct:/\n",
+    });
   expect(v1WithoutPids).toThrow(/cgroup v1 has no pids hierarchy/);
 });
 

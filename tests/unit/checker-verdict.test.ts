@@ -8,8 +8,20 @@ import type { CaseRun } from "../../src/judge/steps";
 const LIMITS: Limits = { cpuMs: 10_000, wallMs: 21_000, memoryKb: 512 * 1024, fileBytes: 1 << 20, processes: 64 };
 /** How a checker's run ended, as the sandbox reports it. */
 const ended = (exitCode: number, stderr: string, more: Partial<RunResult> = {}): RunResult => ({
-  exitCode, signal: 0, cpuMs: 5, wallMs: 6, memoryKb: 2048, wallExceeded: false, oomKilled: false, outputExceeded: false,
-  stdout: new Uint8Array(), stderr: new TextEncoder().encode(stderr), stderrTruncated: false, lost: false, diagnostics: "", ...more,
+  exitCode,
+  signal: 0,
+  cpuMs: 5,
+  wallMs: 6,
+  memoryKb: 2048,
+  wallExceeded: false,
+  oomKilled: false,
+  outputExceeded: false,
+  stdout: new Uint8Array(),
+  stderr: new TextEncoder().encode(stderr),
+  stderrTruncated: false,
+  lost: false,
+  diagnostics: "",
+  ...more,
 });
 
 describe("testlib's exit codes", () => {
@@ -45,7 +57,9 @@ describe("testlib's exit codes", () => {
   });
 
   test("the message is its stderr (else its stdout), control characters escaped, cut at 1 KiB", () => {
-    expect(checkerVerdict(ended(1, "", { stdout: new TextEncoder().encode("no\x1b[31m") }), LIMITS).message).toBe("checker: no\\x1b[31m");
+    expect(checkerVerdict(ended(1, "", { stdout: new TextEncoder().encode("no\x1b[31m") }), LIMITS).message).toBe(
+      "checker: no\\x1b[31m",
+    );
     const long = checkerVerdict(ended(1, `wrong answer ${"x".repeat(5000)}`), LIMITS).message;
     expect(long.length).toBeLessThan(1100);
     expect(long).toEndWith("… (output truncated)");
@@ -53,7 +67,10 @@ describe("testlib's exit codes", () => {
 });
 
 describe("subtask scoring", () => {
-  const run = (state: CaseResult, ratio: number): CaseRun => ({ ratio, report: { state, score: 0, timeMs: 1, memoryKb: 1, returnCode: 0, stdout: "", stderr: "" } });
+  const run = (state: CaseResult, ratio: number): CaseRun => ({
+    ratio,
+    report: { state, score: 0, timeMs: 1, memoryKb: 1, returnCode: 0, stdout: "", stderr: "" },
+  });
   const subtask = { score: 60, cases: [0, 1], dependsOn: [] };
 
   test("all or nothing, or the lowest share of its cases (rounded down)", () => {

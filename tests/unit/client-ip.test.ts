@@ -3,7 +3,9 @@ import { clientIp, parseCidr } from "../../src/http/client-ip";
 
 // The peer as Bun's server reports it, and the X-Forwarded-For header a request carries.
 const from = (peer: string, forwarded?: string) => {
-  const request = new Request("http://localhost/", { headers: forwarded === undefined ? {} : { "x-forwarded-for": forwarded } });
+  const request = new Request("http://localhost/", {
+    headers: forwarded === undefined ? {} : { "x-forwarded-for": forwarded },
+  });
   const server = { requestIP: () => ({ address: peer, family: peer.includes(":") ? "IPv6" : "IPv4", port: 40000 }) };
   return [request, server as never] as const;
 };
@@ -32,7 +34,8 @@ describe("the client's address", () => {
     expect(parseCidr("10.0.0.0/8")).toMatchObject({ family: 4, prefix: 8 });
     expect(parseCidr("fd00::/8")).toMatchObject({ family: 6, prefix: 8 });
     expect(parseCidr("192.0.2.1")).toMatchObject({ prefix: 32 });
-    for (const bad of ["10.0.0.0/33", "10.0.0/8", "fd00::/129", "example.com", "10.0.0.0/x"]) expect(parseCidr(bad)).toBeNull();
+    for (const bad of ["10.0.0.0/33", "10.0.0/8", "fd00::/129", "example.com", "10.0.0.0/x"])
+      expect(parseCidr(bad)).toBeNull();
     expect(clientIp(...from("fd00::1", "2001:db8::1"), ["fd00::/8"])).toBe("2001:db8::1");
   });
 });

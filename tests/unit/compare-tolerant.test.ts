@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { judgeOutput, type CompareRule } from "../../src/judge/compare";
 
 const bytes = (text: string | Uint8Array) => (typeof text === "string" ? new TextEncoder().encode(text) : text);
-const judged = (actual: string | Uint8Array, expected: string | Uint8Array, rule: CompareRule) => judgeOutput(bytes(actual), bytes(expected), rule);
+const judged = (actual: string | Uint8Array, expected: string | Uint8Array, rule: CompareRule) =>
+  judgeOutput(bytes(actual), bytes(expected), rule);
 const FLOAT: CompareRule = { compare: "float", epsilon: 1e-6 };
 const ICASE: CompareRule = { compare: "tokens-icase", epsilon: null };
 const UNORDERED: CompareRule = { compare: "lines-unordered", epsilon: null };
@@ -48,13 +49,15 @@ describe("float comparison", () => {
 
   test("any double, printed to 9 significant digits, passes at 1e-6; moved by 3 × epsilon it fails", async () => {
     const value = fc.double({ min: -1e12, max: 1e12, noNaN: true });
-    await fc.assert(fc.asyncProperty(fc.array(value, { minLength: 1, maxLength: 20 }), fc.nat(), async (values, at) => {
-      const expected = values.map((v) => v.toString()).join(" ");
-      if (!(await judged(values.map((v) => v.toPrecision(9)).join("\n"), expected, FLOAT))) return false;
-      const i = at % values.length;
-      const moved = values.map((v, k) => (k === i ? v + 3e-6 * Math.max(1, Math.abs(v)) : v));
-      return !(await judged(moved.map((v) => v.toString()).join(" "), expected, FLOAT));
-    }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(value, { minLength: 1, maxLength: 20 }), fc.nat(), async (values, at) => {
+        const expected = values.map((v) => v.toString()).join(" ");
+        if (!(await judged(values.map((v) => v.toPrecision(9)).join("\n"), expected, FLOAT))) return false;
+        const i = at % values.length;
+        const moved = values.map((v, k) => (k === i ? v + 3e-6 * Math.max(1, Math.abs(v)) : v));
+        return !(await judged(moved.map((v) => v.toString()).join(" "), expected, FLOAT));
+      }),
+    );
   });
 });
 
@@ -72,13 +75,19 @@ describe("case-insensitive tokens", () => {
 
   test("any re-casing of the same ASCII tokens matches; a changed letter does not", async () => {
     const word = fc.stringMatching(/^[a-z0-9]{1,8}$/);
-    await fc.assert(fc.asyncProperty(fc.array(word, { minLength: 1, maxLength: 10 }), fc.array(fc.boolean()), async (words, upper) => {
-      const recased = words.map((w, i) => (upper[i % Math.max(1, upper.length)] ? w.toUpperCase() : w));
-      if (!(await judged(recased.join(" "), words.join("\n"), ICASE))) return false;
-      const changed = [...words];
-      changed[0] = `${changed[0]}x`;
-      return !(await judged(changed.join(" "), words.join(" "), ICASE));
-    }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(word, { minLength: 1, maxLength: 10 }),
+        fc.array(fc.boolean()),
+        async (words, upper) => {
+          const recased = words.map((w, i) => (upper[i % Math.max(1, upper.length)] ? w.toUpperCase() : w));
+          if (!(await judged(recased.join(" "), words.join("\n"), ICASE))) return false;
+          const changed = [...words];
+          changed[0] = `${changed[0]}x`;
+          return !(await judged(changed.join(" "), words.join(" "), ICASE));
+        },
+      ),
+    );
   });
 });
 
@@ -94,15 +103,25 @@ describe("unordered lines", () => {
 
   test("any shuffle of the lines matches; a line more or less does not", async () => {
     const line = fc.stringMatching(/^[ -~]{0,6}[!-~]$/);
-    await fc.assert(fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 20 }).chain((ls) => fc.tuple(fc.constant(ls), fc.shuffledSubarray(ls, { minLength: ls.length }))), async ([ls, shuffled]) => {
-      if (!(await judged(`${shuffled.join("\n")}\n`, ls.join("\r\n"), UNORDERED))) return false;
-      return !(await judged(shuffled.slice(1).join("\n"), ls.join("\n"), UNORDERED)) && !(await judged([...shuffled, "extra"].join("\n"), ls.join("\n"), UNORDERED));
-    }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .array(line, { minLength: 1, maxLength: 20 })
+          .chain((ls) => fc.tuple(fc.constant(ls), fc.shuffledSubarray(ls, { minLength: ls.length }))),
+        async ([ls, shuffled]) => {
+          if (!(await judged(`${shuffled.join("\n")}\n`, ls.join("\r\n"), UNORDERED))) return false;
+          return (
+            !(await judged(shuffled.slice(1).join("\n"), ls.join("\n"), UNORDERED)) &&
+            !(await judged([...shuffled, "extra"].join("\n"), ls.join("\n"), UNORDERED))
+          );
+        },
+      ),
+    );
   });
 
   test("300,000 distinct lines shuffled match (hash collisions among them are compared byte for byte); one changed does not", async () => {
     const lines = Array.from({ length: 300_000 }, (_, i) => `${(i * 7_919) % 300_000} ${i % 7}`);
-    const shuffled = [...lines].sort((x, y) => (x.length - y.length) || (x < y ? -1 : 1));
+    const shuffled = [...lines].sort((x, y) => x.length - y.length || (x < y ? -1 : 1));
     expect(await judged(shuffled.join("\n"), lines.join("\n"), UNORDERED)).toBe(true);
     shuffled[12_345] = `${shuffled[12_345]}0`;
     expect(await judged(shuffled.join("\n"), lines.join("\n"), UNORDERED)).toBe(false);
@@ -112,7 +131,7 @@ describe("unordered lines", () => {
 describe("floods", () => {
   test("16 MB outputs and 3 MB of blank lines are compared in linear time, yielding to the event loop", async () => {
     const numbers = new TextEncoder().encode("0.5 ".repeat(4 << 20));
-    const words = new TextEncoder().encode("Ab ".repeat(16 << 20 >> 1).slice(0, 16 << 20));
+    const words = new TextEncoder().encode("Ab ".repeat((16 << 20) >> 1).slice(0, 16 << 20));
     const lines = new TextEncoder().encode("line\n".repeat((16 << 20) / 5));
     const blank = new Uint8Array(3_000_000).fill(0x0a);
     blank[0] = 0x33;
@@ -121,15 +140,26 @@ describe("floods", () => {
     const timer = setInterval(() => ticks++, 0);
     const started = performance.now();
     const results = await Promise.all([
-      judgeOutput(numbers, numbers, FLOAT), judgeOutput(words, words.map((b) => (b === 0x41 ? 0x61 : b)), ICASE),
-      judgeOutput(lines, lines, UNORDERED), judgeOutput(blank, bytes("3\n"), FLOAT), judgeOutput(blank, bytes("3\n"), ICASE),
-      judgeOutput(blank, bytes("3\n"), UNORDERED), judgeOutput(endless, endless, FLOAT), judgeOutput(endless, endless, UNORDERED),
+      judgeOutput(numbers, numbers, FLOAT),
+      judgeOutput(
+        words,
+        words.map((b) => (b === 0x41 ? 0x61 : b)),
+        ICASE,
+      ),
+      judgeOutput(lines, lines, UNORDERED),
+      judgeOutput(blank, bytes("3\n"), FLOAT),
+      judgeOutput(blank, bytes("3\n"), ICASE),
+      judgeOutput(blank, bytes("3\n"), UNORDERED),
+      judgeOutput(endless, endless, FLOAT),
+      judgeOutput(endless, endless, UNORDERED),
     ]);
     const elapsed = performance.now() - started;
     clearInterval(timer);
     expect(results).toEqual([true, true, true, true, true, false, true, true]);
     // Timers ran while the comparisons were under way: the judge's lease renewals would have too.
     expect(ticks).toBeGreaterThan(0);
-    console.log(`tolerant comparisons of 5 × 16 MB and 3 × 3 MB of blank lines: ${elapsed.toFixed(0)} ms, ${ticks} timer ticks`);
+    console.log(
+      `tolerant comparisons of 5 × 16 MB and 3 × 3 MB of blank lines: ${elapsed.toFixed(0)} ms, ${ticks} timer ticks`,
+    );
   }, 60_000);
 });

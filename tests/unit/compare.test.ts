@@ -23,17 +23,21 @@ describe("exact comparison", () => {
   });
 
   test("CRLF and LF are the same, for any text", async () => {
-    await fc.assert(fc.asyncProperty(lines, async (ls) => (await same(render(ls, " ", "\r\n"), render(ls), false)) === true));
+    await fc.assert(
+      fc.asyncProperty(lines, async (ls) => (await same(render(ls, " ", "\r\n"), render(ls), false)) === true),
+    );
   });
 
   test("changing any one byte is a mismatch", async () => {
-    await fc.assert(fc.asyncProperty(lines, fc.nat(), async (ls, at) => {
-      const text = bytes(render(ls));
-      const changed = text.slice();
-      const i = at % (text.length - 1); // not the final line end
-      changed[i] = changed[i] === 0x41 ? 0x42 : 0x41;
-      return !(await same(changed, text, false));
-    }));
+    await fc.assert(
+      fc.asyncProperty(lines, fc.nat(), async (ls, at) => {
+        const text = bytes(render(ls));
+        const changed = text.slice();
+        const i = at % (text.length - 1); // not the final line end
+        changed[i] = changed[i] === 0x41 ? 0x42 : 0x41;
+        return !(await same(changed, text, false));
+      }),
+    );
   });
 });
 
@@ -46,13 +50,20 @@ describe("white-space comparison", () => {
   });
 
   test("any spacing of the same tokens on the same lines matches", async () => {
-    await fc.assert(fc.asyncProperty(lines, fc.constantFrom(" ", "  ", "\t", " \t "), fc.constantFrom("\n", "\r\n", " \n", "\n\n\n"), async (ls, sep, end) =>
-      (await same(render(ls, sep, "\n") + end, render(ls), true)) === true));
+    await fc.assert(
+      fc.asyncProperty(
+        lines,
+        fc.constantFrom(" ", "  ", "\t", " \t "),
+        fc.constantFrom("\n", "\r\n", " \n", "\n\n\n"),
+        async (ls, sep, end) => (await same(render(ls, sep, "\n") + end, render(ls), true)) === true,
+      ),
+    );
   });
 
   test("a different token never matches", async () => {
-    await fc.assert(fc.asyncProperty(lines, token, async (ls, extra) =>
-      !(await same(render([...ls, [extra]]), render(ls), true))));
+    await fc.assert(
+      fc.asyncProperty(lines, token, async (ls, extra) => !(await same(render([...ls, [extra]]), render(ls), true))),
+    );
   });
 });
 
@@ -63,7 +74,11 @@ describe("floods", () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 0);
     const endless = new Uint8Array(16 << 20).fill(0x78);
-    const results = await Promise.all([same(flood, "3\n", true), same(flood, "3\n", false), same(endless, endless, true)]);
+    const results = await Promise.all([
+      same(flood, "3\n", true),
+      same(flood, "3\n", false),
+      same(endless, endless, true),
+    ]);
     clearInterval(timer);
     expect(results).toEqual([true, false, true]);
     // Timers ran while the comparisons were under way: the judge's lease renewals would have too.

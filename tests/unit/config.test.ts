@@ -43,28 +43,51 @@ describe("loadConfig", () => {
   test("production requires JWT_SECRET and refuses weak ones, naming the setting", () => {
     expect(problemsOf({ MODE: "production" }).join()).toContain("JWT_SECRET is required in production");
     expect(problemsOf({ MODE: "production", JWT_SECRET: "secret" }).join()).toContain("JWT_SECRET is too weak");
-    expect(problemsOf({ MODE: "production", JWT_SECRET: "short-but-random" }).join()).toContain("JWT_SECRET is too weak");
+    expect(problemsOf({ MODE: "production", JWT_SECRET: "short-but-random" }).join()).toContain(
+      "JWT_SECRET is too weak",
+    );
     expect(problemsOf({ MODE: "production", JWT_SECRET: strongSecret })).toEqual([]);
   });
 
   test("production turns CSRF protection on unless told otherwise", () => {
     expect(loadConfig({ MODE: "production", JWT_SECRET: strongSecret }).csrfProtection).toBe(true);
-    expect(loadConfig({ MODE: "production", JWT_SECRET: strongSecret, CSRF_PROTECTION: "false" }).csrfProtection).toBe(false);
+    expect(loadConfig({ MODE: "production", JWT_SECRET: strongSecret, CSRF_PROTECTION: "false" }).csrfProtection).toBe(
+      false,
+    );
   });
 
   test("every bad setting is reported at once, by name", () => {
     const problems = problemsOf({
-      PORT: "http", MODE: "staging", DATABASE_URL: "mysql://x", REDIS_URL: "nope", LOG_LEVEL: "loud", JWT_SECRET: "x",
-      ALLOWED_REDIRECT_ORIGINS: "not a url", JWT_ACCESS_TTL_SECONDS: "9999999", JWT_REFRESH_TTL_SECONDS: "120",
+      PORT: "http",
+      MODE: "staging",
+      DATABASE_URL: "mysql://x",
+      REDIS_URL: "nope",
+      LOG_LEVEL: "loud",
+      JWT_SECRET: "x",
+      ALLOWED_REDIRECT_ORIGINS: "not a url",
+      JWT_ACCESS_TTL_SECONDS: "9999999",
+      JWT_REFRESH_TTL_SECONDS: "120",
     });
     const text = problems.join("\n");
-    for (const name of ["PORT", "MODE", "DATABASE_URL", "REDIS_URL", "LOG_LEVEL", "ALLOWED_REDIRECT_ORIGINS", "JWT_REFRESH_TTL_SECONDS"]) {
+    for (const name of [
+      "PORT",
+      "MODE",
+      "DATABASE_URL",
+      "REDIS_URL",
+      "LOG_LEVEL",
+      "ALLOWED_REDIRECT_ORIGINS",
+      "JWT_REFRESH_TTL_SECONDS",
+    ]) {
       expect(text).toContain(name);
     }
   });
 
   test("origins are normalised: PUBLIC_URL and the redirect allowlist keep only scheme, host and port", () => {
-    const config = loadConfig({ JWT_SECRET: "x", PUBLIC_URL: "https://joj.example.edu/some/path", ALLOWED_REDIRECT_ORIGINS: "https://a.example.edu/x, http://b.example.edu:8080" });
+    const config = loadConfig({
+      JWT_SECRET: "x",
+      PUBLIC_URL: "https://joj.example.edu/some/path",
+      ALLOWED_REDIRECT_ORIGINS: "https://a.example.edu/x, http://b.example.edu:8080",
+    });
     expect(config.publicUrl).toBe("https://joj.example.edu");
     expect(config.allowedRedirectOrigins).toEqual(["https://a.example.edu", "http://b.example.edu:8080"]);
   });

@@ -4,8 +4,15 @@ import { FairGate, GateBusy } from "../../src/runtime/fair-gate";
 /** Work that ends when the test says so, recording the order it started in. */
 function controlled(started: string[]) {
   const ends = new Map<string, () => void>();
-  const work = (name: string) => () => new Promise<void>((resolve) => { started.push(name); ends.set(name, resolve); });
-  const end = async (name: string) => { ends.get(name)!(); await Bun.sleep(0); };
+  const work = (name: string) => () =>
+    new Promise<void>((resolve) => {
+      started.push(name);
+      ends.set(name, resolve);
+    });
+  const end = async (name: string) => {
+    ends.get(name)!();
+    await Bun.sleep(0);
+  };
   return { work, end };
 }
 
@@ -29,7 +36,11 @@ describe("FairGate", () => {
     const started: string[] = [];
     const { work, end } = controlled(started);
     const gate = new FairGate(1, 60_000);
-    const runs = [...["f1", "f2", "f3", "f4", "f5"].map((name) => gate.run("flooder", "x", work(name))), gate.run("other", "x", work("o1")), gate.run("third", "x", work("t1"))];
+    const runs = [
+      ...["f1", "f2", "f3", "f4", "f5"].map((name) => gate.run("flooder", "x", work(name))),
+      gate.run("other", "x", work("o1")),
+      gate.run("third", "x", work("t1")),
+    ];
     await Bun.sleep(0);
     for (const name of ["f1", "f2", "o1", "t1", "f3", "f4", "f5"]) await end(name);
     await Promise.all(runs);
@@ -56,7 +67,11 @@ describe("FairGate", () => {
     const started: string[] = [];
     const { work, end } = controlled(started);
     const gate = new FairGate(1, 1_000, 400);
-    const runs = [gate.run("flooder", "x", work("f1")), gate.run("flooder", "x", work("f2")), gate.run("flooder", "x", work("f3"))];
+    const runs = [
+      gate.run("flooder", "x", work("f1")),
+      gate.run("flooder", "x", work("f2")),
+      gate.run("flooder", "x", work("f3")),
+    ];
     // f1 runs; f2 waits 400 ms, f3 800 ms; a fourth would wait 1,200 ms.
     await expect(gate.run("flooder", "x", work("f4"))).rejects.toBeInstanceOf(GateBusy);
     await expect(gate.run("flooder", "x", work("f4"))).rejects.toMatchObject({ retryAfterSeconds: 2 });

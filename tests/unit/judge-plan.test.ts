@@ -9,7 +9,14 @@ const KEY = { JUDGER_ACCESS_KEY_ID: "jk_1", JUDGER_SECRET_ACCESS_KEY: "s" };
 describe("limits from config.json", () => {
   test("times and memory in every written form", () => {
     expect([parseTime("1s"), parseTime("1.5s"), parseTime("500ms"), parseTime("0ms")]).toEqual([1000, 1500, 500, 1]);
-    expect([parseMemory("64m"), parseMemory("256MB"), parseMemory("512k"), parseMemory("1g"), parseMemory("1048576"), parseMemory("1")]).toEqual([65536, 262144, 512, 1048576, 1024, 1]);
+    expect([
+      parseMemory("64m"),
+      parseMemory("256MB"),
+      parseMemory("512k"),
+      parseMemory("1g"),
+      parseMemory("1048576"),
+      parseMemory("1"),
+    ]).toEqual([65536, 262144, 512, 1048576, 1024, 1]);
     expect(() => parseTime("1 minute")).toThrow("unreadable time");
     expect(() => parseMemory("lots")).toThrow("unreadable memory");
   });
@@ -17,22 +24,45 @@ describe("limits from config.json", () => {
   test("a plan merges the defaults, normalises ./ paths and derives the wall clock; an unknown language has none", () => {
     const settings = loadJudgeSettings({ ...KEY, JUDGE_OUTPUT_LIMIT_MB: "2", JUDGE_PROCESSES: "8" }, []);
     const config = {
-      languageDefault: { compileArgs: ["gcc", "a.c"], cases: [{ time: "2s" }, { memory: "1g", executeInputFile: "./data/2.in" }] },
+      languageDefault: {
+        compileArgs: ["gcc", "a.c"],
+        cases: [{ time: "2s" }, { memory: "1g", executeInputFile: "./data/2.in" }],
+      },
       languages: [{ name: "c", compileFiles: ["./a.c"], caseDefault: { score: 7 } }],
     };
     const plan = planJudging(new TextEncoder().encode(JSON.stringify(config)), "c", settings)!;
     expect(plan).toMatchObject({ language: "c", compileFiles: ["a.c"], compileArgs: ["gcc", "a.c"] });
-    expect(plan.cases[0]).toMatchObject({ index: 0, score: 7, executeFiles: ["a.out"], inputPath: "case.in", expectedPath: "case.out", limits: { cpuMs: 2000, wallMs: 5000, memoryKb: 65536, fileBytes: 2 * 1024 * 1024, processes: 8 } });
-    expect(plan.cases[1]).toMatchObject({ index: 1, inputPath: "data/2.in", limits: { cpuMs: 1000, memoryKb: 1048576 } });
+    expect(plan.cases[0]).toMatchObject({
+      index: 0,
+      score: 7,
+      executeFiles: ["a.out"],
+      inputPath: "case.in",
+      expectedPath: "case.out",
+      limits: { cpuMs: 2000, wallMs: 5000, memoryKb: 65536, fileBytes: 2 * 1024 * 1024, processes: 8 },
+    });
+    expect(plan.cases[1]).toMatchObject({
+      index: 1,
+      inputPath: "data/2.in",
+      limits: { cpuMs: 1000, memoryKb: 1048576 },
+    });
     expect(planJudging(new TextEncoder().encode(JSON.stringify(config)), "java", settings)).toBeNull();
   });
 });
 
 describe("judge settings", () => {
   test("--server selects HTTP mode; the environment alone means queue mode", () => {
-    expect(loadJudgeSettings(KEY, ["--server", "https://joj.example.edu/"])).toMatchObject({ mode: "http", serverUrl: "https://joj.example.edu" });
-    expect(loadJudgeSettings({ ...KEY, PORT: "4000" }, [])).toMatchObject({ mode: "queue", serverUrl: "http://127.0.0.1:4000" });
-    expect(loadJudgeSettings(KEY, ["--server=http://api:34765", "--mode", "queue"])).toMatchObject({ mode: "queue", serverUrl: "http://api:34765" });
+    expect(loadJudgeSettings(KEY, ["--server", "https://joj.example.edu/"])).toMatchObject({
+      mode: "http",
+      serverUrl: "https://joj.example.edu",
+    });
+    expect(loadJudgeSettings({ ...KEY, PORT: "4000" }, [])).toMatchObject({
+      mode: "queue",
+      serverUrl: "http://127.0.0.1:4000",
+    });
+    expect(loadJudgeSettings(KEY, ["--server=http://api:34765", "--mode", "queue"])).toMatchObject({
+      mode: "queue",
+      serverUrl: "http://api:34765",
+    });
   });
 
   test("every problem is reported together, by name", () => {
@@ -44,13 +74,21 @@ describe("judge settings", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
-    for (const part of ["JUDGER_ACCESS_KEY_ID and JUDGER_SECRET_ACCESS_KEY are required", "JUDGE_CONCURRENCY must be a whole number", "--mode must be queue or http", 'unknown argument "--verbose"']) expect(message).toContain(part);
+    for (const part of [
+      "JUDGER_ACCESS_KEY_ID and JUDGER_SECRET_ACCESS_KEY are required",
+      "JUDGE_CONCURRENCY must be a whole number",
+      "--mode must be queue or http",
+      'unknown argument "--verbose"',
+    ])
+      expect(message).toContain(part);
   });
 });
 
 describe("output shown in reports", () => {
   test("control characters are escaped, invalid UTF-8 replaced, long output cut with a note", () => {
-    expect(escapeOutput(new Uint8Array([0x1b, 0x5b, 0x33, 0x31, 0x6d, 0x41, 0x0a, 0x09, 0x00]))).toBe("\\x1b[31mA\n\t\\x00");
+    expect(escapeOutput(new Uint8Array([0x1b, 0x5b, 0x33, 0x31, 0x6d, 0x41, 0x0a, 0x09, 0x00]))).toBe(
+      "\\x1b[31mA\n\t\\x00",
+    );
     expect(escapeOutput(new Uint8Array([0xff, 0x41]))).toBe("\uFFFDA");
     expect(escapeOutput(new TextEncoder().encode("x".repeat(100)), 10)).toBe(`${"x".repeat(10)}\n… (output truncated)`);
     expect(escapeOutput(new TextEncoder().encode("ok"), 10, true)).toBe("ok\n… (output truncated)");

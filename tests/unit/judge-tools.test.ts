@@ -2,15 +2,21 @@ import { describe, expect, test } from "bun:test";
 import { judgeBlocker, planSetup, type JudgeTool } from "../../src/runtime/judge-tools";
 
 // A machine described by what it has: what a fresh Debian, a developer laptop or a judge host sees.
-const machine = (isRoot: boolean, hasApt: boolean, ...present: string[]) =>
-  ({ isRoot, hasApt, has: (tool: JudgeTool) => present.includes(tool.command ?? tool.pkg) });
+const machine = (isRoot: boolean, hasApt: boolean, ...present: string[]) => ({
+  isRoot,
+  hasApt,
+  has: (tool: JudgeTool) => present.includes(tool.command ?? tool.pkg),
+});
 const FRESH = ["mount"];
 const ALL = ["mount", "bwrap", "gcc", "libseccomp-dev"];
 
 describe("bun run setup", () => {
   test("a fresh Debian as root: installs bubblewrap, gcc and libseccomp with apt-get", () => {
     const plan = planSetup(machine(true, true, ...FRESH));
-    expect(plan).toMatchObject({ kind: "install", command: ["apt-get", "install", "-y", "--no-install-recommends", "bubblewrap", "gcc", "libseccomp-dev"] });
+    expect(plan).toMatchObject({
+      kind: "install",
+      command: ["apt-get", "install", "-y", "--no-install-recommends", "bubblewrap", "gcc", "libseccomp-dev"],
+    });
   });
 
   test("a machine that has everything: nothing to do", () => {

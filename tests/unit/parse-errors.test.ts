@@ -9,10 +9,17 @@ test("an unexpected error of a route check is a logged 500; a malformed body is 
   const logs: Record<string, unknown>[] = [];
   const app = new Elysia()
     .use(errorsPlugin(createLogger("debug", {}, (line) => logs.push(JSON.parse(line)))))
-    .post("/checked", () => "ok", { parse: () => { throw checkFailed(new TypeError("a bug in a check")); }, body: t.Object({}) })
+    .post("/checked", () => "ok", {
+      parse: () => {
+        throw checkFailed(new TypeError("a bug in a check"));
+      },
+      body: t.Object({}),
+    })
     .post("/plain", ({ body }) => body, { body: t.Object({ a: t.Number() }) });
   const post = (path: string, body: string) =>
-    app.handle(new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json" }, body }));
+    app.handle(
+      new Request(`http://localhost${path}`, { method: "POST", headers: { "content-type": "application/json" }, body }),
+    );
   const failed = await post("/checked", "{}");
   expect(failed.status).toBe(500);
   expect(((await failed.json()) as { errorCode: string }).errorCode).toBe("InternalServerError");

@@ -22,7 +22,10 @@ const SAMPLES: Record<keyof typeof PATTERNS, { match: string[]; reject: string[]
     reject: ["/etc/passwd", "../x", "a/../b", "a/..", "x\n/../y", "a\\b", "nul\u0000", "tab\tfile", ""],
   },
   duration: { match: ["1s", "1.5s", "500ms"], reject: ["1", "1 s", "1h", "1s\n", "p", "C"] },
-  memorySize: { match: ["64m", "256MB", "512k", "1g", "1048576", "1.5G"], reject: ["64 m", "64mib", "-1", "64m\n", "p", "C"] },
+  memorySize: {
+    match: ["64m", "256MB", "512k", "1g", "1048576", "1.5G"],
+    reject: ["64 m", "64mib", "-1", "64m\n", "p", "C"],
+  },
   sha256: { match: ["a".repeat(64)], reject: ["A".repeat(64), "a".repeat(63), `${"a".repeat(64)}\n`] },
   invitableRole: {
     match: ["user", "TA", "p", "C", "助教", "root-helper", "roots", "root\n", "\nroot"],
@@ -69,7 +72,14 @@ describe("account-name formats, through the compiled validator", () => {
   });
 
   test("e-mails need one @ and a dotted domain, and nothing invisible", () => {
-    for (const bad of ["peter", "peter@sjtu", "pe ter@sjtu.edu.cn", "a@b@c.d", "pe\u200bter@sjtu.edu.cn", "nul\u0000@x.cn"]) {
+    for (const bad of [
+      "peter",
+      "peter@sjtu",
+      "pe ter@sjtu.edu.cn",
+      "a@b@c.d",
+      "pe\u200bter@sjtu.edu.cn",
+      "nul\u0000@x.cn",
+    ]) {
       expect({ bad, ok: email(bad) }).toEqual({ bad, ok: false });
     }
   });

@@ -26,7 +26,11 @@ describe("problem set time windows, at their edges", () => {
   });
 
   test("times parse from ISO (any offset) or Unix seconds/milliseconds, and must come in order", () => {
-    const parsed = parseWindow({ unlockAt: "2031-03-01T08:00:00+08:00", dueAt: dueAt.getTime(), lockAt: lockAt.getTime() / 1000 });
+    const parsed = parseWindow({
+      unlockAt: "2031-03-01T08:00:00+08:00",
+      dueAt: dueAt.getTime(),
+      lockAt: lockAt.getTime() / 1000,
+    });
     expect(parsed.unlockAt?.toISOString()).toBe(unlockAt.toISOString());
     expect(parsed.dueAt?.toISOString()).toBe(dueAt.toISOString());
     expect(parsed.lockAt?.toISOString()).toBe(lockAt.toISOString());

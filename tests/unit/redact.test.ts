@@ -27,21 +27,33 @@ describe("Redactor", () => {
 
   test("property: no planted secret survives, and text without one comes back unchanged", () => {
     const secret = fc.string({ minLength: 8, maxLength: 64 }).filter((s) => !s.includes(REDACTED));
-    fc.assert(fc.property(secret, fc.string(), fc.string(), (value, before, after) => {
-      const redactor = new Redactor([value]);
-      expect(redactor.redact(`${before}${value}${after}`).text).not.toContain(value);
-      if (!before.includes(value) && !after.includes(value) && !`${before}${after}`.includes(value)) {
-        expect(redactor.redact(`${before}${after}`)).toEqual({ text: `${before}${after}`, hits: 0 });
-      }
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(secret, fc.string(), fc.string(), (value, before, after) => {
+        const redactor = new Redactor([value]);
+        expect(redactor.redact(`${before}${value}${after}`).text).not.toContain(value);
+        if (!before.includes(value) && !after.includes(value) && !`${before}${after}`.includes(value)) {
+          expect(redactor.redact(`${before}${after}`)).toEqual({ text: `${before}${after}`, hits: 0 });
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
 test("secretValuesOf: the values of keys, passwords, tokens and connection URLs, nothing else", () => {
   const values = secretValuesOf({
-    JWT_SECRET: JWT, DATABASE_URL: DATABASE, REDIS_URL: "redis://127.0.0.1:6379", METRICS_TOKEN: "t".repeat(20),
-    JUDGER_SECRET_ACCESS_KEY: "k".repeat(40), S3_ACCESS_KEY_ID: "AKIA0000", PGPASSWORD: "pg-password",
-    PATH: "/usr/bin", LOG_LEVEL: "info", JUDGE_WORK_DIR: "/tmp/joj-judge",
+    JWT_SECRET: JWT,
+    DATABASE_URL: DATABASE,
+    REDIS_URL: "redis://127.0.0.1:6379",
+    METRICS_TOKEN: "t".repeat(20),
+    JUDGER_SECRET_ACCESS_KEY: "k".repeat(40),
+    S3_ACCESS_KEY_ID: "AKIA0000",
+    PGPASSWORD: "pg-password",
+    PATH: "/usr/bin",
+    LOG_LEVEL: "info",
+    JUDGE_WORK_DIR: "/tmp/joj-judge",
   });
-  expect(values.sort()).toEqual([JWT, DATABASE, "redis://127.0.0.1:6379", "t".repeat(20), "k".repeat(40), "AKIA0000", "pg-password"].sort());
+  expect(values.sort()).toEqual(
+    [JWT, DATABASE, "redis://127.0.0.1:6379", "t".repeat(20), "k".repeat(40), "AKIA0000", "pg-password"].sort(),
+  );
 });

@@ -5,10 +5,16 @@ import { judgeProbeReport } from "../../src/judge/self-check";
 const hex = (text: string) => Buffer.from(text, "latin1").toString("hex");
 const line = (pid: number, self: boolean, what: string, data: string | null) =>
   `${pid} ${self ? "self" : "other"} ${what} ${data === null ? "denied" : "ok"} ${data === null ? "" : hex(data)}`;
-const SELF = [line(2, true, "environ", "PATH=/usr/bin\0HOME=/work\0LANG=C.UTF-8\0"), line(2, true, "cmdline", "./probe\0")];
+const SELF = [
+  line(2, true, "environ", "PATH=/usr/bin\0HOME=/work\0LANG=C.UTF-8\0"),
+  line(2, true, "cmdline", "./probe\0"),
+];
 const CLOSED_INIT = [
-  line(1, false, "environ", null), line(1, false, "cmdline", "/.runner\0\0\0\0"), line(1, false, "maps", null),
-  line(1, false, "mem", null), line(1, false, "fd", null),
+  line(1, false, "environ", null),
+  line(1, false, "cmdline", "/.runner\0\0\0\0"),
+  line(1, false, "maps", null),
+  line(1, false, "mem", null),
+  line(1, false, "fd", null),
 ];
 const report = (...lines: string[]) => lines.join("\n");
 
@@ -18,9 +24,13 @@ describe("the self-check's reading of the probe", () => {
   });
 
   test("bubblewrap's init holding the judge's environment (the leak this check guards against)", () => {
-    const leaky = [line(1, false, "environ", "JUDGER_SECRET_ACCESS_KEY=judger-secret-0123456789\0"), ...CLOSED_INIT.slice(1)];
+    const leaky = [
+      line(1, false, "environ", "JUDGER_SECRET_ACCESS_KEY=judger-secret-0123456789\0"),
+      ...CLOSED_INIT.slice(1),
+    ];
     expect(judgeProbeReport(report(...SELF, ...leaky), ["judger-secret-0123456789"])).toEqual([
-      "the probe read a setting of the judge in /proc/1/environ", "the probe can read /proc/1/environ",
+      "the probe read a setting of the judge in /proc/1/environ",
+      "the probe can read /proc/1/environ",
     ]);
   });
 
@@ -31,13 +41,17 @@ describe("the self-check's reading of the probe", () => {
 
   test("an init whose command line is not blanked, or whose memory opens", () => {
     const open = [line(1, false, "cmdline", "/.runner\x002000\x00--\x00./probe\0"), line(1, false, "mem", "")];
-    expect(judgeProbeReport(report(...SELF, ...open), [])).toEqual(["the probe can read /proc/1/cmdline", "the probe can read /proc/1/mem"]);
+    expect(judgeProbeReport(report(...SELF, ...open), [])).toEqual([
+      "the probe can read /proc/1/cmdline",
+      "the probe can read /proc/1/mem",
+    ]);
   });
 
   test("variables beyond the sandbox's own in the program's environment", () => {
     const self = line(2, true, "environ", "PATH=/usr/bin\0JOJ_SELF_CHECK_CANARY=joj-canary-abc\0");
     expect(judgeProbeReport(report(self, ...CLOSED_INIT), ["joj-canary-abc"])).toEqual([
-      "the probe read a setting of the judge in /proc/2/environ", "a sandboxed program has variables it should not: JOJ_SELF_CHECK_CANARY",
+      "the probe read a setting of the judge in /proc/2/environ",
+      "a sandboxed program has variables it should not: JOJ_SELF_CHECK_CANARY",
     ]);
   });
 

@@ -17,7 +17,9 @@ test("only the exact token text hits: a changed signature or payload is verified
   const token = await codec.sign({ sub: "y", exp: Math.floor(Date.now() / 1000) + 600 });
   expect(await codec.verify(token)).toMatchObject({ sub: "y" });
   const [header, payload, signature] = token.split(".");
-  const forged = Buffer.from(JSON.stringify({ sub: "root", exp: Math.floor(Date.now() / 1000) + 600 })).toString("base64url");
+  const forged = Buffer.from(JSON.stringify({ sub: "root", exp: Math.floor(Date.now() / 1000) + 600 })).toString(
+    "base64url",
+  );
   expect(await codec.verify(`${header}.${forged}.${signature}`)).toBeNull();
   expect(await codec.verify(`${header}.${payload}.${signature.slice(0, -2)}AA`)).toBeNull();
 });

@@ -62,7 +62,13 @@ describe("logger", () => {
     logger.info("hello", { password: "p", nested: { accessToken: "t", ok: 1 }, Authorization: "Bearer x" });
     expect(lines).toHaveLength(1);
     const entry = JSON.parse(lines[0]);
-    expect(entry).toMatchObject({ level: "info", msg: "hello", service: "t", password: "[redacted]", Authorization: "[redacted]" });
+    expect(entry).toMatchObject({
+      level: "info",
+      msg: "hello",
+      service: "t",
+      password: "[redacted]",
+      Authorization: "[redacted]",
+    });
     expect(entry.nested).toEqual({ accessToken: "[redacted]", ok: 1 });
     expect(lines[0]).not.toContain("Bearer x");
   });

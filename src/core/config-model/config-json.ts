@@ -1,8 +1,20 @@
 import { Value } from "@sinclair/typebox/value";
 import { acceptBothCases, camelToSnake } from "../normalize";
-import { assertCheckerFiles, resolveOutputCheck, resolveSubtasks, type OutputCheck, type ResolvedSubtask } from "./config-judging";
 import {
-  CASE_DEFAULTS, invalidConfig as invalid, ProblemConfigJson, type CaseInput, type ConfigJson, type HorseCase, type outputCheckFields,
+  assertCheckerFiles,
+  resolveOutputCheck,
+  resolveSubtasks,
+  type OutputCheck,
+  type ResolvedSubtask,
+} from "./config-judging";
+import {
+  CASE_DEFAULTS,
+  invalidConfig as invalid,
+  ProblemConfigJson,
+  type CaseInput,
+  type ConfigJson,
+  type HorseCase,
+  type outputCheckFields,
   type ScoringRule,
 } from "./config-schema";
 
@@ -65,13 +77,19 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
   return config.languages.map((language, i) => {
     const at = `/languages/${i}`;
     const [caseDefault, caseDefaultAt] = language.caseDefault
-      ? [language.caseDefault, `${at}/caseDefault`] : [fallback.caseDefault ?? {}, "/languageDefault/caseDefault"];
-    const [cases, casesAt] = language.cases ? [language.cases, `${at}/cases`] : [fallback.cases ?? [], "/languageDefault/cases"];
+      ? [language.caseDefault, `${at}/caseDefault`]
+      : [fallback.caseDefault ?? {}, "/languageDefault/caseDefault"];
+    const [cases, casesAt] = language.cases
+      ? [language.cases, `${at}/cases`]
+      : [fallback.cases ?? [], "/languageDefault/cases"];
     const note = (path: string) => (path.startsWith("/languageDefault") ? ` (language "${language.name}")` : "");
     const named = (path: string) => `${path}${note(path)}`;
-    if (cases.length === 0) throw invalid(`${at}: language "${language.name}" has no cases (and languageDefault gives none)`);
+    if (cases.length === 0)
+      throw invalid(`${at}: language "${language.name}" has no cases (and languageDefault gives none)`);
     const resolved = cases.map((c, j) => ({
-      ...CASE_DEFAULTS, ...stripJudging(stripUndefined(caseDefault)), ...stripJudging(stripUndefined(c)),
+      ...CASE_DEFAULTS,
+      ...stripJudging(stripUndefined(caseDefault)),
+      ...stripJudging(stripUndefined(c)),
       ...resolveOutputCheck([
         { at: named(`${casesAt}/${j}`), fields: c },
         { at: named(caseDefaultAt), fields: caseDefault },
@@ -80,7 +98,8 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
       ]),
     }));
     const [subtasks, subtasksAt] = language.subtasks
-      ? [language.subtasks, `${at}/subtasks`] : [fallback.subtasks ?? [], "/languageDefault/subtasks"];
+      ? [language.subtasks, `${at}/subtasks`]
+      : [fallback.subtasks ?? [], "/languageDefault/subtasks"];
     return {
       name: language.name,
       compileFiles: language.compileFiles ?? fallback.compileFiles ?? ["a.cpp"],
@@ -93,7 +112,11 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
 }
 
 type SchemaError = {
-  path: string; message: string; value?: unknown; schema?: { anyOf?: { const?: unknown }[] }; errors?: Iterable<SchemaError>[];
+  path: string;
+  message: string;
+  value?: unknown;
+  schema?: { anyOf?: { const?: unknown }[] };
+  errors?: Iterable<SchemaError>[];
 };
 
 /** A union (a nullable group) reports only "Expected union value": its branches know what is wrong. */

@@ -31,7 +31,8 @@ export interface Level {
 function methodOf(fields: OutputFields): { compare: CompareMode; checker: CheckerInput | null } | null {
   if (fields.checker) return { compare: fields.compare ?? "whitespace", checker: fields.checker };
   if (fields.compare) return { compare: fields.compare, checker: null };
-  if (fields.ignoreWhitespace !== undefined) return { compare: fields.ignoreWhitespace ? "whitespace" : "exact", checker: null };
+  if (fields.ignoreWhitespace !== undefined)
+    return { compare: fields.ignoreWhitespace ? "whitespace" : "exact", checker: null };
   return null;
 }
 
@@ -46,10 +47,13 @@ export function resolveOutputCheck(levels: Level[]): OutputCheck {
   const epsilonAt = levels.findIndex((level) => level.fields.epsilon !== undefined);
   const epsilon = epsilonAt >= 0 ? levels[epsilonAt].fields.epsilon! : null;
   const float = !method.checker && method.compare === "float";
-  if (float && epsilon === null) throw invalid(`${levels[methodAt].at}: "compare": "float" needs an "epsilon" (e.g. 1e-6)`);
+  if (float && epsilon === null)
+    throw invalid(`${levels[methodAt].at}: "compare": "float" needs an "epsilon" (e.g. 1e-6)`);
   if (!float && epsilon !== null && (methodAt < 0 || epsilonAt <= methodAt)) {
     const what = method.checker ? "a checker" : `"compare": "${method.compare}"`;
-    throw invalid(`${levels[epsilonAt].at}: "epsilon" applies only to "compare": "float", but this case is judged by ${what}`);
+    throw invalid(
+      `${levels[epsilonAt].at}: "epsilon" applies only to "compare": "float", but this case is judged by ${what}`,
+    );
   }
   return { compare: method.compare, epsilon: float ? epsilon : null, checker: method.checker };
 }
@@ -66,20 +70,27 @@ export interface ResolvedSubtask {
  * after the groups it depends on).
  */
 export function resolveSubtasks(
-  subtasks: { score: number; cases: number[]; dependsOn?: number[] }[], caseCount: number, at: string, note = "",
+  subtasks: { score: number; cases: number[]; dependsOn?: number[] }[],
+  caseCount: number,
+  at: string,
+  note = "",
 ): ResolvedSubtask[] {
   const owner = new Map<number, number>();
   const resolved = subtasks.map((subtask, i) => {
     for (const [k, index] of subtask.cases.entries()) {
       const where = `${at}/${i}/cases/${k}${note}`;
-      if (index >= caseCount) throw invalid(`${where}: case ${index} does not exist (the language has ${caseCount} cases, 0 to ${caseCount - 1})`);
+      if (index >= caseCount)
+        throw invalid(
+          `${where}: case ${index} does not exist (the language has ${caseCount} cases, 0 to ${caseCount - 1})`,
+        );
       if (owner.has(index)) throw invalid(`${where}: case ${index} is already in subtask ${owner.get(index)}`);
       owner.set(index, i);
     }
     const dependsOn = subtask.dependsOn ?? [];
     for (const [k, other] of dependsOn.entries()) {
       const where = `${at}/${i}/dependsOn/${k}${note}`;
-      if (other >= subtasks.length) throw invalid(`${where}: subtask ${other} does not exist (there are ${subtasks.length})`);
+      if (other >= subtasks.length)
+        throw invalid(`${where}: subtask ${other} does not exist (there are ${subtasks.length})`);
       if (other === i) throw invalid(`${where}: a subtask cannot depend on itself`);
     }
     return { score: subtask.score, cases: [...subtask.cases], dependsOn: [...new Set(dependsOn)] };
@@ -120,7 +131,8 @@ export function assertCheckerFiles(config: ConfigJson, archiveFiles: Set<string>
   const present = new Set([...archiveFiles].map(normalise));
   const check = (checker: CheckerInput | null | undefined, at: string) => {
     for (const [k, file] of (checker?.files ?? []).entries()) {
-      if (!present.has(normalise(file))) throw invalid(`${at}/checker/files/${k}: "${file}" is not in the config archive`);
+      if (!present.has(normalise(file)))
+        throw invalid(`${at}/checker/files/${k}: "${file}" is not in the config archive`);
     }
   };
   type WithChecker = { checker?: CheckerInput | null };

@@ -17,7 +17,11 @@ const MEMORY = PATTERNS.memorySize;
 // Closed lists as unions of literals: no implied default (a UnionEnum defaults to its first value,
 // which Elysia would write into a body that left the field out).
 const CompareSchema = t.Union([
-  t.Literal("exact"), t.Literal("whitespace"), t.Literal("float"), t.Literal("tokens-icase"), t.Literal("lines-unordered"),
+  t.Literal("exact"),
+  t.Literal("whitespace"),
+  t.Literal("float"),
+  t.Literal("tokens-icase"),
+  t.Literal("lines-unordered"),
 ]);
 export type CompareMode = Static<typeof CompareSchema>;
 const ScoringSchema = t.Union([t.Literal("all"), t.Literal("min")]);
@@ -25,9 +29,16 @@ export type ScoringRule = Static<typeof ScoringSchema>;
 
 export const CheckerSchema = t.Object(
   {
-    files: t.Array(RelativePath, { minItems: 1, maxItems: 64, description: "config archive files the checker is built from" }),
+    files: t.Array(RelativePath, {
+      minItems: 1,
+      maxItems: 64,
+      description: "config archive files the checker is built from",
+    }),
     compileArgs: t.Optional(t.Array(t.String(), { description: "empty or absent: nothing to compile (a script)" })),
-    executeArgs: t.Array(t.String(), { minItems: 1, description: "run as `executeArgs… <input> <output> <expected output>`" }),
+    executeArgs: t.Array(t.String(), {
+      minItems: 1,
+      description: "run as `executeArgs… <input> <output> <expected output>`",
+    }),
   },
   { title: "Checker" },
 );
@@ -35,7 +46,9 @@ export const CheckerSchema = t.Object(
 /** How a case's output is judged; most specific level wins (case, caseDefault, language, languageDefault). */
 export const outputCheckFields = {
   compare: t.Optional(CompareSchema),
-  epsilon: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 1, description: "`float`'s absolute or relative error, the looser" })),
+  epsilon: t.Optional(
+    t.Number({ exclusiveMinimum: 0, maximum: 1, description: "`float`'s absolute or relative error, the looser" }),
+  ),
   checker: t.Optional(Nullable(CheckerSchema)),
 };
 
@@ -60,7 +73,9 @@ export const SubtaskSchema = t.Object(
   {
     score: t.Integer({ minimum: 0, maximum: 1_000_000 }),
     cases: t.Array(t.Integer({ minimum: 0 }), { minItems: 1, description: "indices into the language's cases" }),
-    dependsOn: t.Optional(t.Array(t.Integer({ minimum: 0 }), { description: "subtasks that must be fully accepted first" })),
+    dependsOn: t.Optional(
+      t.Array(t.Integer({ minimum: 0 }), { description: "subtasks that must be fully accepted first" }),
+    ),
   },
   { title: "Subtask" },
 );
@@ -75,7 +90,10 @@ const languageDefaultFields = {
   scoring: t.Optional(ScoringSchema),
 };
 export const LanguageDefaultSchema = t.Object(languageDefaultFields, { title: "LanguageDefault" });
-export const LanguageSchema = t.Object({ ...languageDefaultFields, name: t.String({ minLength: 1, maxLength: 256 }) }, { title: "Language" });
+export const LanguageSchema = t.Object(
+  { ...languageDefaultFields, name: t.String({ minLength: 1, maxLength: 256 }) },
+  { title: "Language" },
+);
 export const ProblemConfigJson = t.Object(
   { languages: t.Array(LanguageSchema, { minItems: 1 }), languageDefault: t.Optional(Nullable(LanguageDefaultSchema)) },
   { title: "ProblemConfigJson" },
@@ -87,14 +105,31 @@ export type CheckerInput = Static<typeof CheckerSchema>;
 export type HorseCase = Required<Omit<CaseInput, keyof typeof outputCheckFields>>;
 
 export const CASE_DEFAULTS: HorseCase = {
-  category: "pretest", time: "1s", memory: "64m", score: 10, ignoreWhitespace: true,
-  executeFiles: ["./a.out"], executeArgs: ["./a.out", "--test"], executeInputFile: "case.in", executeOutputFile: "case.out",
+  category: "pretest",
+  time: "1s",
+  memory: "64m",
+  score: 10,
+  ignoreWhitespace: true,
+  executeFiles: ["./a.out"],
+  executeArgs: ["./a.out", "--test"],
+  executeInputFile: "case.in",
+  executeOutputFile: "case.out",
 };
 
 /** Horse's default config, written when an archive has none and `configJsonOnMissing=use_default`. */
 export function defaultConfigJson(): ConfigJson {
-  return { languages: [{ name: "c++", compileFiles: ["a.cpp"], compileArgs: ["gcc", "a.cpp"], caseDefault: null, cases: [{ ...CASE_DEFAULTS }] }], languageDefault: null };
+  return {
+    languages: [
+      {
+        name: "c++",
+        compileFiles: ["a.cpp"],
+        compileArgs: ["gcc", "a.cpp"],
+        caseDefault: null,
+        cases: [{ ...CASE_DEFAULTS }],
+      },
+    ],
+    languageDefault: null,
+  };
 }
 
 export const invalidConfig = (message: string) => new BizError("FileValidationError", `config.json: ${message}`);
-

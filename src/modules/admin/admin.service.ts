@@ -34,7 +34,8 @@ export async function createJudger(
   const { user, key } = await em.transactional(async (tx) => {
     const made = await createJudgerAccount(tx, input, actor.ip);
     audit(tx, actor, {
-      action: "judger.create", target: { type: "user", id: made.user.id },
+      action: "judger.create",
+      target: { type: "user", id: made.user.id },
       after: { username: made.user.username, email: made.user.email },
     });
     return made;

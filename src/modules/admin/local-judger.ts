@@ -26,7 +26,9 @@ export async function prepareLocalJudger(config: Config, logger: Logger): Promis
     logger.warn("the judge worker is not started; records wait for a judger", { why: blocker.why, fix: blocker.fix });
     // A log line scrolls past unread: the caller shows this on the console, last, where a new user looks.
     const notice = consoleNotice("Submissions will NOT be judged: the built-in judge cannot start.", [
-      `Why: ${blocker.why}.`, `Fix: ${blocker.fix}`, "Then start again. Until then every submission waits for a judge.",
+      `Why: ${blocker.why}.`,
+      `Fix: ${blocker.fix}`,
+      "Then start again. Until then every submission waits for a judge.",
     ]);
     return { judge: false, notice };
   }
@@ -40,9 +42,15 @@ export async function prepareLocalJudger(config: Config, logger: Logger): Promis
     let key: LocalKey | null = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as LocalKey) : null;
     if (!key || !(await authenticateAccessKey(em, key.accessKeyId, key.secretAccessKey))) {
       const suffix = randomBytes(3).toString("hex");
-      const made = await createJudgerAccount(em, {
-        username: `local-judge-${suffix}`, email: `local-judge-${suffix}@judges.invalid`, password: randomBytes(32).toString("hex"),
-      }, "127.0.0.1");
+      const made = await createJudgerAccount(
+        em,
+        {
+          username: `local-judge-${suffix}`,
+          email: `local-judge-${suffix}@judges.invalid`,
+          password: randomBytes(32).toString("hex"),
+        },
+        "127.0.0.1",
+      );
       key = { accessKeyId: made.key.keyId, secretAccessKey: made.key.secret };
       writeFileSync(file, JSON.stringify(key), { mode: 0o600 });
       logger.info("made a judger account for the built-in judge", { accessKeyId: key.accessKeyId });

@@ -18,8 +18,14 @@ export const AuditEvent = defineEntity({
     { name: "audit_events_created_index", properties: ["createdAt", "id"] },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
-    createdAt: p.datetime().defaultRaw("now()").onCreate(() => new Date()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
+    createdAt: p
+      .datetime()
+      .defaultRaw("now()")
+      .onCreate(() => new Date()),
     /** The staff member (null: their account is unknown, e.g. a config committed for a vanished user). */
     actorId: p.uuid().nullable(),
     actorUsername: p.string().length(255).nullable(),

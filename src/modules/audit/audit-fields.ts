@@ -3,21 +3,45 @@ import { DOMAIN_PERMISSION_DEFAULTS, DOMAIN_SCOPES, type DomainPermissionSet } f
 
 /** Every action the audit log records: `<what it acts on>.<what was done>`. */
 export const AUDIT_ACTIONS = [
-  "domain.update", "domain.transfer", "domain.delete",
-  "domain_role.create", "domain_role.update", "domain_role.delete",
-  "domain_user.add", "domain_user.update", "domain_user.remove",
-  "domain_invitation.create", "domain_invitation.update", "domain_invitation.delete",
-  "problem.create", "problem.update", "problem.delete", "problem.clone", "problem.rejudge",
-  "problem_config.upload_archive", "problem_config.update_json",
-  "problem_set.create", "problem_set.update", "problem_set.delete",
-  "problem_set.add_problem", "problem_set.move_problem", "problem_set.remove_problem",
+  "domain.update",
+  "domain.transfer",
+  "domain.delete",
+  "domain_role.create",
+  "domain_role.update",
+  "domain_role.delete",
+  "domain_user.add",
+  "domain_user.update",
+  "domain_user.remove",
+  "domain_invitation.create",
+  "domain_invitation.update",
+  "domain_invitation.delete",
+  "problem.create",
+  "problem.update",
+  "problem.delete",
+  "problem.clone",
+  "problem.rejudge",
+  "problem_config.upload_archive",
+  "problem_config.update_json",
+  "problem_set.create",
+  "problem_set.update",
+  "problem_set.delete",
+  "problem_set.add_problem",
+  "problem_set.move_problem",
+  "problem_set.remove_problem",
   "record.rejudge",
   "judger.create",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditTargetType =
-  "domain" | "domain_role" | "user" | "domain_invitation" | "problem" | "problem_config" | "problem_set" | "record";
+  | "domain"
+  | "domain_role"
+  | "user"
+  | "domain_invitation"
+  | "problem"
+  | "problem_config"
+  | "problem_set"
+  | "record";
 
 /** A field's value as the log keeps it: JSON (a Date becomes its ISO text). */
 export type AuditFields = Record<string, unknown>;
@@ -28,11 +52,37 @@ export type AuditChanges = Record<string, { before: unknown; after: unknown }>;
  * a service's snapshot later cannot leak its value before someone decides it is safe to keep.
  */
 const RECORDED = new Set([
-  "url", "name", "title", "content", "hidden", "gravatar", "bulletin", "group", "ownerId",
-  "role", "username", "email", "expireAt",
-  "unlockAt", "dueAt", "lockAt", "scoreboardHidden", "scoreboardRule", "problems",
-  "version", "commitId", "languages", "sourceProblemId", "sourceDomainId",
-  "state", "score", "configId", "problemSetId", "states", "language", "config",
+  "url",
+  "name",
+  "title",
+  "content",
+  "hidden",
+  "gravatar",
+  "bulletin",
+  "group",
+  "ownerId",
+  "role",
+  "username",
+  "email",
+  "expireAt",
+  "unlockAt",
+  "dueAt",
+  "lockAt",
+  "scoreboardHidden",
+  "scoreboardRule",
+  "problems",
+  "version",
+  "commitId",
+  "languages",
+  "sourceProblemId",
+  "sourceDomainId",
+  "state",
+  "score",
+  "configId",
+  "problemSetId",
+  "states",
+  "language",
+  "config",
   // A role's permission flags, one field each (`problem.edit`), so an edit shows only the flags it flipped.
   ...DOMAIN_SCOPES.flatMap((scope) => Object.keys(DOMAIN_PERMISSION_DEFAULTS[scope]).map((flag) => `${scope}.${flag}`)),
 ]);
@@ -42,10 +92,21 @@ const RECORDED = new Set([
  * proof needed to join), passwords and their hashes, access-key secrets, tokens. The log says that
  * such a field changed, never its value.
  */
-const SECRET = new RegExp(`^(${[
-  "code", "password", "hashedPassword", "passwordHash", "secret", "secretDigest", "secretAccessKey",
-  "accessToken", "refreshToken", "token",
-].join("|")})$`, "i");
+const SECRET = new RegExp(
+  `^(${[
+    "code",
+    "password",
+    "hashedPassword",
+    "passwordHash",
+    "secret",
+    "secretDigest",
+    "secretAccessKey",
+    "accessToken",
+    "refreshToken",
+    "token",
+  ].join("|")})$`,
+  "i",
+);
 
 export const REDACTED = "[redacted]";
 
@@ -61,8 +122,9 @@ function scrub(value: unknown): unknown {
   }
   if (Array.isArray(value)) return value.map(scrub);
   if (typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) =>
-      [key, SECRET.test(key) ? REDACTED : scrub(inner)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, SECRET.test(key) ? REDACTED : scrub(inner)]),
+    );
   }
   return value;
 }
@@ -96,6 +158,9 @@ export function pick<T extends object, K extends keyof T & string>(source: T, fi
 
 /** A permission set as one field per flag (`problemSet.edit: true`). */
 export function permissionFields(set: DomainPermissionSet): AuditFields {
-  return Object.fromEntries(DOMAIN_SCOPES.flatMap((scope) =>
-    Object.entries(set[scope]).map(([flag, granted]) => [`${scope}.${flag}`, granted])));
+  return Object.fromEntries(
+    DOMAIN_SCOPES.flatMap((scope) =>
+      Object.entries(set[scope]).map(([flag, granted]) => [`${scope}.${flag}`, granted]),
+    ),
+  );
 }

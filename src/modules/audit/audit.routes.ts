@@ -10,19 +10,22 @@ import { AuditEventListResp, AuditListQuery } from "./audit.schemas";
 export function auditRoutes(deps: AppDeps) {
   return new Elysia({ name: "audit-routes", detail: { tags: ["audit"] } })
     .use(authPlugin(deps))
-    .get("/domains/:domain/audit", async ({ em, access, query }) =>
-      okList(await audit.listAuditEvents(em, access.domainId, query)), {
-      // Whoever may manage the domain's members, roles and invitations (the `admin` role, domain root)
-      // may read what its staff did; see the README's "Audit log".
-      domainPermission: "general.edit",
-      params: DomainParams,
-      query: AuditListQuery,
-      response: AuditEventListResp,
-      detail: {
-        operationId: "v1_list_domain_audit_events",
-        summary: "The domain's audit log, newest first (filters: action, actor) (extension)",
+    .get(
+      "/domains/:domain/audit",
+      async ({ em, access, query }) => okList(await audit.listAuditEvents(em, access.domainId, query)),
+      {
+        // Whoever may manage the domain's members, roles and invitations (the `admin` role, domain root)
+        // may read what its staff did; see the README's "Audit log".
+        domainPermission: "general.edit",
+        params: DomainParams,
+        query: AuditListQuery,
+        response: AuditEventListResp,
+        detail: {
+          operationId: "v1_list_domain_audit_events",
+          summary: "The domain's audit log, newest first (filters: action, actor) (extension)",
+        },
       },
-    })
+    )
     .get("/admin/audit", async ({ em, query }) => okList(await audit.listAuditEvents(em, null, query)), {
       siteRoot: true,
       query: AuditListQuery,

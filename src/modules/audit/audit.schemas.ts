@@ -27,7 +27,7 @@ export const AuditEventSchema = t.Object(
     actorUsername: t.Nullable(t.String({ description: "the actor's username at the time" })),
     ip: t.Nullable(t.String({ description: "the client address (TRUSTED_PROXIES honoured)" })),
     changes: t.Record(t.String(), AuditChange, {
-      description: "the changed fields only; secrets show as \"[redacted]\"",
+      description: 'the changed fields only; secrets show as "[redacted]"',
     }),
   },
   { title: "AuditEvent" },

@@ -54,7 +54,9 @@ const ROW_JSON = `json_build_object('id', a.id, 'createdAt', ${isoSql("a.created
  * the whole site (the admin log); the id follows the time's direction so the index serves the order.
  */
 export async function listAuditEvents(
-  em: EntityManager, domainId: string | null, query: AuditListQueryInput,
+  em: EntityManager,
+  domainId: string | null,
+  query: AuditListQueryInput,
 ): Promise<ListPage<AuditEventView>> {
   const where: string[] = [];
   const values: unknown[] = [];
@@ -68,15 +70,18 @@ export async function listAuditEvents(
   filter("actor_id", query.actor?.toLowerCase());
   const ordering = parseOrdering(query.ordering, { created_at: "createdAt" });
   ordering.id = ordering.createdAt;
-  const order = Object.entries(ordering)
-    .map(([property, direction]) => `${COLUMNS[property as keyof typeof COLUMNS]} ${direction}`);
+  const order = Object.entries(ordering).map(
+    ([property, direction]) => `${COLUMNS[property as keyof typeof COLUMNS]} ${direction}`,
+  );
   const condition = where.length ? `where ${where.join(" and ")}` : "";
   const { offset, limit } = pageWindow(query);
-  const [page] = await rows<{ n: number; results: AuditEventView[] }>(em,
+  const [page] = await rows<{ n: number; results: AuditEventView[] }>(
+    em,
     `with page as (select id from audit_events ${condition} order by ${order.join(", ")} limit ? offset ?)
      select (select count(*)::int from audit_events ${condition}) as n,
             coalesce((select json_agg(${ROW_JSON} order by ${order.map((o) => `a.${o}`).join(", ")})
               from page join audit_events a on a.id = page.id), '[]') as results`,
-    [...values, limit, offset, ...values]);
+    [...values, limit, offset, ...values],
+  );
   return { count: page.n, results: page.results };
 }

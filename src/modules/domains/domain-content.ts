@@ -15,7 +15,10 @@ export const DOMAIN_CONTENT: { table: string; label: string }[] = [
 
 export async function assertDomainEmpty(em: EntityManager, domain: Domain): Promise<void> {
   for (const { table, label } of DOMAIN_CONTENT) {
-    const [row] = await em.execute<{ n: number }[]>(`select count(*)::int as n from "${table}" where domain_id = ?`, [domain.id]);
-    if (row.n > 0) throw new BizError("IntegrityError", `the domain still holds ${row.n} ${label}; delete or move them first`);
+    const [row] = await em.execute<{ n: number }[]>(`select count(*)::int as n from "${table}" where domain_id = ?`, [
+      domain.id,
+    ]);
+    if (row.n > 0)
+      throw new BizError("IntegrityError", `the domain still holds ${row.n} ${label}; delete or move them first`);
   }
 }

@@ -90,4 +90,7 @@ export const DomainParams = t.Object({ domain: t.String({ minLength: 1, maxLengt
 export const DomainResp = Envelope(DomainSchema, "DomainResp");
 export const DomainDetailResp = Envelope(DomainDetail, "DomainDetailResp");
 export const DomainListResp = Envelope(ListOf(DomainSchema, "DomainList"), "DomainListResp");
-export const DomainTagListResp = Envelope(ListOf(t.String({ title: "DomainTag" }), "DomainTagList"), "DomainTagListResp");
+export const DomainTagListResp = Envelope(
+  ListOf(t.String({ title: "DomainTag" }), "DomainTagList"),
+  "DomainTagListResp",
+);

@@ -4,9 +4,7 @@ import { assertSlugFree } from "../../db/addressing";
 import { BizError, permissionDenied } from "../../core/errors";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
-import {
-  assertCanDeleteDomain, assertCanTransferDomain, canSeeDomain, type DomainAccess,
-} from "../identity/access";
+import { assertCanDeleteDomain, assertCanTransferDomain, canSeeDomain, type DomainAccess } from "../identity/access";
 import { DEFAULT_DOMAIN_ROLES, DOMAIN_ROOT_ROLE, hasDomainPermission, siteRoleGrants } from "../identity/permissions";
 import type { User } from "../users/user.entity";
 import { resolveUserRef } from "../users/users.service";
@@ -20,7 +18,8 @@ import { pick } from "../audit/audit-fields";
 
 const AUDITED = ["url", "name", "gravatar", "bulletin", "hidden", "group"] as const;
 
-const assertUrlFree = (em: EntityManager, url: string, exceptId?: string) => assertSlugFree(em, Domain, { url }, "domain", exceptId);
+const assertUrlFree = (em: EntityManager, url: string, exceptId?: string) =>
+  assertSlugFree(em, Domain, { url }, "domain", exceptId);
 
 /** A domain, its four default roles and its creator as owner and `root` member: all or nothing. */
 export async function createDomain(em: EntityManager, creator: User, input: DomainCreateInput): Promise<Domain> {
@@ -29,8 +28,14 @@ export async function createDomain(em: EntityManager, creator: User, input: Doma
     const url = input.url || id;
     await assertUrlFree(tx, url);
     const domain = tx.create(Domain, {
-      id, url, name: input.name, gravatar: input.gravatar ?? "", bulletin: input.bulletin ?? "",
-      hidden: input.hidden ?? true, group: input.group ?? "", owner: creator,
+      id,
+      url,
+      name: input.name,
+      gravatar: input.gravatar ?? "",
+      bulletin: input.bulletin ?? "",
+      hidden: input.hidden ?? true,
+      group: input.group ?? "",
+      owner: creator,
     });
     for (const [role, permissions] of Object.entries(DEFAULT_DOMAIN_ROLES)) {
       tx.create(DomainRole, { domain, role, permission: permissions() });
@@ -84,14 +89,23 @@ export function viewDomain(access: DomainAccess): DomainDetailView {
   const { domain } = access;
   if (canSeeDomain(access) && hasDomainPermission(access.permissions, "general.view")) return toDomainDetail(domain);
   if (domain.hidden) return { id: domain.id, url: domain.url, name: domain.name };
-  return { id: domain.id, url: domain.url, name: domain.name, gravatar: domain.gravatar, bulletin: domain.bulletin, hidden: domain.hidden, group: domain.group };
+  return {
+    id: domain.id,
+    url: domain.url,
+    name: domain.name,
+    gravatar: domain.gravatar,
+    bulletin: domain.bulletin,
+    hidden: domain.hidden,
+    group: domain.group,
+  };
 }
 
 export async function updateDomain(em: EntityManager, access: DomainAccess, input: DomainEditInput): Promise<Domain> {
   const { domain } = access;
   const before = pick(domain, AUDITED);
   // Groups organise the whole site, so only site-level editors may move a domain between them.
-  if (input.group !== undefined && !siteRoleGrants(access.siteRole, "domain.edit")) throw permissionDenied("domain", "edit");
+  if (input.group !== undefined && !siteRoleGrants(access.siteRole, "domain.edit"))
+    throw permissionDenied("domain", "edit");
   if (input.url !== undefined) {
     const url = input.url || domain.id;
     await assertUrlFree(em, url, domain.id);
@@ -101,7 +115,11 @@ export async function updateDomain(em: EntityManager, access: DomainAccess, inpu
     if (input[key] !== undefined) (domain as Record<string, unknown>)[key] = input[key];
   }
   audit(em, access, {
-    action: "domain.update", target: { type: "domain", id: domain.id }, domainId: domain.id, before, after: pick(domain, AUDITED),
+    action: "domain.update",
+    target: { type: "domain", id: domain.id },
+    domainId: domain.id,
+    before,
+    after: pick(domain, AUDITED),
   });
   await em.flush();
   return domain;
@@ -113,7 +131,9 @@ export async function deleteDomain(em: EntityManager, access: DomainAccess): Pro
   await em.transactional(async (tx) => {
     await assertDomainEmpty(tx, access.domain);
     audit(tx, access, {
-      action: "domain.delete", target: { type: "domain", id: access.domainId }, domainId: access.domainId,
+      action: "domain.delete",
+      target: { type: "domain", id: access.domainId },
+      domainId: access.domainId,
       before: { ...pick(access.domain, AUDITED), ownerId: access.domain.owner?.id },
     });
     await tx.nativeDelete(Domain, { id: access.domainId });
@@ -127,10 +147,14 @@ export async function transferDomain(em: EntityManager, access: DomainAccess, ta
   const { domain } = access;
   if (domain.owner?.id === target.id) throw new BizError("DomainNotOwnerError", "the user already owns the domain");
   const membership = await em.findOne(DomainUser, { domain, user: target });
-  if (membership?.role !== DOMAIN_ROOT_ROLE) throw new BizError("DomainNotRootError", "the new owner must be a member with role root");
+  if (membership?.role !== DOMAIN_ROOT_ROLE)
+    throw new BizError("DomainNotRootError", "the new owner must be a member with role root");
   audit(em, access, {
-    action: "domain.transfer", target: { type: "domain", id: domain.id }, domainId: domain.id,
-    before: { ownerId: domain.owner?.id }, after: { ownerId: target.id },
+    action: "domain.transfer",
+    target: { type: "domain", id: domain.id },
+    domainId: domain.id,
+    before: { ownerId: domain.owner?.id },
+    after: { ownerId: target.id },
   });
   domain.owner = target;
   await em.flush();
@@ -139,11 +163,22 @@ export async function transferDomain(em: EntityManager, access: DomainAccess, ta
 
 export function toDomainView(domain: Domain): DomainView {
   return {
-    id: domain.id, url: domain.url, name: domain.name, gravatar: domain.gravatar, bulletin: domain.bulletin,
-    hidden: domain.hidden, group: domain.group, ownerId: domain.owner?.id ?? null,
+    id: domain.id,
+    url: domain.url,
+    name: domain.name,
+    gravatar: domain.gravatar,
+    bulletin: domain.bulletin,
+    hidden: domain.hidden,
+    group: domain.group,
+    ownerId: domain.owner?.id ?? null,
   };
 }
 
 export function toDomainDetail(domain: Domain): DomainDetailView {
-  return { ...toDomainView(domain), createdAt: isoTime(domain.createdAt), updatedAt: isoTime(domain.updatedAt), tag: domain.tag ?? null };
+  return {
+    ...toDomainView(domain),
+    createdAt: isoTime(domain.createdAt),
+    updatedAt: isoTime(domain.updatedAt),
+    tag: domain.tag ?? null,
+  };
 }

@@ -43,8 +43,14 @@ export const DomainInvitation = t.Object(
 );
 export type DomainInvitationView = typeof DomainInvitation.static;
 
-export const InvitationParams = t.Object({ domain: t.String({ minLength: 1, maxLength: 256 }), invitation: t.String({ minLength: 1, maxLength: 256 }) });
+export const InvitationParams = t.Object({
+  domain: t.String({ minLength: 1, maxLength: 256 }),
+  invitation: t.String({ minLength: 1, maxLength: 256 }),
+});
 export const JoinQuery = t.Object({ invitationCode: t.String({ minLength: 1, maxLength: 256 }) });
 
 export const DomainInvitationResp = Envelope(DomainInvitation, "DomainInvitationResp");
-export const DomainInvitationListResp = Envelope(ListOf(DomainInvitation, "DomainInvitationList"), "DomainInvitationListResp");
+export const DomainInvitationListResp = Envelope(
+  ListOf(DomainInvitation, "DomainInvitationList"),
+  "DomainInvitationListResp",
+);

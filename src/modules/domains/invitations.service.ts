@@ -25,10 +25,17 @@ function expiryOf(value: string | number | null | undefined): Date | null {
 }
 
 async function assertRoleExists(em: EntityManager, domain: Domain, role: string): Promise<void> {
-  if (!(await em.count(DomainRole, { domain, role }))) throw new BizError("DomainRoleNotFoundError", `role "${role}" does not exist in this domain`);
+  if (!(await em.count(DomainRole, { domain, role })))
+    throw new BizError("DomainRoleNotFoundError", `role "${role}" does not exist in this domain`);
 }
 
-async function assertFree(em: EntityManager, domain: Domain, field: "code" | "url", value: string, exceptId?: string): Promise<void> {
+async function assertFree(
+  em: EntityManager,
+  domain: Domain,
+  field: "code" | "url",
+  value: string,
+  exceptId?: string,
+): Promise<void> {
   const taken = await em.findOne(DomainInvitation, { domain, [field]: value }, { fields: ["id"] });
   if (!taken || taken.id === exceptId) return;
   if (field === "code") throw new BizError("DomainInvitationBadRequestError", "code is already used");
@@ -41,9 +48,17 @@ async function findInvitation(em: EntityManager, access: DomainAccess, ref: stri
   return invitation;
 }
 
-export async function listInvitations(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<DomainInvitation>> {
+export async function listInvitations(
+  em: EntityManager,
+  access: DomainAccess,
+  query: ListQuery,
+): Promise<ListPage<DomainInvitation>> {
   const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(DomainInvitation, { domain: access.domain }, { orderBy: parseOrdering(query.ordering), offset, limit });
+  const [results, count] = await em.findAndCount(
+    DomainInvitation,
+    { domain: access.domain },
+    { orderBy: parseOrdering(query.ordering), offset, limit },
+  );
   return { count, results };
 }
 
@@ -51,7 +66,11 @@ export function getInvitation(em: EntityManager, access: DomainAccess, ref: stri
   return findInvitation(em, access, ref);
 }
 
-export async function createInvitation(em: EntityManager, access: DomainAccess, input: InvitationCreateInput): Promise<DomainInvitation> {
+export async function createInvitation(
+  em: EntityManager,
+  access: DomainAccess,
+  input: InvitationCreateInput,
+): Promise<DomainInvitation> {
   const { domain } = access;
   const role = input.role ?? "user";
   const id = randomUUID();
@@ -62,14 +81,21 @@ export async function createInvitation(em: EntityManager, access: DomainAccess, 
   await assertFree(em, domain, "url", url);
   const invitation = em.create(DomainInvitation, { id, domain, url, code: input.code, role, expireAt });
   audit(em, access, {
-    action: "domain_invitation.create", target: { type: "domain_invitation", id }, domainId: domain.id,
+    action: "domain_invitation.create",
+    target: { type: "domain_invitation", id },
+    domainId: domain.id,
     after: pick(invitation, AUDITED),
   });
   await em.flush();
   return invitation;
 }
 
-export async function updateInvitation(em: EntityManager, access: DomainAccess, ref: string, input: InvitationEditInput): Promise<DomainInvitation> {
+export async function updateInvitation(
+  em: EntityManager,
+  access: DomainAccess,
+  ref: string,
+  input: InvitationEditInput,
+): Promise<DomainInvitation> {
   const invitation = await findInvitation(em, access, ref);
   const before = pick(invitation, AUDITED);
   const { domain } = access;
@@ -84,8 +110,11 @@ export async function updateInvitation(em: EntityManager, access: DomainAccess, 
   if (input.role !== undefined) invitation.role = input.role;
   if (input.expireAt !== undefined) invitation.expireAt = expiryOf(input.expireAt);
   audit(em, access, {
-    action: "domain_invitation.update", target: { type: "domain_invitation", id: invitation.id }, domainId: domain.id,
-    before, after: pick(invitation, AUDITED),
+    action: "domain_invitation.update",
+    target: { type: "domain_invitation", id: invitation.id },
+    domainId: domain.id,
+    before,
+    after: pick(invitation, AUDITED),
   });
   await em.flush();
   return invitation;
@@ -95,8 +124,10 @@ export async function deleteInvitation(em: EntityManager, access: DomainAccess, 
   const invitation = await findInvitation(em, access, ref);
   await em.transactional(async (tx) => {
     audit(tx, access, {
-      action: "domain_invitation.delete", target: { type: "domain_invitation", id: invitation.id },
-      domainId: access.domainId, before: pick(invitation, AUDITED),
+      action: "domain_invitation.delete",
+      target: { type: "domain_invitation", id: invitation.id },
+      domainId: access.domainId,
+      before: pick(invitation, AUDITED),
     });
     await tx.nativeDelete(DomainInvitation, { id: invitation.id });
   });
@@ -107,22 +138,31 @@ export async function deleteInvitation(em: EntityManager, access: DomainAccess, 
  * proof). Wrong codes count against the user; a repeated join is refused with Horse's error and never
  * creates a second membership, even when two requests race.
  */
-export async function joinDomain(em: EntityManager, access: DomainAccess, code: string, limiter: JoinLimiter): Promise<DomainUser> {
+export async function joinDomain(
+  em: EntityManager,
+  access: DomainAccess,
+  code: string,
+  limiter: JoinLimiter,
+): Promise<DomainUser> {
   const { domain, user } = access;
   const wait = await limiter.reserve(user.id);
   if (wait > 0) throw new HttpError(429, `too many wrong invitation codes; try again in ${wait} s`);
   const invitation = await em.findOne(DomainInvitation, { domain, code });
-  if (!invitation) throw new BizError("DomainInvitationBadRequestError", "invitation code is not valid for this domain");
+  if (!invitation)
+    throw new BizError("DomainInvitationBadRequestError", "invitation code is not valid for this domain");
   await limiter.giveBack(user.id);
-  if (invitation.expireAt && invitation.expireAt.getTime() < Date.now()) throw new BizError("DomainInvitationExpiredError", "the invitation has expired");
-  if (access.membership) throw new BizError("UserAlreadyInDomainBadRequestError", "you are already a member of this domain");
+  if (invitation.expireAt && invitation.expireAt.getTime() < Date.now())
+    throw new BizError("DomainInvitationExpiredError", "the invitation has expired");
+  if (access.membership)
+    throw new BizError("UserAlreadyInDomainBadRequestError", "you are already a member of this domain");
   await assertRoleExists(em, domain, invitation.role);
   try {
     const membership = em.create(DomainUser, { domain, user, role: invitation.role });
     await em.flush();
     return membership;
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) throw new BizError("UserAlreadyInDomainBadRequestError", "you are already a member of this domain");
+    if (error instanceof UniqueConstraintViolationException)
+      throw new BizError("UserAlreadyInDomainBadRequestError", "you are already a member of this domain");
     throw error;
   }
 }

@@ -51,7 +51,13 @@ export const CandidateQuery = t.Object({
 });
 
 export const UserWithDomainRoleResp = Envelope(UserWithDomainRole, "UserWithDomainRoleResp");
-export const UserWithDomainRoleListResp = Envelope(ListOf(UserWithDomainRole, "UserWithDomainRoleList"), "UserWithDomainRoleListResp");
+export const UserWithDomainRoleListResp = Envelope(
+  ListOf(UserWithDomainRole, "UserWithDomainRoleList"),
+  "UserWithDomainRoleListResp",
+);
 export const UserDetailWithDomainRoleResp = Envelope(UserDetailWithDomainRole, "UserDetailWithDomainRoleResp");
-export const UserDetailWithDomainRoleListResp = Envelope(ListOf(UserDetailWithDomainRole, "UserDetailWithDomainRoleList"), "UserDetailWithDomainRoleListResp");
+export const UserDetailWithDomainRoleListResp = Envelope(
+  ListOf(UserDetailWithDomainRole, "UserDetailWithDomainRoleList"),
+  "UserDetailWithDomainRoleListResp",
+);
 export const DomainUserPermissionResp = Envelope(DomainUserPermission, "DomainUserPermissionResp");

@@ -1,9 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../core/errors";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
-import {
-  accessFor, assertDomainRoot, assertMayChangeOwnerMembership, type DomainAccess,
-} from "../identity/access";
+import { accessFor, assertDomainRoot, assertMayChangeOwnerMembership, type DomainAccess } from "../identity/access";
 import { DOMAIN_ROOT_ROLE, type DomainPermissionSet } from "../identity/permissions";
 import { User } from "../users/user.entity";
 import { resolveUserRef, toUserDetail } from "../users/users.service";
@@ -29,11 +27,22 @@ async function findMember(em: EntityManager, access: DomainAccess, userRef: stri
   return { user, membership };
 }
 
-export async function listMembers(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<Member>> {
+export async function listMembers(
+  em: EntityManager,
+  access: DomainAccess,
+  query: ListQuery,
+): Promise<ListPage<Member>> {
   const { offset, limit } = pageWindow(query);
-  const [rows, count] = await em.findAndCount(DomainUser, { domain: access.domain }, {
-    populate: ["user"], orderBy: parseOrdering(query.ordering), offset, limit,
-  });
+  const [rows, count] = await em.findAndCount(
+    DomainUser,
+    { domain: access.domain },
+    {
+      populate: ["user"],
+      orderBy: parseOrdering(query.ordering),
+      offset,
+      limit,
+    },
+  );
   return { count, results: rows.map((membership) => ({ user: membership.user as unknown as User, membership })) };
 }
 
@@ -42,7 +51,11 @@ export function getMember(em: EntityManager, access: DomainAccess, userRef: stri
 }
 
 /** Adds a member; granting `root` needs domain root, and the role must exist (so `judger` never can). */
-export async function addMember(em: EntityManager, access: DomainAccess, input: { user: string; role?: string }): Promise<Member> {
+export async function addMember(
+  em: EntityManager,
+  access: DomainAccess,
+  input: { user: string; role?: string },
+): Promise<Member> {
   const role = input.role ?? "user";
   if (role === DOMAIN_ROOT_ROLE) assertDomainRoot(access, "only a domain root can add a root member");
   const user = await resolveUserRef(em, access.user, input.user);
@@ -52,7 +65,9 @@ export async function addMember(em: EntityManager, access: DomainAccess, input: 
   await assertRoleExists(em, access, role);
   const membership = em.create(DomainUser, { domain: access.domain, user, role });
   audit(em, access, {
-    action: "domain_user.add", target: { type: "user", id: user.id }, domainId: access.domainId,
+    action: "domain_user.add",
+    target: { type: "user", id: user.id },
+    domainId: access.domainId,
     after: { username: user.username, role },
   });
   await em.flush();
@@ -63,7 +78,12 @@ export async function addMember(em: EntityManager, access: DomainAccess, input: 
  * Changes a member's role. An empty body changes nothing. Granting or taking away `root` needs domain
  * root, and the owner's own membership is the owner's (or a site root's) alone to change.
  */
-export async function updateMember(em: EntityManager, access: DomainAccess, userRef: string, input: { role?: string }): Promise<Member> {
+export async function updateMember(
+  em: EntityManager,
+  access: DomainAccess,
+  userRef: string,
+  input: { role?: string },
+): Promise<Member> {
   const member = await findMember(em, access, userRef);
   if (input.role === undefined || input.role === member.membership.role) return member;
   assertMayChangeOwnerMembership(access, member.user.id);
@@ -72,8 +92,11 @@ export async function updateMember(em: EntityManager, access: DomainAccess, user
   }
   await assertRoleExists(em, access, input.role);
   audit(em, access, {
-    action: "domain_user.update", target: { type: "user", id: member.user.id }, domainId: access.domainId,
-    before: { role: member.membership.role }, after: { role: input.role },
+    action: "domain_user.update",
+    target: { type: "user", id: member.user.id },
+    domainId: access.domainId,
+    before: { role: member.membership.role },
+    after: { role: input.role },
   });
   member.membership.role = input.role;
   await em.flush();
@@ -83,10 +106,13 @@ export async function updateMember(em: EntityManager, access: DomainAccess, user
 export async function removeMember(em: EntityManager, access: DomainAccess, userRef: string): Promise<void> {
   const member = await findMember(em, access, userRef);
   assertMayChangeOwnerMembership(access, member.user.id);
-  if (member.membership.role === DOMAIN_ROOT_ROLE) assertDomainRoot(access, "only a domain root can remove a root member");
+  if (member.membership.role === DOMAIN_ROOT_ROLE)
+    assertDomainRoot(access, "only a domain root can remove a root member");
   await em.transactional(async (tx) => {
     audit(tx, access, {
-      action: "domain_user.remove", target: { type: "user", id: member.user.id }, domainId: access.domainId,
+      action: "domain_user.remove",
+      target: { type: "user", id: member.user.id },
+      domainId: access.domainId,
       before: { username: member.user.username, role: member.membership.role },
     });
     await tx.nativeDelete(DomainUser, { id: member.membership.id });
@@ -110,10 +136,24 @@ export async function memberPermission(
   return { userId: member.user.id, role: theirs.role, permission: theirs.permissions };
 }
 
-export function toUserWithDomainRole(user: User, membership: DomainUser | null, domainId: string): UserWithDomainRoleView {
-  return { id: user.id, username: user.username, gravatar: user.gravatar, domainId: membership ? domainId : null, domainRole: membership?.role ?? null };
+export function toUserWithDomainRole(
+  user: User,
+  membership: DomainUser | null,
+  domainId: string,
+): UserWithDomainRoleView {
+  return {
+    id: user.id,
+    username: user.username,
+    gravatar: user.gravatar,
+    domainId: membership ? domainId : null,
+    domainRole: membership?.role ?? null,
+  };
 }
 
-export function toUserDetailWithDomainRole(user: User, membership: DomainUser | null, domainId: string): UserDetailWithDomainRoleView {
+export function toUserDetailWithDomainRole(
+  user: User,
+  membership: DomainUser | null,
+  domainId: string,
+): UserDetailWithDomainRoleView {
   return { ...toUserDetail(user), domainId: membership ? domainId : null, domainRole: membership?.role ?? null };
 }

@@ -4,8 +4,13 @@ import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../
 import { isoTime } from "../../http/schemas";
 import { isDomainRoot, type DomainAccess } from "../identity/access";
 import {
-  DOMAIN_ROOT_ROLE, defaultUserPermissions, isReadOnlyDomainRole, normalizePermissionSet, permissionWords,
-  permissionsBeyond, type DomainPermissionSet,
+  DOMAIN_ROOT_ROLE,
+  defaultUserPermissions,
+  isReadOnlyDomainRole,
+  normalizePermissionSet,
+  permissionWords,
+  permissionsBeyond,
+  type DomainPermissionSet,
 } from "../identity/permissions";
 import type { Domain } from "./domain.entity";
 import { DomainRole } from "./domain-role.entity";
@@ -28,14 +33,26 @@ function assertNoEscalation(access: DomainAccess, wanted: DomainPermissionSet): 
   if (first) throw permissionDenied(...permissionWords(first));
 }
 
-export async function listRoles(em: EntityManager, access: DomainAccess, ordering?: string): Promise<ListPage<DomainRole>> {
-  const results = await em.find(DomainRole, { domain: access.domain }, { orderBy: parseOrdering(ordering ?? "created_at") });
+export async function listRoles(
+  em: EntityManager,
+  access: DomainAccess,
+  ordering?: string,
+): Promise<ListPage<DomainRole>> {
+  const results = await em.find(
+    DomainRole,
+    { domain: access.domain },
+    { orderBy: parseOrdering(ordering ?? "created_at") },
+  );
   return { count: results.length, results };
 }
 
 export async function listAllRoles(em: EntityManager, query: ListQuery): Promise<ListPage<DomainRole>> {
   const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(DomainRole, {}, { orderBy: parseOrdering(query.ordering), offset, limit });
+  const [results, count] = await em.findAndCount(
+    DomainRole,
+    {},
+    { orderBy: parseOrdering(query.ordering), offset, limit },
+  );
   return { count, results };
 }
 
@@ -43,8 +60,13 @@ export function getRole(em: EntityManager, access: DomainAccess, role: string): 
   return findRole(em, access, role);
 }
 
-export async function createRole(em: EntityManager, access: DomainAccess, input: { role: string; permission: PermissionInput }): Promise<DomainRole> {
-  if (isReadOnlyDomainRole(input.role)) throw new BizError("DomainRoleReadOnlyError", `role "${input.role}" is built in and read-only`);
+export async function createRole(
+  em: EntityManager,
+  access: DomainAccess,
+  input: { role: string; permission: PermissionInput },
+): Promise<DomainRole> {
+  if (isReadOnlyDomainRole(input.role))
+    throw new BizError("DomainRoleReadOnlyError", `role "${input.role}" is built in and read-only`);
   if (await em.count(DomainRole, { domain: access.domain, role: input.role })) {
     throw new BizError("DomainRoleNotUniqueError", `role "${input.role}" already exists in this domain`);
   }
@@ -52,7 +74,9 @@ export async function createRole(em: EntityManager, access: DomainAccess, input:
   assertNoEscalation(access, permission);
   const row = em.create(DomainRole, { domain: access.domain, role: input.role, permission });
   audit(em, access, {
-    action: "domain_role.create", target: { type: "domain_role", id: row.id }, domainId: access.domainId,
+    action: "domain_role.create",
+    target: { type: "domain_role", id: row.id },
+    domainId: access.domainId,
     after: { role: input.role, ...permissionFields(permission) },
   });
   await em.flush();
@@ -60,15 +84,24 @@ export async function createRole(em: EntityManager, access: DomainAccess, input:
 }
 
 /** Merges the given flags into the stored set (Horse replaced it wholesale, unvalidated). `root` is always all-true. */
-export async function updateRole(em: EntityManager, access: DomainAccess, role: string, input: { permission?: PermissionInput }): Promise<DomainRole> {
+export async function updateRole(
+  em: EntityManager,
+  access: DomainAccess,
+  role: string,
+  input: { permission?: PermissionInput },
+): Promise<DomainRole> {
   const row = await findRole(em, access, role);
-  if (role === DOMAIN_ROOT_ROLE) throw new BizError("DomainRoleReadOnlyError", "the root role always holds every permission");
+  if (role === DOMAIN_ROOT_ROLE)
+    throw new BizError("DomainRoleReadOnlyError", "the root role always holds every permission");
   if (input.permission === undefined) return row;
   const permission = normalizePermissionSet(input.permission, normalizePermissionSet(row.permission));
   assertNoEscalation(access, permission);
   audit(em, access, {
-    action: "domain_role.update", target: { type: "domain_role", id: row.id }, domainId: access.domainId,
-    before: permissionFields(normalizePermissionSet(row.permission)), after: permissionFields(permission),
+    action: "domain_role.update",
+    target: { type: "domain_role", id: row.id },
+    domainId: access.domainId,
+    before: permissionFields(normalizePermissionSet(row.permission)),
+    after: permissionFields(permission),
   });
   row.permission = permission;
   await em.flush();
@@ -77,17 +110,21 @@ export async function updateRole(em: EntityManager, access: DomainAccess, role: 
 
 /** A role still held by a member or granted by an invitation cannot go. */
 export async function deleteRole(em: EntityManager, access: DomainAccess, role: string): Promise<void> {
-  if (isReadOnlyDomainRole(role)) throw new BizError("DomainRoleReadOnlyError", `role "${role}" is built in and read-only`);
+  if (isReadOnlyDomainRole(role))
+    throw new BizError("DomainRoleReadOnlyError", `role "${role}" is built in and read-only`);
   const row = await findRole(em, access, role);
   const [members, invitations] = await Promise.all([
     em.count(DomainUser, { domain: access.domain, role }),
     em.count(DomainInvitation, { domain: access.domain, role }),
   ]);
   if (members > 0) throw new BizError("DomainRoleUsedError", `role "${role}" is held by ${members} member(s)`);
-  if (invitations > 0) throw new BizError("DomainRoleUsedError", `role "${role}" is granted by ${invitations} invitation(s)`);
+  if (invitations > 0)
+    throw new BizError("DomainRoleUsedError", `role "${role}" is granted by ${invitations} invitation(s)`);
   await em.transactional(async (tx) => {
     audit(tx, access, {
-      action: "domain_role.delete", target: { type: "domain_role", id: row.id }, domainId: access.domainId,
+      action: "domain_role.delete",
+      target: { type: "domain_role", id: row.id },
+      domainId: access.domainId,
       before: { role, ...permissionFields(normalizePermissionSet(row.permission)) },
     });
     await tx.nativeDelete(DomainRole, { id: row.id });

@@ -9,8 +9,18 @@ import { Domain } from "../domains/domain.entity";
 import { DomainUser } from "../domains/domain-user.entity";
 import { DomainRole } from "../domains/domain-role.entity";
 import {
-  DOMAIN_GUEST_ROLE, DOMAIN_ROOT_ROLE, hasDomainPermission, isJudger, isSiteRoot, keptPermissions, permissionWords,
-  siteRoleGrants, type DomainPermission, type DomainPermissionSet, type SitePermission, type SiteRole,
+  DOMAIN_GUEST_ROLE,
+  DOMAIN_ROOT_ROLE,
+  hasDomainPermission,
+  isJudger,
+  isSiteRoot,
+  keptPermissions,
+  permissionWords,
+  siteRoleGrants,
+  type DomainPermission,
+  type DomainPermissionSet,
+  type SitePermission,
+  type SiteRole,
 } from "./permissions";
 
 /** What a route may require: a domain permission, or a site permission written `site:<scope>.<flag>`. */
@@ -49,8 +59,11 @@ export interface Principal {
   entity: () => User;
 }
 
-export const principalOf = (user: User): Principal =>
-  ({ id: user.id, role: user.role as SiteRole, entity: () => user });
+export const principalOf = (user: User): Principal => ({
+  id: user.id,
+  role: user.role as SiteRole,
+  entity: () => user,
+});
 
 /**
  * Finds the domain (url or id, hidden or not) and the caller's standing in it, in one query: the
@@ -59,8 +72,11 @@ export const principalOf = (user: User): Principal =>
  */
 export async function loadDomainAccess(em: EntityManager, user: User, domainRef: string): Promise<DomainAccess> {
   const domain = domainMatch(domainRef);
-  const found = await row<StandingRow>(em, standingSql(domain.column, "where u.id = ?"),
-    [domain.value, DOMAIN_GUEST_ROLE, user.id]);
+  const found = await row<StandingRow>(em, standingSql(domain.column, "where u.id = ?"), [
+    domain.value,
+    DOMAIN_GUEST_ROLE,
+    user.id,
+  ]);
   return standingOf(em, principalOf(user), found);
 }
 
@@ -70,14 +86,21 @@ export async function loadDomainAccess(em: EntityManager, user: User, domainRef:
  * the user does not exist or is deactivated (a 401).
  */
 export async function loadUserAndDomainAccess(
-  em: EntityManager, userId: string, domainRef: string,
+  em: EntityManager,
+  userId: string,
+  domainRef: string,
 ): Promise<Standing | null> {
   if (!isUuid(userId)) return null;
   const domain = domainMatch(domainRef);
-  const found = await row<StandingRow & CallerRow>(em,
-    standingSql(domain.column, "where u.id = ? and u.is_active",
-      "to_json(u)::text as u, u.id as u_id, u.role as u_role,"),
-    [domain.value, DOMAIN_GUEST_ROLE, userId.toLowerCase()]);
+  const found = await row<StandingRow & CallerRow>(
+    em,
+    standingSql(
+      domain.column,
+      "where u.id = ? and u.is_active",
+      "to_json(u)::text as u, u.id as u_id, u.role as u_role,",
+    ),
+    [domain.value, DOMAIN_GUEST_ROLE, userId.toLowerCase()],
+  );
   return found && standingWith(em, found);
 }
 
@@ -87,12 +110,17 @@ export async function loadUserAndDomainAccess(
  * key is unknown, its secret does not match, or its user is deactivated (a 401).
  */
 export async function loadKeyAndDomainAccess(
-  em: EntityManager, keyId: string, secret: string, domainRef: string,
+  em: EntityManager,
+  keyId: string,
+  secret: string,
+  domainRef: string,
 ): Promise<Standing | null> {
   const domain = domainMatch(domainRef);
-  const found = await row<StandingRow & KeyRow>(em,
+  const found = await row<StandingRow & KeyRow>(
+    em,
     standingSql(domain.column, "where k.key_id = ?", `${KEY_COLUMNS},`, KEY_FROM),
-    [keyStaleness, domain.value, DOMAIN_GUEST_ROLE, keyId]);
+    [keyStaleness, domain.value, DOMAIN_GUEST_ROLE, keyId],
+  );
   return found && (await acceptKey(em, found, secret)) ? standingWith(em, found) : null;
 }
 
@@ -131,8 +159,14 @@ const standingSql = (domainKey: string, where: string, user = "", from = "users 
     ${where}`;
 
 interface StandingRow {
-  d: string | null; d_id: string | null; d_hidden: boolean; d_owner: string | null;
-  m_id: string | null; m_created_at: string | null; m_updated_at: string | null; m_role: string | null;
+  d: string | null;
+  d_id: string | null;
+  d_hidden: boolean;
+  d_owner: string | null;
+  m_id: string | null;
+  m_created_at: string | null;
+  m_updated_at: string | null;
+  m_role: string | null;
   /** The role's stored set as JSON text: the key of the kept combinations. */
   r_permission: string | null;
 }
@@ -141,18 +175,40 @@ function standingOf(em: EntityManager, principal: Principal, found: StandingRow 
   if (!found?.d || !found.d_id) throw new BizError("DomainNotFoundError", "domain not found");
   const { d, d_id, m_id, m_created_at, m_updated_at, m_role } = found;
   const domain = once(() => em.map(Domain, JSON.parse(d)));
-  const membership = m_id === null ? null : once(() => em.map(DomainUser, {
-    id: m_id, created_at: m_created_at, updated_at: m_updated_at, domain_id: d_id, user_id: principal.id, role: m_role,
-  }));
+  const membership =
+    m_id === null
+      ? null
+      : once(() =>
+          em.map(DomainUser, {
+            id: m_id,
+            created_at: m_created_at,
+            updated_at: m_updated_at,
+            domain_id: d_id,
+            user_id: principal.id,
+            role: m_role,
+          }),
+        );
   const role = m_role ?? DOMAIN_GUEST_ROLE;
   const isOwner = found.d_owner === principal.id;
   return {
-    userId: principal.id, siteRole: principal.role, domainId: d_id, domainHidden: found.d_hidden,
-    isMember: m_id !== null, role, isOwner, ip: null,
+    userId: principal.id,
+    siteRole: principal.role,
+    domainId: d_id,
+    domainHidden: found.d_hidden,
+    isMember: m_id !== null,
+    role,
+    isOwner,
+    ip: null,
     permissions: keptPermissions(principal.role, isOwner, role, found.r_permission),
-    get user() { return principal.entity(); },
-    get domain() { return domain(); },
-    get membership() { return membership === null ? null : membership(); },
+    get user() {
+      return principal.entity();
+    },
+    get domain() {
+      return domain();
+    },
+    get membership() {
+      return membership === null ? null : membership();
+    },
   };
 }
 
@@ -163,8 +219,17 @@ export async function accessFor(em: EntityManager, user: User, domain: Domain): 
   const siteRole = user.role as SiteRole;
   const isOwner = domain.owner?.id === user.id;
   return {
-    user, domain, membership, userId: user.id, siteRole, domainId: domain.id, domainHidden: domain.hidden,
-    isMember: membership !== null, role, isOwner, ip: null,
+    user,
+    domain,
+    membership,
+    userId: user.id,
+    siteRole,
+    domainId: domain.id,
+    domainHidden: domain.hidden,
+    isMember: membership !== null,
+    role,
+    isOwner,
+    ip: null,
     permissions: keptPermissions(siteRole, isOwner, role, row?.permission ?? null),
   };
 }
@@ -179,8 +244,12 @@ export function isDomainRoot(access: DomainAccess): boolean {
  * site judgers (who judge records in every domain and hold nothing else there).
  */
 export function canSeeDomain(access: DomainAccess): boolean {
-  return !access.domainHidden || access.isMember || siteRoleGrants(access.siteRole, "domain.view_hidden")
-    || isJudger(access.siteRole);
+  return (
+    !access.domainHidden ||
+    access.isMember ||
+    siteRoleGrants(access.siteRole, "domain.view_hidden") ||
+    isJudger(access.siteRole)
+  );
 }
 
 export function assertDomainVisible(access: DomainAccess): void {

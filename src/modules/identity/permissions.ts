@@ -24,21 +24,35 @@ export const DOMAIN_PERMISSION_DEFAULTS = {
   general: { view: true, editPermission: false, viewModBadge: true, edit: false, unlimitedQuota: false },
   problem: { create: false, view: true, viewHidden: false, submit: true, edit: false, viewConfig: false },
   problemSet: {
-    create: false, view: true, viewHidden: false, claim: true, scoreboard: false, manage: false, edit: false, viewConfig: false,
+    create: false,
+    view: true,
+    viewHidden: false,
+    claim: true,
+    scoreboard: false,
+    manage: false,
+    edit: false,
+    viewConfig: false,
   },
   record: { view: false, detail: false, code: false, judge: false, rejudge: false },
 } as const;
 
 export type DomainScope = keyof typeof DOMAIN_PERMISSION_DEFAULTS;
-export type DomainPermissionSet = { -readonly [S in DomainScope]: { -readonly [F in keyof (typeof DOMAIN_PERMISSION_DEFAULTS)[S]]: boolean } };
-export type DomainPermission = { [S in DomainScope]: `${S}.${keyof (typeof DOMAIN_PERMISSION_DEFAULTS)[S] & string}` }[DomainScope];
+export type DomainPermissionSet = {
+  -readonly [S in DomainScope]: { -readonly [F in keyof (typeof DOMAIN_PERMISSION_DEFAULTS)[S]]: boolean };
+};
+export type DomainPermission = {
+  [S in DomainScope]: `${S}.${keyof (typeof DOMAIN_PERMISSION_DEFAULTS)[S] & string}`;
+}[DomainScope];
 
 export const DOMAIN_SCOPES = Object.keys(DOMAIN_PERMISSION_DEFAULTS) as DomainScope[];
 
 /** Every flag of one permission set set to `value`. */
 export function uniformPermissions(value: boolean): DomainPermissionSet {
   return Object.fromEntries(
-    DOMAIN_SCOPES.map((scope) => [scope, Object.fromEntries(Object.keys(DOMAIN_PERMISSION_DEFAULTS[scope]).map((flag) => [flag, value]))]),
+    DOMAIN_SCOPES.map((scope) => [
+      scope,
+      Object.fromEntries(Object.keys(DOMAIN_PERMISSION_DEFAULTS[scope]).map((flag) => [flag, value])),
+    ]),
   ) as DomainPermissionSet;
 }
 
@@ -67,14 +81,18 @@ export function isReadOnlyDomainRole(role: string): boolean {
  * A stored permission object (either key case, possibly partial or stale) as a complete set: known
  * flags only, missing ones from the class defaults — Horse's parsing rule.
  */
-export function normalizePermissionSet(stored: unknown, fallback: DomainPermissionSet = defaultUserPermissions()): DomainPermissionSet {
+export function normalizePermissionSet(
+  stored: unknown,
+  fallback: DomainPermissionSet = defaultUserPermissions(),
+): DomainPermissionSet {
   const source = (stored && typeof stored === "object" ? stored : {}) as Record<string, Record<string, unknown>>;
   const result = structuredClone(fallback);
   for (const scope of DOMAIN_SCOPES) {
     const group = source[scope] ?? source[camelToSnakeKey(scope)];
     if (!group || typeof group !== "object") continue;
     for (const flag of Object.keys(result[scope]) as (keyof DomainPermissionSet[typeof scope])[]) {
-      const value = (group as Record<string, unknown>)[flag] ?? (group as Record<string, unknown>)[camelToSnakeKey(flag as string)];
+      const value =
+        (group as Record<string, unknown>)[flag] ?? (group as Record<string, unknown>)[camelToSnakeKey(flag as string)];
       if (typeof value === "boolean") (result[scope] as Record<string, boolean>)[flag as string] = value;
     }
   }
@@ -116,7 +134,8 @@ export function effectiveDomainPermissions(input: {
   domainRole: string;
   rolePermissions: DomainPermissionSet;
 }): DomainPermissionSet {
-  if (input.siteRole === "root" || input.isOwner || input.domainRole === DOMAIN_ROOT_ROLE) return uniformPermissions(true);
+  if (input.siteRole === "root" || input.isOwner || input.domainRole === DOMAIN_ROOT_ROLE)
+    return uniformPermissions(true);
   const site = siteDomainGrants(input.siteRole);
   const merged = structuredClone(input.rolePermissions);
   for (const scope of DOMAIN_SCOPES) {
@@ -132,14 +151,22 @@ export function effectiveDomainPermissions(input: {
  * the role's stored set (JSON text or object; null: the role has no row). The same few combinations come
  * with every request, so results are kept by their inputs, frozen and shared: never mutate one.
  */
-export function keptPermissions(siteRole: SiteRole, isOwner: boolean, role: string, stored: unknown): DomainPermissionSet {
+export function keptPermissions(
+  siteRole: SiteRole,
+  isOwner: boolean,
+  role: string,
+  stored: unknown,
+): DomainPermissionSet {
   const text = stored === null || typeof stored === "string" ? stored : JSON.stringify(stored);
   const key = `${siteRole}\u0000${isOwner}\u0000${role}\u0000${text ?? ""}`;
   const known = combinations.get(key);
   if (known) return known;
-  const rolePermissions = role === DOMAIN_ROOT_ROLE ? uniformPermissions(true)
-    : text !== null ? normalizePermissionSet(JSON.parse(text), uniformPermissions(false))
-      : (DEFAULT_DOMAIN_ROLES[role as keyof typeof DEFAULT_DOMAIN_ROLES]?.() ?? uniformPermissions(false));
+  const rolePermissions =
+    role === DOMAIN_ROOT_ROLE
+      ? uniformPermissions(true)
+      : text !== null
+        ? normalizePermissionSet(JSON.parse(text), uniformPermissions(false))
+        : (DEFAULT_DOMAIN_ROLES[role as keyof typeof DEFAULT_DOMAIN_ROLES]?.() ?? uniformPermissions(false));
   const permissions = deepFreeze(effectiveDomainPermissions({ siteRole, isOwner, domainRole: role, rolePermissions }));
   combinations.set(key, permissions);
   return permissions;
@@ -157,7 +184,8 @@ export function permissionsBeyond(wanted: DomainPermissionSet, held: DomainPermi
   const beyond: DomainPermission[] = [];
   for (const scope of DOMAIN_SCOPES) {
     for (const [flag, granted] of Object.entries(wanted[scope])) {
-      if (granted && !(held[scope] as Record<string, boolean>)[flag]) beyond.push(`${scope}.${flag}` as DomainPermission);
+      if (granted && !(held[scope] as Record<string, boolean>)[flag])
+        beyond.push(`${scope}.${flag}` as DomainPermission);
     }
   }
   return beyond;
@@ -165,8 +193,24 @@ export function permissionsBeyond(wanted: DomainPermissionSet, held: DomainPermi
 
 const SITE_GRANTS: Record<SiteRole, readonly SitePermission[]> = {
   // root passes every check before this table is read; listed in full for audits.
-  root: ["user.view", "user.view_hidden", "user.view_list", "domain.create", "domain.edit", "domain.delete", "domain.view_hidden"],
-  admin: ["user.view", "user.view_hidden", "user.view_list", "domain.create", "domain.edit", "domain.delete", "domain.view_hidden"],
+  root: [
+    "user.view",
+    "user.view_hidden",
+    "user.view_list",
+    "domain.create",
+    "domain.edit",
+    "domain.delete",
+    "domain.view_hidden",
+  ],
+  admin: [
+    "user.view",
+    "user.view_hidden",
+    "user.view_list",
+    "domain.create",
+    "domain.edit",
+    "domain.delete",
+    "domain.view_hidden",
+  ],
   user: ["user.view"],
   judger: ["record.judge"],
 };

@@ -20,7 +20,12 @@ const cache = new BoundedMap<string, CaseLayout>(2000);
  * The cases a record's pinned config version defines for its language, or null when the version is
  * gone (deleted problem, collected version) or no longer lists the language.
  */
-export async function caseLayout(em: EntityManager, store: BlobStore, configId: string | null, language: string): Promise<CaseLayout | null> {
+export async function caseLayout(
+  em: EntityManager,
+  store: BlobStore,
+  configId: string | null,
+  language: string,
+): Promise<CaseLayout | null> {
   if (!configId) return null;
   const key = `${configId}\0${language}`;
   const hit = cache.get(key);

@@ -1,7 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isoSql, row } from "../../db/statements";
 import type { DomainAccess } from "../identity/access";
-import { judgerMayMove, pendingCase, WAITING_SQL, WORKING_SQL, WORKING_STATES, type RecordState } from "../records/record-states";
+import {
+  judgerMayMove,
+  pendingCase,
+  WAITING_SQL,
+  WORKING_SQL,
+  WORKING_STATES,
+  type RecordState,
+} from "../records/record-states";
 
 /**
  * The judge protocol's common case, each in one statement (one round trip, one implicit transaction):
@@ -43,7 +50,13 @@ export interface ClaimedRow {
 }
 
 /** A first claim of a waiting record with its current task id, and what the answer lists; null: not claimed here. */
-export function claimWaiting(em: EntityManager, access: DomainAccess, id: string, taskId: string, leaseSeconds: number) {
+export function claimWaiting(
+  em: EntityManager,
+  access: DomainAccess,
+  id: string,
+  taskId: string,
+  leaseSeconds: number,
+) {
   return row<ClaimedRow>(em, CLAIM_SQL, [access.userId, leaseSeconds, id, access.domainId, taskId]);
 }
 
@@ -86,14 +99,27 @@ const PENDING = JSON.stringify(pendingCase());
  * when a check fails. `configId` is the record's pinned version the caller checked the index against.
  */
 export async function mergeCase(
-  em: EntityManager, access: DomainAccess, id: string, configId: string | null,
+  em: EntityManager,
+  access: DomainAccess,
+  id: string,
+  configId: string | null,
   report: { index: number; patch: object; taskId?: string; leaseSeconds: number },
 ): Promise<boolean> {
   const task = report.taskId?.toLowerCase() ?? null;
   const { index } = report;
   const done = await row(em, CASE_SQL, [
-    id, access.domainId, access.userId, task, task, configId,
-    index, PENDING, JSON.stringify(report.patch), PENDING, index, report.leaseSeconds,
+    id,
+    access.domainId,
+    access.userId,
+    task,
+    task,
+    configId,
+    index,
+    PENDING,
+    JSON.stringify(report.patch),
+    PENDING,
+    index,
+    report.leaseSeconds,
   ]);
   return done !== null;
 }
@@ -110,16 +136,22 @@ function stateSql(to: RecordState | null): string {
            score = case when jsonb_array_length(r.cases) > 0 then t.score else coalesce(?::int, r.score) end,
            time_ms = case when jsonb_array_length(r.cases) > 0 then t.time_ms else coalesce(?::int, r.time_ms) end,
            memory_kb = case when jsonb_array_length(r.cases) > 0 then t.memory_kb else coalesce(?::int, r.memory_kb) end,
-           ${final ? "judged_at = ?::timestamptz, lease_expires_at = null"
-             : "lease_expires_at = now() + make_interval(secs => ?)"}
+           ${
+             final
+               ? "judged_at = ?::timestamptz, lease_expires_at = null"
+               : "lease_expires_at = now() + make_interval(secs => ?)"
+           }
       from cur, lateral (select coalesce(sum((c->>'score')::int), 0) as score, coalesce(sum((c->>'timeMs')::int), 0) as time_ms,
                                 greatest(0, coalesce(max((c->>'memoryKb')::int), 0)) as memory_kb
                            from jsonb_array_elements(cur.cases) c) t
      where r.id = cur.id
     returning r.id, r.problem_id, r.problem_set_id`;
-  const counted = to === "accepted" ? `,
+  const counted =
+    to === "accepted"
+      ? `,
     p as (update problems set num_accept = num_accept + 1 where id = (select problem_id from upd)),
-    s as (update problem_sets set num_accept = num_accept + 1 where id = (select problem_set_id from upd))` : "";
+    s as (update problem_sets set num_accept = num_accept + 1 where id = (select problem_set_id from upd))`
+      : "";
   return `
     with cur as (
       select id, cases from records
@@ -137,9 +169,17 @@ const stateStatements = new Map<RecordState | null, string>();
  * acceptance, all in one statement. False when a check fails or the record is already final.
  */
 export async function moveState(
-  em: EntityManager, access: DomainAccess, id: string,
+  em: EntityManager,
+  access: DomainAccess,
+  id: string,
   report: {
-    to: RecordState | null; score?: number; timeMs?: number; memoryKb?: number; judgedAt: Date; taskId?: string; leaseSeconds: number;
+    to: RecordState | null;
+    score?: number;
+    timeMs?: number;
+    memoryKb?: number;
+    judgedAt: Date;
+    taskId?: string;
+    leaseSeconds: number;
   },
 ): Promise<boolean> {
   let sql = stateStatements.get(report.to);
@@ -148,7 +188,15 @@ export async function moveState(
   const task = report.taskId?.toLowerCase() ?? null;
   const last = report.to !== null && FINAL(report.to) ? report.judgedAt : report.leaseSeconds;
   const done = await row(em, sql, [
-    id, access.domainId, access.userId, task, task, report.score ?? null, report.timeMs ?? null, report.memoryKb ?? null, last,
+    id,
+    access.domainId,
+    access.userId,
+    task,
+    task,
+    report.score ?? null,
+    report.timeMs ?? null,
+    report.memoryKb ?? null,
+    last,
   ]);
   return done !== null;
 }

@@ -12,90 +12,149 @@ import { releaseRecord } from "../judge-tasks/judge-tasks.service";
 import { enqueueJudging } from "../judge-tasks/judge-queue";
 import { announceRecordChange } from "../record-events/record-events.bus";
 import { ArchiveQuery, RecordParams } from "../records/records.schemas";
-import { BlobParams, CaseParams, JudgerClaim, JudgerCredentialsResp, RecordCaseSubmit, RecordSubmit } from "./judge.schemas";
+import {
+  BlobParams,
+  CaseParams,
+  JudgerClaim,
+  JudgerCredentialsResp,
+  RecordCaseSubmit,
+  RecordSubmit,
+} from "./judge.schemas";
 
 /** Horse's three judge routes, fenced (claim, lease, forward-only states), plus the judger's downloads. */
 export function judgeRoutes(deps: AppDeps) {
   const { store, config, jobs, logger } = deps;
   // Live streams hear of each change; not awaited: a judge's report does not wait on the announcement.
-  const announce = (domainId: string, recordId: string) => void announceRecordChange(jobs, logger, domainId, recordId.toLowerCase());
+  const announce = (domainId: string, recordId: string) =>
+    void announceRecordChange(jobs, logger, domainId, recordId.toLowerCase());
   // Any judger's output (ours or another's) loses the server's own secrets before it is stored.
   const redactor = new Redactor(serverSecrets(config));
   return new Elysia({ name: "judge-routes", prefix: "/domains/:domain/records/:record", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))
-    .post("/judge/claim", async ({ em, access, params, body }) => {
-      const claimed = await judge.claimForJudger(em, access, params.record, body.taskId, config.judging, config.publicUrl);
-      announce(access.domainId, params.record);
-      return ok(claimed);
-    }, {
-      domainPermission: "record.judge",
-      params: RecordParams,
-      body: JudgerClaim,
-      response: JudgerCredentialsResp,
-      detail: { operationId: "v1_claim_record_by_judger", summary: "Claim a waiting record with its current task id; the answer leases it and links its files" },
-    })
-    .post("/judge/release", async ({ em, access, params, body }) => {
-      await enqueueJudging(jobs, logger, await releaseRecord(em, access, params.record, body.taskId));
-      return ok({});
-    }, {
-      domainPermission: "record.judge",
-      params: RecordParams,
-      body: JudgerClaim,
-      response: EmptyResp,
-      detail: { operationId: "v1_release_record_by_judger", summary: "The lease holder gives the record back: it waits again under a new task id (extension)" },
-    })
-    .put("/judge", async ({ em, access, params, body }) => {
-      await judge.reportRecord(em, access, params.record, body, config.judging);
-      announce(access.domainId, params.record);
-      return ok({});
-    }, {
-      domainPermission: "record.judge",
-      params: RecordParams,
-      body: RecordSubmit,
-      response: EmptyResp,
-      detail: { operationId: "v1_submit_record_by_judger", summary: "The lease holder moves the record forward; a final state ends the judging" },
-    })
-    .put("/cases/:index/judge", async ({ em, access, params, body }) => {
-      const { report, hits } = judge.redactCase(body, redactor);
-      if (hits > 0) logger.warn("a secret of the server was cut out of a case's output", { recordId: params.record, case: params.index, hits });
-      await judge.reportCase(em, store, access, params.record, params.index, report, config.judging);
-      announce(access.domainId, params.record);
-      return ok({});
-    }, {
-      domainPermission: "record.judge",
-      params: CaseParams,
-      body: RecordCaseSubmit,
-      response: EmptyResp,
-      detail: { operationId: "v1_submit_case_by_judger", summary: "The lease holder reports one case; totals follow from all cases" },
-    })
-    .get("/judge/config", async ({ em, access, params, query }) => {
-      const { record, configFiles } = await judge.filesForHolder(em, access, params.record);
-      return archiveDownload(configFiles, store, `record-${record.id}-config`, query.archiveFormat ?? "zip");
-    }, {
-      domainPermission: "record.judge",
-      params: RecordParams,
-      query: ArchiveQuery,
-      detail: {
-        operationId: "v1_download_record_config_by_judger",
-        summary: "The record's pinned config version as an archive, for the lease holder (extension)",
-        responses: binaryResponse("zip or tar.gz", "application/zip", "application/gzip"),
+    .post(
+      "/judge/claim",
+      async ({ em, access, params, body }) => {
+        const claimed = await judge.claimForJudger(
+          em,
+          access,
+          params.record,
+          body.taskId,
+          config.judging,
+          config.publicUrl,
+        );
+        announce(access.domainId, params.record);
+        return ok(claimed);
       },
-    })
-    .get("/judge/files/:digest", async ({ em, access, params }) => {
-      const { configFiles, codeFiles } = await judge.filesForHolder(em, access, params.record);
-      if (![...configFiles, ...codeFiles].some((f) => f.digest === params.digest)) {
-        throw new BizError("FileDownloadError", "no file of this record's config or submission has this digest");
-      }
-      return new Response(await store.get(params.digest), {
-        headers: { "content-type": "application/octet-stream", "cache-control": "private, max-age=31536000, immutable" },
-      });
-    }, {
-      domainPermission: "record.judge",
-      params: BlobParams,
-      detail: {
-        operationId: "v1_download_record_file_by_judger",
-        summary: "One config or submitted file by its SHA-256, for the lease holder; cache it by digest (extension)",
-        responses: binaryResponse("the file's bytes", "application/octet-stream"),
+      {
+        domainPermission: "record.judge",
+        params: RecordParams,
+        body: JudgerClaim,
+        response: JudgerCredentialsResp,
+        detail: {
+          operationId: "v1_claim_record_by_judger",
+          summary: "Claim a waiting record with its current task id; the answer leases it and links its files",
+        },
       },
-    });
+    )
+    .post(
+      "/judge/release",
+      async ({ em, access, params, body }) => {
+        await enqueueJudging(jobs, logger, await releaseRecord(em, access, params.record, body.taskId));
+        return ok({});
+      },
+      {
+        domainPermission: "record.judge",
+        params: RecordParams,
+        body: JudgerClaim,
+        response: EmptyResp,
+        detail: {
+          operationId: "v1_release_record_by_judger",
+          summary: "The lease holder gives the record back: it waits again under a new task id (extension)",
+        },
+      },
+    )
+    .put(
+      "/judge",
+      async ({ em, access, params, body }) => {
+        await judge.reportRecord(em, access, params.record, body, config.judging);
+        announce(access.domainId, params.record);
+        return ok({});
+      },
+      {
+        domainPermission: "record.judge",
+        params: RecordParams,
+        body: RecordSubmit,
+        response: EmptyResp,
+        detail: {
+          operationId: "v1_submit_record_by_judger",
+          summary: "The lease holder moves the record forward; a final state ends the judging",
+        },
+      },
+    )
+    .put(
+      "/cases/:index/judge",
+      async ({ em, access, params, body }) => {
+        const { report, hits } = judge.redactCase(body, redactor);
+        if (hits > 0)
+          logger.warn("a secret of the server was cut out of a case's output", {
+            recordId: params.record,
+            case: params.index,
+            hits,
+          });
+        await judge.reportCase(em, store, access, params.record, params.index, report, config.judging);
+        announce(access.domainId, params.record);
+        return ok({});
+      },
+      {
+        domainPermission: "record.judge",
+        params: CaseParams,
+        body: RecordCaseSubmit,
+        response: EmptyResp,
+        detail: {
+          operationId: "v1_submit_case_by_judger",
+          summary: "The lease holder reports one case; totals follow from all cases",
+        },
+      },
+    )
+    .get(
+      "/judge/config",
+      async ({ em, access, params, query }) => {
+        const { record, configFiles } = await judge.filesForHolder(em, access, params.record);
+        return archiveDownload(configFiles, store, `record-${record.id}-config`, query.archiveFormat ?? "zip");
+      },
+      {
+        domainPermission: "record.judge",
+        params: RecordParams,
+        query: ArchiveQuery,
+        detail: {
+          operationId: "v1_download_record_config_by_judger",
+          summary: "The record's pinned config version as an archive, for the lease holder (extension)",
+          responses: binaryResponse("zip or tar.gz", "application/zip", "application/gzip"),
+        },
+      },
+    )
+    .get(
+      "/judge/files/:digest",
+      async ({ em, access, params }) => {
+        const { configFiles, codeFiles } = await judge.filesForHolder(em, access, params.record);
+        if (![...configFiles, ...codeFiles].some((f) => f.digest === params.digest)) {
+          throw new BizError("FileDownloadError", "no file of this record's config or submission has this digest");
+        }
+        return new Response(await store.get(params.digest), {
+          headers: {
+            "content-type": "application/octet-stream",
+            "cache-control": "private, max-age=31536000, immutable",
+          },
+        });
+      },
+      {
+        domainPermission: "record.judge",
+        params: BlobParams,
+        detail: {
+          operationId: "v1_download_record_file_by_judger",
+          summary: "One config or submitted file by its SHA-256, for the lease holder; cache it by digest (extension)",
+          responses: binaryResponse("the file's bytes", "application/octet-stream"),
+        },
+      },
+    );
 }

@@ -3,7 +3,9 @@ import { PATTERNS } from "../../core/patterns";
 import { DateTime, Envelope, Int32, TimestampInput, Uuid, OutInt } from "../../http/schemas";
 import { DomainRef, RecordCaseResultSchema, RecordStateSchema } from "../records/records.schemas";
 
-const TaskIdField = t.Optional(t.String({ maxLength: 64, description: "the claimed task id; when given it must still be the record's (extension)" }));
+const TaskIdField = t.Optional(
+  t.String({ maxLength: 64, description: "the claimed task id; when given it must still be the record's (extension)" }),
+);
 
 /** The judger's final report: Horse's `RecordSubmit`. */
 export const RecordSubmit = t.Object(
@@ -37,7 +39,10 @@ export type RecordCaseSubmitInput = typeof RecordCaseSubmit.static;
 
 export const JudgerClaim = t.Object({ taskId: t.String({ minLength: 1, maxLength: 64 }) }, { title: "JudgerClaim" });
 
-const FileLink = t.Object({ path: t.String(), digest: t.String(), size: OutInt(), url: t.String() }, { title: "JudgerFile" });
+const FileLink = t.Object(
+  { path: t.String(), digest: t.String(), size: OutInt(), url: t.String() },
+  { title: "JudgerFile" },
+);
 
 /**
  * Horse's four `JudgerCredentials` strings, plus what a judger needs to fetch everything through this
@@ -62,7 +67,15 @@ export const JudgerCredentials = t.Object(
 );
 export type JudgerCredentialsView = typeof JudgerCredentials.static;
 
-export const CaseParams = t.Object({ domain: DomainRef, record: t.String({ format: "uuid" }), index: t.Integer({ minimum: 0, maximum: 9999 }) });
-export const BlobParams = t.Object({ domain: DomainRef, record: t.String({ format: "uuid" }), digest: t.String({ pattern: PATTERNS.sha256 }) });
+export const CaseParams = t.Object({
+  domain: DomainRef,
+  record: t.String({ format: "uuid" }),
+  index: t.Integer({ minimum: 0, maximum: 9999 }),
+});
+export const BlobParams = t.Object({
+  domain: DomainRef,
+  record: t.String({ format: "uuid" }),
+  digest: t.String({ pattern: PATTERNS.sha256 }),
+});
 
 export const JudgerCredentialsResp = Envelope(JudgerCredentials, "JudgerCredentialsResp");

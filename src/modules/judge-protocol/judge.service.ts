@@ -9,7 +9,15 @@ import type { DomainAccess } from "../identity/access";
 import type { BlobStore } from "../../storage/blob-store";
 import { JudgeRecord } from "../records/record.entity";
 import {
-  aggregate, capOutput, isFinal, isWaiting, isWorking, judgerMayMove, pendingCase, type RecordState, type StoredCase,
+  aggregate,
+  capOutput,
+  isFinal,
+  isWaiting,
+  isWorking,
+  judgerMayMove,
+  pendingCase,
+  type RecordState,
+  type StoredCase,
 } from "../records/record-states";
 import { caseLayout } from "./case-layout";
 import { filesOf, findRecord, isWorkingJudger } from "../records/records.service";
@@ -40,7 +48,12 @@ function pin(id: string, configId: string | null, language: string) {
  * again with a fresh lease.
  */
 export async function claimForJudger(
-  em: EntityManager, access: DomainAccess, recordId: string, taskId: string, settings: JudgingSettings, publicUrl: string,
+  em: EntityManager,
+  access: DomainAccess,
+  recordId: string,
+  taskId: string,
+  settings: JudgingSettings,
+  publicUrl: string,
 ): Promise<JudgerCredentialsView> {
   const id = recordId.toLowerCase();
   if (isUuid(taskId)) {
@@ -58,17 +71,26 @@ export async function claimForJudger(
 
 /** A claim the first-time UPDATE refused: a repeat of the caller's own claim, or the reason it is refused. */
 async function reclaimRecord(
-  em: EntityManager, access: DomainAccess, id: string, taskId: string, settings: JudgingSettings,
+  em: EntityManager,
+  access: DomainAccess,
+  id: string,
+  taskId: string,
+  settings: JudgingSettings,
 ): Promise<JudgeRecord> {
   const record = await loadForJudging(em, access.domainId, id);
-  if (!taskId || record.taskId !== taskId.toLowerCase()) throw refused("this task is not the record's current task (it was re-queued or never existed)");
+  if (!taskId || record.taskId !== taskId.toLowerCase())
+    throw refused("this task is not the record's current task (it was re-queued or never existed)");
   if (!record.config) throw refused("the record's config version no longer exists; it cannot be judged");
   if (isWorking(record.state) && record.judger?.id === access.userId) {
     record.leaseExpiresAt = leaseUntil(settings);
     await em.flush();
     return record;
   }
-  throw refused(isFinal(record.state) ? `the record is already judged (${record.state})` : "the record is already claimed by another judger");
+  throw refused(
+    isFinal(record.state)
+      ? `the record is already judged (${record.state})`
+      : "the record is already claimed by another judger",
+  );
 }
 
 /** The record for a claim (with what the credentials show) or, locked and bare, for a report. */
@@ -86,7 +108,8 @@ async function loadForJudging(em: EntityManager, domainId: string, id: string, l
  */
 export async function filesForHolder(em: EntityManager, access: DomainAccess, recordId: string) {
   const record = await findRecord(em, access.domainId, recordId);
-  if (!isWorkingJudger(access, record)) throw refused("only the judger holding this record's lease may fetch its files");
+  if (!isWorkingJudger(access, record))
+    throw refused("only the judger holding this record's lease may fetch its files");
   const version = record.config ? await em.findOne(ProblemConfig, { id: record.config.id }) : null;
   if (!version) throw new BizError("ProblemConfigNotFoundError", "the record's config version no longer exists");
   return { record, configFiles: await treeOf(em, version), codeFiles: await filesOf(em, record) };
@@ -98,15 +121,20 @@ export async function filesForHolder(em: EntityManager, access: DomainAccess, re
  * that were on their way, so concurrent senders (Horse's Tiger) lose nothing.
  */
 function assertHolder(record: JudgeRecord, access: DomainAccess, taskId: string | undefined, now: Date): void {
-  if (isWaiting(record.state) || record.judger?.id !== access.userId) throw refused("the record is not claimed by you (claim it first, or it was given to another judger)");
-  if (taskId !== undefined && taskId.toLowerCase() !== record.taskId) throw refused("this task was superseded: the record was re-queued");
+  if (isWaiting(record.state) || record.judger?.id !== access.userId)
+    throw refused("the record is not claimed by you (claim it first, or it was given to another judger)");
+  if (taskId !== undefined && taskId.toLowerCase() !== record.taskId)
+    throw refused("this task was superseded: the record was re-queued");
   if (isWorking(record.state) && record.leaseExpiresAt && record.leaseExpiresAt.getTime() <= now.getTime()) {
     throw refused("your lease on this record has expired; it goes back to the queue");
   }
 }
 
 /** The report with the redactor's values cut out of its output, and how many were cut. */
-export function redactCase(input: RecordCaseSubmitInput, redactor: Redactor): { report: RecordCaseSubmitInput; hits: number } {
+export function redactCase(
+  input: RecordCaseSubmitInput,
+  redactor: Redactor,
+): { report: RecordCaseSubmitInput; hits: number } {
   const stdout = redactor.redact(input.stdout ?? "");
   const stderr = redactor.redact(input.stderr ?? "");
   if (stdout.hits + stderr.hits === 0) return { report: input, hits: 0 };
@@ -120,7 +148,8 @@ export function redactCase(input: RecordCaseSubmitInput, redactor: Redactor): { 
 function casePatch(input: RecordCaseSubmitInput): Partial<StoredCase> {
   const patch: Partial<StoredCase> = {};
   if (input.state !== undefined) patch.state = input.state;
-  for (const key of ["score", "timeMs", "memoryKb", "returnCode"] as const) if (input[key] !== undefined) patch[key] = input[key];
+  for (const key of ["score", "timeMs", "memoryKb", "returnCode"] as const)
+    if (input[key] !== undefined) patch[key] = input[key];
   if (input.stdout !== undefined) patch.stdout = capOutput(input.stdout);
   if (input.stderr !== undefined) patch.stderr = capOutput(input.stderr);
   return patch;
@@ -135,14 +164,23 @@ async function pinOf(em: EntityManager, domainId: string, id: string) {
   const known = pins.get(id);
   if (known) return known;
   const found = await row<{ config_id: string | null; language: string }>(
-    em, "select config_id, language from records where id = ? and domain_id = ?", [id, domainId]);
+    em,
+    "select config_id, language from records where id = ? and domain_id = ?",
+    [id, domainId],
+  );
   if (found) pin(id, found.config_id, found.language);
   return found ? pins.get(id)! : null;
 }
 
 /** A case report: merged into the case (padding earlier cases), totals recomputed, lease extended. */
 export async function reportCase(
-  em: EntityManager, store: BlobStore, access: DomainAccess, recordId: string, index: number, input: RecordCaseSubmitInput, settings: JudgingSettings,
+  em: EntityManager,
+  store: BlobStore,
+  access: DomainAccess,
+  recordId: string,
+  index: number,
+  input: RecordCaseSubmitInput,
+  settings: JudgingSettings,
 ): Promise<void> {
   const id = recordId.toLowerCase();
   const patch = casePatch(input);
@@ -159,7 +197,10 @@ export async function reportCase(
     const now = new Date();
     assertHolder(record, access, input.taskId, now);
     const layout = await caseLayout(tx, store, record.config?.id ?? null, record.language);
-    if (layout && index >= layout.categories.length) throw refused(`case ${index} does not exist: the config has ${layout.categories.length} case(s) for ${record.language}`);
+    if (layout && index >= layout.categories.length)
+      throw refused(
+        `case ${index} does not exist: the config has ${layout.categories.length} case(s) for ${record.language}`,
+      );
     const cases = record.cases.map((c) => ({ ...c }));
     while (cases.length <= index) cases.push(pendingCase());
     Object.assign(cases[index], patch);
@@ -178,10 +219,21 @@ const countCase = (state: string | undefined) => void (state && metrics.caseVerd
  * state stamps `judgedAt`, releases the lease and counts an acceptance. Totals come from the cases when
  * there are any; otherwise (say a compile error) from the report.
  */
-export async function reportRecord(em: EntityManager, access: DomainAccess, recordId: string, input: RecordSubmitInput, settings: JudgingSettings): Promise<void> {
+export async function reportRecord(
+  em: EntityManager,
+  access: DomainAccess,
+  recordId: string,
+  input: RecordSubmitInput,
+  settings: JudgingSettings,
+): Promise<void> {
   const judgedAt = input.judgedAt === undefined ? undefined : readTimestamp(input.judgedAt, ["body", "judgedAt"]);
   const id = recordId.toLowerCase();
-  const report = { ...input, to: input.state ?? null, judgedAt: judgedAt ?? new Date(), leaseSeconds: settings.leaseSeconds };
+  const report = {
+    ...input,
+    to: input.state ?? null,
+    judgedAt: judgedAt ?? new Date(),
+    leaseSeconds: settings.leaseSeconds,
+  };
   if (isUuid(id) && (await moveState(em, access, id, report))) {
     if (report.to && isFinal(report.to)) metrics.recordsJudged.inc({ state: report.to });
     return;
@@ -197,7 +249,9 @@ export async function reportRecord(em: EntityManager, access: DomainAccess, reco
     if (isFinal(from)) return; // the same final report again: nothing to do
     record.state = to;
     if (record.cases.length > 0) Object.assign(record, aggregate(record.cases));
-    else for (const key of ["score", "timeMs", "memoryKb"] as const) if (input[key] !== undefined) record[key] = input[key];
+    else
+      for (const key of ["score", "timeMs", "memoryKb"] as const)
+        if (input[key] !== undefined) record[key] = input[key];
     if (!isFinal(to)) {
       record.leaseExpiresAt = leaseUntil(settings);
       await tx.flush();
@@ -208,7 +262,8 @@ export async function reportRecord(em: EntityManager, access: DomainAccess, reco
     await tx.flush();
     if (to === "accepted") {
       await tx.execute("update problems set num_accept = num_accept + 1 where id = ?", [record.problem?.id ?? null]);
-      if (record.problemSet) await tx.execute("update problem_sets set num_accept = num_accept + 1 where id = ?", [record.problemSet.id]);
+      if (record.problemSet)
+        await tx.execute("update problem_sets set num_accept = num_accept + 1 where id = ?", [record.problemSet.id]);
     }
     judged = to;
   });

@@ -21,11 +21,18 @@ export const recordUrlOf = (publicUrl: string, domainId: string, recordId: strin
  * What a claiming judger gets: Horse's four strings (repository names and commit ids, kept so Horse's
  * judgers still parse the answer) and the links to fetch every file through this API.
  */
-export async function judgerCredentials(em: EntityManager, record: JudgeRecord, publicUrl: string): Promise<JudgerCredentialsView> {
+export async function judgerCredentials(
+  em: EntityManager,
+  record: JudgeRecord,
+  publicUrl: string,
+): Promise<JudgerCredentialsView> {
   const config = await em.findOneOrFail(ProblemConfig, { id: record.config!.id });
   const problem = record.problem as unknown as Problem | null;
   const base = recordUrl(publicUrl, record);
-  const link = (f: { path: string; digest: string; size: number }) => ({ ...f, url: `${base}/judge/files/${f.digest}` });
+  const link = (f: { path: string; digest: string; size: number }) => ({
+    ...f,
+    url: `${base}/judge/files/${f.digest}`,
+  });
   return {
     problemConfigRepoName: `joj-config-${problem?.problemGroup?.id ?? config.id}`,
     problemConfigCommitId: config.commitId,
@@ -45,8 +52,11 @@ export async function judgerCredentials(em: EntityManager, record: JudgeRecord, 
 /** The same answer from the claim statement's row (judge-statements.ts), with no further query. */
 export function credentialsOfClaim(claimed: ClaimedRow, domainId: string, publicUrl: string): JudgerCredentialsView {
   const base = `${publicUrl}/api/v1/domains/${domainId}/records/${claimed.id}`;
-  const link = (f: { path: string; digest: string; size: number }) =>
-    ({ ...f, size: Number(f.size), url: `${base}/judge/files/${f.digest}` });
+  const link = (f: { path: string; digest: string; size: number }) => ({
+    ...f,
+    size: Number(f.size),
+    url: `${base}/judge/files/${f.digest}`,
+  });
   return {
     problemConfigRepoName: `joj-config-${claimed.problem_group_id ?? claimed.config_id}`,
     problemConfigCommitId: claimed.config_commit_id!,

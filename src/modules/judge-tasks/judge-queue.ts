@@ -22,7 +22,9 @@ export const JUDGE_PRIORITY = { normal: 0, bulkRejudge: 10 } as const;
 export type QueuedTask = RecordJudgePayload & { priority?: number };
 
 const jobOptions = (task: QueuedTask) => ({
-  jobId: task.taskId, removeOnComplete: KEEP_FINISHED, removeOnFail: KEEP_FINISHED,
+  jobId: task.taskId,
+  removeOnComplete: KEEP_FINISHED,
+  removeOnFail: KEEP_FINISHED,
   // Priority 0 is left out: BullMQ then keeps the job in its plain wait list, taken first.
   ...(task.priority ? { priority: task.priority } : {}),
 });

@@ -15,9 +15,9 @@ const STOP_CHECK_MS = 500;
  * judger then claims it on Horse's claim route, which stays the one place a record changes hands.
  */
 export function judgeTasksRoutes(deps: AppDeps) {
-  return new Elysia({ name: "judge-task-routes", detail: { tags: ["judge"] } })
-    .use(authPlugin(deps))
-    .post("/judge/next_task", async ({ em, body, request, server }) => {
+  return new Elysia({ name: "judge-task-routes", detail: { tags: ["judge"] } }).use(authPlugin(deps)).post(
+    "/judge/next_task",
+    async ({ em, body, request, server }) => {
       server?.timeout(request, POLL_IDLE_SECONDS);
       const stop = new AbortController();
       const onAbort = () => stop.abort();
@@ -29,10 +29,16 @@ export function judgeTasksRoutes(deps: AppDeps) {
         clearInterval(watch);
         request.signal.removeEventListener("abort", onAbort);
       }
-    }, {
+    },
+    {
       sitePermission: "record.judge",
       body: NextTaskBody,
       response: JudgeTaskResp,
-      detail: { operationId: "v1_next_judge_task", summary: "The oldest waiting task for a site judger, waiting up to waitSeconds for one (extension; null when none)" },
-    });
+      detail: {
+        operationId: "v1_next_judge_task",
+        summary:
+          "The oldest waiting task for a site judger, waiting up to waitSeconds for one (extension; null when none)",
+      },
+    },
+  );
 }

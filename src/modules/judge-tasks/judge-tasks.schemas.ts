@@ -3,7 +3,11 @@ import { Envelope, Uuid } from "../../http/schemas";
 
 /** The next task for a judger over HTTP (extension): long-poll, then claim it with Horse's claim route. */
 export const NextTaskBody = t.Object(
-  { waitSeconds: t.Optional(t.Integer({ minimum: 0, maximum: 30, default: 25, description: "how long to wait for a task (long poll)" })) },
+  {
+    waitSeconds: t.Optional(
+      t.Integer({ minimum: 0, maximum: 30, default: 25, description: "how long to wait for a task (long poll)" }),
+    ),
+  },
   { title: "JudgeNextTask" },
 );
 export const JudgeTaskSchema = t.Object(

@@ -77,7 +77,10 @@ export async function nextTask(em: EntityManager, waitMs: number, stop: AbortSig
  * id, its partial results cleared, and the attempt does not count against it. Returns the new task.
  */
 export async function releaseRecord(
-  em: EntityManager, access: DomainAccess, recordId: string, taskId: string,
+  em: EntityManager,
+  access: DomainAccess,
+  recordId: string,
+  taskId: string,
 ): Promise<JudgeTask & { priority: number }> {
   const id = recordId.toLowerCase();
   const next = randomUUID();

@@ -6,7 +6,13 @@ import type { ReconcileReport } from "../../jobs/catalogue";
 import type { Logger } from "../../core/logger";
 import { enqueueJudging } from "./judge-queue";
 import { announceRecordChange } from "../record-events/record-events.bus";
-import { pendingCase, REQUEUE_ASSIGNMENTS, WAITING_SQL as WAITING, WORKING_SQL as WORKING, type StoredCase } from "../records/record-states";
+import {
+  pendingCase,
+  REQUEUE_ASSIGNMENTS,
+  WAITING_SQL as WAITING,
+  WORKING_SQL as WORKING,
+  type StoredCase,
+} from "../records/record-states";
 
 /** A waiting record this young may still be on its way to Redis from the API that just saved it. */
 const ENQUEUE_GRACE_SECONDS = 5;
@@ -16,8 +22,9 @@ function abandonedCase(attempts: number, leaseSeconds: number): StoredCase {
   return {
     ...pendingCase(),
     state: "system_error",
-    stderr: `Judging was abandoned ${attempts} time(s): each judger stopped reporting for ${leaseSeconds} s, so its lease lapsed. `
-      + "The record is marked failed; it was not judged.",
+    stderr:
+      `Judging was abandoned ${attempts} time(s): each judger stopped reporting for ${leaseSeconds} s, so its lease lapsed. ` +
+      "The record is marked failed; it was not judged.",
   };
 }
 
@@ -30,7 +37,12 @@ function abandonedCase(attempts: number, leaseSeconds: number): StoredCase {
  * Either is enqueued at the priority stored on the record (a bulk rejudge's stays low).
  * Each change is a conditional UPDATE, so concurrent reconcilers and judgers never double-act.
  */
-export async function reconcileRecords(em: EntityManager, jobs: JobClient, logger: Logger, settings: JudgingSettings): Promise<ReconcileReport> {
+export async function reconcileRecords(
+  em: EntityManager,
+  jobs: JobClient,
+  logger: Logger,
+  settings: JudgingSettings,
+): Promise<ReconcileReport> {
   const report: ReconcileReport = { requeued: 0, failed: 0, reenqueued: 0 };
   const lapsed = await em.execute<{ id: string; attempts: number }[]>(
     `select id, attempts from records where state in ${WORKING} and lease_expires_at <= now() order by lease_expires_at limit ${BATCH}`,
@@ -59,7 +71,12 @@ export async function reconcileRecords(em: EntityManager, jobs: JobClient, logge
     if (rows.length) {
       report.requeued++;
       logger.info("lease lapsed; record re-queued", { recordId: id, attempts, taskId });
-      await enqueueJudging(jobs, logger, { recordId: id, domainId: rows[0].domain_id, taskId, priority: rows[0].priority });
+      await enqueueJudging(jobs, logger, {
+        recordId: id,
+        domainId: rows[0].domain_id,
+        taskId,
+        priority: rows[0].priority,
+      });
     }
   }
   report.reenqueued = await reenqueueLost(em, jobs, logger);
@@ -94,7 +111,9 @@ async function reenqueueLost(em: EntityManager, jobs: JobClient, logger: Logger)
         [taskId, id, oldTask],
       );
       // At the priority it was queued at: a lost bulk-rejudge task stays behind new submissions.
-      const task = rows.length ? { recordId: id, domainId: rows[0].domain_id, taskId, priority: rows[0].priority } : null;
+      const task = rows.length
+        ? { recordId: id, domainId: rows[0].domain_id, taskId, priority: rows[0].priority }
+        : null;
       if (task && (await enqueueJudging(jobs, logger, task))) {
         reenqueued++;
         logger.info("record had no live job; enqueued again", { recordId: id, taskId });

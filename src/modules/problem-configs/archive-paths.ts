@@ -9,17 +9,34 @@ export interface ArchiveLimits {
 }
 
 export type ArchiveErrorReason =
-  | "unsupported-format" | "corrupt" | "absolute-path" | "path-traversal" | "link" | "special-file"
-  | "archive-too-large" | "too-large" | "too-many-files" | "path-too-long" | "invalid-path" | "duplicate-path";
+  | "unsupported-format"
+  | "corrupt"
+  | "absolute-path"
+  | "path-traversal"
+  | "link"
+  | "special-file"
+  | "archive-too-large"
+  | "too-large"
+  | "too-many-files"
+  | "path-too-long"
+  | "invalid-path"
+  | "duplicate-path";
 
 export class ArchiveError extends Error {
   override readonly name = "ArchiveError";
-  constructor(readonly reason: ArchiveErrorReason, message: string, options?: ErrorOptions) {
+  constructor(
+    readonly reason: ArchiveErrorReason,
+    message: string,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
   }
 }
 
-export interface ArchiveEntry { path: string; data: Uint8Array }
+export interface ArchiveEntry {
+  path: string;
+  data: Uint8Array;
+}
 
 export const MiB = 1024 * 1024;
 
@@ -38,11 +55,15 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 export function normaliseEntryPath(raw: string, limits: ArchiveLimits): string {
   // U+FFFD is what an undecodable byte became; a mangled name could collide with another one.
   if (raw.includes("\uFFFD")) throw new ArchiveError("invalid-path", `The name ${quote(raw)} is not valid UTF-8.`);
-  if (CONTROL_CHARACTERS.test(raw)) throw new ArchiveError("invalid-path", `The name ${quote(raw)} contains control characters.`);
+  if (CONTROL_CHARACTERS.test(raw))
+    throw new ArchiveError("invalid-path", `The name ${quote(raw)} contains control characters.`);
   // Windows tools write backslashes, and Windows extractors honour them: check what they would see.
   const slashed = raw.replaceAll("\\", "/");
   if (slashed.startsWith("/") || /^[A-Za-z]:/.test(slashed)) {
-    throw new ArchiveError("absolute-path", `${quote(raw)} is an absolute path; every file must be inside the archive.`);
+    throw new ArchiveError(
+      "absolute-path",
+      `${quote(raw)} is an absolute path; every file must be inside the archive.`,
+    );
   }
   const segments = slashed.split("/").filter((segment) => segment !== "" && segment !== ".");
   if (segments.includes("..")) {
@@ -50,7 +71,10 @@ export function normaliseEntryPath(raw: string, limits: ArchiveLimits): string {
   }
   const path = segments.join("/");
   if (path.length > limits.maxPathLength) {
-    throw new ArchiveError("path-too-long", `The path ${quote(path)} is longer than ${limits.maxPathLength} characters.`);
+    throw new ArchiveError(
+      "path-too-long",
+      `The path ${quote(path)} is longer than ${limits.maxPathLength} characters.`,
+    );
   }
   return path;
 }
@@ -64,7 +88,10 @@ export function requireFilePath(raw: string, limits: ArchiveLimits): string {
 export const linkRefused = (name: string) =>
   new ArchiveError("link", `${quote(name)} is a link; problem archives may only contain regular files and folders.`);
 export const specialFileRefused = (name: string, kind: string) =>
-  new ArchiveError("special-file", `${quote(name)} is a ${kind}; problem archives may only contain regular files and folders.`);
+  new ArchiveError(
+    "special-file",
+    `${quote(name)} is a ${kind}; problem archives may only contain regular files and folders.`,
+  );
 
 /** Counts what is actually produced, so limits hold whatever sizes the headers claim. */
 export class EntryCollector {
@@ -77,13 +104,17 @@ export class EntryCollector {
   /** Every entry, folders included: each costs work even though only files are kept. */
   countEntry(): void {
     if (++this.entryCount > 2 * this.limits.maxFiles) {
-      throw new ArchiveError("too-many-files", `The archive has more than ${2 * this.limits.maxFiles} files and folders.`);
+      throw new ArchiveError(
+        "too-many-files",
+        `The archive has more than ${2 * this.limits.maxFiles} files and folders.`,
+      );
     }
   }
 
   /** Before any of the file is inflated: a claimed size over a limit is refused at once. */
   admitFile(path: string, claimedBytes: number): void {
-    if (this.files.has(path)) throw new ArchiveError("duplicate-path", `The archive contains ${quote(path)} more than once.`);
+    if (this.files.has(path))
+      throw new ArchiveError("duplicate-path", `The archive contains ${quote(path)} more than once.`);
     if (this.files.size >= this.limits.maxFiles) {
       throw new ArchiveError("too-many-files", `The archive contains more than ${this.limits.maxFiles} files.`);
     }
@@ -109,10 +140,16 @@ export class EntryCollector {
 
   private checkSize(path: string, fileBytes: number, totalBytes: number): void {
     if (fileBytes > this.limits.maxFileBytes) {
-      throw new ArchiveError("too-large", `${quote(path)} is larger than the ${formatBytes(this.limits.maxFileBytes)} limit for one file.`);
+      throw new ArchiveError(
+        "too-large",
+        `${quote(path)} is larger than the ${formatBytes(this.limits.maxFileBytes)} limit for one file.`,
+      );
     }
     if (totalBytes > this.limits.maxTotalBytes) {
-      throw new ArchiveError("too-large", `The files in the archive add up to more than ${formatBytes(this.limits.maxTotalBytes)}.`);
+      throw new ArchiveError(
+        "too-large",
+        `The files in the archive add up to more than ${formatBytes(this.limits.maxTotalBytes)}.`,
+      );
     }
   }
 
@@ -121,7 +158,8 @@ export class EntryCollector {
     for (const path of this.files.keys()) {
       for (let slash = path.indexOf("/"); slash !== -1; slash = path.indexOf("/", slash + 1)) {
         const folder = path.slice(0, slash);
-        if (this.files.has(folder)) throw new ArchiveError("duplicate-path", `${quote(folder)} is both a file and a folder in the archive.`);
+        if (this.files.has(folder))
+          throw new ArchiveError("duplicate-path", `${quote(folder)} is both a file and a folder in the archive.`);
       }
     }
     return [...this.files].map(([path, data]) => ({ path, data })).sort((a, b) => (a.path < b.path ? -1 : 1));

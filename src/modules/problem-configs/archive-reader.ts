@@ -35,7 +35,10 @@ export function detectArchiveFormat(head: Uint8Array): ArchiveFormat | null {
   return null;
 }
 
-export async function readArchive(file: string | Uint8Array, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<ArchiveEntry[]> {
+export async function readArchive(
+  file: string | Uint8Array,
+  limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
+): Promise<ArchiveEntry[]> {
   const bytes = typeof file === "string" ? await loadArchiveFile(file, limits) : checkArchiveSize(file, limits);
   const format = detectArchiveFormat(bytes.subarray(0, 512));
   if (format === null) throw new ArchiveError("unsupported-format", "The upload is not a zip, tar or tar.gz archive.");
@@ -67,4 +70,7 @@ function checkArchiveSize(bytes: Uint8Array, limits: ArchiveLimits): Buffer {
 }
 
 const archiveTooLarge = (limits: ArchiveLimits) =>
-  new ArchiveError("archive-too-large", `The archive is larger than the ${formatBytes(limits.maxArchiveBytes)} upload limit.`);
+  new ArchiveError(
+    "archive-too-large",
+    `The archive is larger than the ${formatBytes(limits.maxArchiveBytes)} upload limit.`,
+  );

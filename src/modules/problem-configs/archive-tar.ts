@@ -1,7 +1,16 @@
 import { Readable, Transform } from "node:stream";
 import zlib from "node:zlib";
 import * as tar from "tar-stream";
-import { ArchiveError, formatBytes, normaliseEntryPath, requireFilePath, linkRefused, specialFileRefused, type ArchiveLimits, type EntryCollector } from "./archive-paths";
+import {
+  ArchiveError,
+  formatBytes,
+  normaliseEntryPath,
+  requireFilePath,
+  linkRefused,
+  specialFileRefused,
+  type ArchiveLimits,
+  type EntryCollector,
+} from "./archive-paths";
 
 // The tar and tar.gz half of the archive reader: tar-stream, behind a cap on the unpacked stream.
 

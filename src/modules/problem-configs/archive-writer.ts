@@ -6,7 +6,11 @@ import { ZipFile } from "yazl";
 // Builds download archives as streams: each file is read only when its turn comes and only as fast
 // as the client takes the bytes, so a large problem never sits in memory whole.
 
-export interface ArchiveSource { path: string; size: number; read: () => Promise<Uint8Array> }
+export interface ArchiveSource {
+  path: string;
+  size: number;
+  read: () => Promise<Uint8Array>;
+}
 
 // A fixed mtime makes the same files give the same bytes (cacheable, comparable downloads).
 // DOS timestamps are local time, so zip uses local midnight and no UTC extra field: identical in every time zone.
@@ -36,7 +40,9 @@ export function tarGzArchive(files: ArchiveSource[]): ReadableStream<Uint8Array>
   const gzip = zlib.createGzip();
   pack.on("error", (error: Error) => gzip.destroy(error));
   pack.pipe(gzip);
-  packFiles(pack, files).catch((error: unknown) => pack.destroy(error instanceof Error ? error : new Error(String(error))));
+  packFiles(pack, files).catch((error: unknown) =>
+    pack.destroy(error instanceof Error ? error : new Error(String(error))),
+  );
   return toWebStream(gzip, [pack]);
 }
 

@@ -1,6 +1,15 @@
 import zlib from "node:zlib";
 import { Open, type File as ZipFile } from "unzipper";
-import { ArchiveError, normaliseEntryPath, quote, requireFilePath, linkRefused, specialFileRefused, type ArchiveLimits, type EntryCollector } from "./archive-paths";
+import {
+  ArchiveError,
+  normaliseEntryPath,
+  quote,
+  requireFilePath,
+  linkRefused,
+  specialFileRefused,
+  type ArchiveLimits,
+  type EntryCollector,
+} from "./archive-paths";
 
 // The zip half of the archive reader: unzipper, checked against the raw bytes it takes on trust.
 
@@ -9,7 +18,10 @@ const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 const S_IFLNK = 0o120000;
 const UNIX_FILE_KINDS: Record<number, string> = {
-  0o010000: "named pipe (FIFO)", 0o020000: "character device", 0o060000: "block device", 0o140000: "socket",
+  0o010000: "named pipe (FIFO)",
+  0o020000: "character device",
+  0o060000: "block device",
+  0o140000: "socket",
 };
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -17,7 +29,11 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export async function readZip(bytes: Buffer, collector: EntryCollector): Promise<void> {
   checkZipRecordCount(bytes, collector.limits);
   const directory = await Open.buffer(bytes).catch((error: unknown) => {
-    throw new ArchiveError("corrupt", "The zip archive is damaged or truncated: its table of contents cannot be read.", { cause: error });
+    throw new ArchiveError(
+      "corrupt",
+      "The zip archive is damaged or truncated: its table of contents cannot be read.",
+      { cause: error },
+    );
   });
   for (const file of directory.files) {
     collector.countEntry();
@@ -26,7 +42,8 @@ export async function readZip(bytes: Buffer, collector: EntryCollector): Promise
     // Unix modes live in the top half of the external attributes (7-Zip sets them on Windows too).
     const type = (file.externalFileAttributes >>> 16) & S_IFMT;
     if (type === S_IFLNK) throw linkRefused(name);
-    if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) throw specialFileRefused(name, UNIX_FILE_KINDS[type] ?? "special file");
+    if (type !== 0 && type !== S_IFREG && type !== S_IFDIR)
+      throw specialFileRefused(name, UNIX_FILE_KINDS[type] ?? "special file");
     if (type === S_IFDIR || file.type === "Directory" || /[/\\]$/.test(name)) {
       normaliseEntryPath(name, collector.limits);
       continue;
@@ -73,7 +90,10 @@ function checkZipRecordCount(archive: Buffer, limits: ArchiveLimits): void {
   }
   // Folders are records too, hence the allowance over maxFiles.
   if (records > 2 * limits.maxFiles) {
-    throw new ArchiveError("too-many-files", `The archive lists ${records} files and folders; at most ${2 * limits.maxFiles} are allowed.`);
+    throw new ArchiveError(
+      "too-many-files",
+      `The archive lists ${records} files and folders; at most ${2 * limits.maxFiles} are allowed.`,
+    );
   }
 }
 
@@ -87,7 +107,8 @@ function decodeZipName(raw: Buffer): string {
 
 /** What unzipper takes on trust: it reads the local header at whatever offset the directory gives. */
 function checkZipEntry(file: ZipFile, archive: Buffer, path: string): void {
-  if (file.flags & 0x41) throw new ArchiveError("unsupported-format", `${quote(path)} is encrypted; upload the archive without a password.`);
+  if (file.flags & 0x41)
+    throw new ArchiveError("unsupported-format", `${quote(path)} is encrypted; upload the archive without a password.`);
   if (file.compressionMethod !== 0 && file.compressionMethod !== 8) {
     throw new ArchiveError("unsupported-format", `${quote(path)} uses a compression method other than deflate.`);
   }

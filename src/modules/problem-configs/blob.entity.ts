@@ -11,7 +11,10 @@ export const Blob = defineEntity({
   properties: {
     digest: p.string().length(64).primary(),
     size: p.bigint("number"),
-    createdAt: p.datetime().defaultRaw("now()").onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw("now()")
+      .onCreate(() => new Date()),
   },
 });
 

@@ -19,7 +19,11 @@ export const DEFAULT_BLOB_GRACE_SECONDS = 3600;
  * Stores bytes and records them in the ledger. The ledger row comes first and is refreshed to "now",
  * so the collector never takes a blob that is being (re)used at this moment.
  */
-export async function storeBlob(em: EntityManager, store: BlobStore, data: Uint8Array): Promise<{ digest: string; size: number }> {
+export async function storeBlob(
+  em: EntityManager,
+  store: BlobStore,
+  data: Uint8Array,
+): Promise<{ digest: string; size: number }> {
   const digest = sha256Hex(data);
   await em.execute(
     `insert into blobs (digest, size, created_at) values (?, ?, now()) on conflict (digest) do update set created_at = now()`,
@@ -40,10 +44,20 @@ export interface CollectionReport {
  * deleted from the store while its ledger row is locked inside a transaction, so a concurrent
  * `storeBlob` of the same bytes waits and then stores them again, never finding them half-deleted.
  */
-export async function collectGarbage(em: EntityManager, store: BlobStore, graceSeconds = DEFAULT_BLOB_GRACE_SECONDS): Promise<CollectionReport> {
-  const pinned = CONFIG_PINS.map(({ table }) => `and not exists (select 1 from "${table}" x where x.config_id = c.id)`).join(" ");
-  const versions = await em.execute<{ id: string }[]>(`delete from problem_configs c where c.problem_id is null ${pinned} returning c.id`);
-  const unreferenced = BLOB_REFS.map(({ table }) => `and not exists (select 1 from "${table}" f where f.digest = b.digest)`).join(" ");
+export async function collectGarbage(
+  em: EntityManager,
+  store: BlobStore,
+  graceSeconds = DEFAULT_BLOB_GRACE_SECONDS,
+): Promise<CollectionReport> {
+  const pinned = CONFIG_PINS.map(
+    ({ table }) => `and not exists (select 1 from "${table}" x where x.config_id = c.id)`,
+  ).join(" ");
+  const versions = await em.execute<{ id: string }[]>(
+    `delete from problem_configs c where c.problem_id is null ${pinned} returning c.id`,
+  );
+  const unreferenced = BLOB_REFS.map(
+    ({ table }) => `and not exists (select 1 from "${table}" f where f.digest = b.digest)`,
+  ).join(" ");
   const candidates = await em.execute<{ digest: string }[]>(
     `select b.digest from blobs b where b.created_at < now() - make_interval(secs => ?) ${unreferenced}`,
     [graceSeconds],

@@ -5,7 +5,14 @@ import { errorToJobFailure } from "../../jobs/job-failure";
 import { BlobNotFoundError, type BlobStore } from "../../storage/blob-store";
 import { User } from "../users/user.entity";
 import { Problem } from "../problems/problem.entity";
-import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, readArchive, stripSingleTopFolder, type ArchiveEntry, type ArchiveLimits } from "./archive-reader";
+import {
+  ArchiveError,
+  DEFAULT_ARCHIVE_LIMITS,
+  readArchive,
+  stripSingleTopFolder,
+  type ArchiveEntry,
+  type ArchiveLimits,
+} from "./archive-reader";
 import { languageNames, parseConfigJson, serializeConfigJson } from "../../core/config-model/config-json";
 import { defaultConfigJson } from "../../core/config-model/config-schema";
 import { storeBlob } from "./blobs.service";
@@ -24,7 +31,10 @@ export interface ConfigJobContext {
  * configs worker; hostile archives are refused by the reader before anything is stored, and the
  * version is committed in one transaction, so a refusal leaves nothing half-written.
  */
-export async function unpackConfigArchive(payload: ConfigUnpackPayload, ctx: ConfigJobContext): Promise<{ configId: string }> {
+export async function unpackConfigArchive(
+  payload: ConfigUnpackPayload,
+  ctx: ConfigJobContext,
+): Promise<{ configId: string }> {
   try {
     const { em, store } = ctx;
     const problem = await em.findOne(Problem, { id: payload.problemId });
@@ -32,11 +42,16 @@ export async function unpackConfigArchive(payload: ConfigUnpackPayload, ctx: Con
     const committer = await em.findOne(User, { id: payload.committerId });
     const entries = await readUpload(store, payload.uploadDigest, ctx.limits ?? DEFAULT_ARCHIVE_LIMITS);
     const files = await withConfigJson(em, store, problem, entries, payload.configJsonOnMissing);
-    const config = parseConfigJson(files.find((f) => f.path === CONFIG_JSON)!.data, { archiveFiles: files.map((f) => f.path) });
+    const config = parseConfigJson(files.find((f) => f.path === CONFIG_JSON)!.data, {
+      archiveFiles: files.map((f) => f.path),
+    });
     const tree = [];
     for (const file of files) tree.push({ path: file.path, ...(await storeBlob(em, store, file.data)) });
     const version = await commitVersion(em, {
-      problem, committer, tree, languages: languageNames(config),
+      problem,
+      committer,
+      tree,
+      languages: languageNames(config),
       audited: { action: "problem_config.upload_archive", ip: payload.committerIp ?? null },
     });
     return { configId: version.id };
@@ -50,7 +65,8 @@ async function readUpload(store: BlobStore, digest: string, limits: ArchiveLimit
   try {
     bytes = await store.get(digest);
   } catch (error) {
-    if (error instanceof BlobNotFoundError) throw new BizError("FileUpdateError", "the uploaded archive is no longer available; upload it again");
+    if (error instanceof BlobNotFoundError)
+      throw new BizError("FileUpdateError", "the uploaded archive is no longer available; upload it again");
     throw error;
   }
   try {
@@ -76,8 +92,10 @@ async function withConfigJson(
   mode: ConfigUnpackPayload["configJsonOnMissing"],
 ): Promise<ArchiveEntry[]> {
   if (entries.some((e) => e.path === CONFIG_JSON)) return entries;
-  if (mode === "raise_error") throw new BizError("ProblemConfigJsonNotFoundError", "the archive has no config.json at its root");
-  if (mode === "use_default") return [...entries, { path: CONFIG_JSON, data: serializeConfigJson(defaultConfigJson()) }];
+  if (mode === "raise_error")
+    throw new BizError("ProblemConfigJsonNotFoundError", "the archive has no config.json at its root");
+  if (mode === "use_default")
+    return [...entries, { path: CONFIG_JSON, data: serializeConfigJson(defaultConfigJson()) }];
   const latest = await latestConfig(em, problem);
   const old = latest ? (await treeOf(em, latest)).find((f) => f.path === CONFIG_JSON) : undefined;
   if (!old) throw new BizError("FileUpdateError", "use_old: the problem has no earlier config.json to reuse");

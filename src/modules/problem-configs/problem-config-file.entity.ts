@@ -9,7 +9,10 @@ export const ProblemConfigFile = defineEntity({
   uniques: [{ name: "problem_config_files_config_path_unique", properties: ["config", "path"] }],
   indexes: [{ name: "problem_config_files_digest_index", properties: ["digest"] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     config: () => p.manyToOne(ProblemConfig).deleteRule("cascade"),
     path: p.string().length(1024),
     digest: p.string().length(64),

@@ -41,7 +41,11 @@ export async function treeOf(em: EntityManager, config: ProblemConfig): Promise<
 export async function commitVersion(
   em: EntityManager,
   input: {
-    problem: Problem; committer: User | null; tree: TreeEntry[]; languages: string[]; message?: string;
+    problem: Problem;
+    committer: User | null;
+    tree: TreeEntry[];
+    languages: string[];
+    message?: string;
     audited?: { action: "problem_config.upload_archive" | "problem_config.update_json"; ip: string | null };
   },
 ): Promise<ProblemConfig> {
@@ -49,20 +53,30 @@ export async function commitVersion(
     await tx.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`problem-config:${input.problem.id}`]);
     const commitId = commitIdOf(input.tree);
     const latest = await latestConfig(tx, input.problem);
-    if (latest?.commitId === commitId) throw new BizError("FileUpdateError", "no changes: the config is identical to the latest version");
+    if (latest?.commitId === commitId)
+      throw new BizError("FileUpdateError", "no changes: the config is identical to the latest version");
     const config = tx.create(ProblemConfig, {
-      problem: input.problem, committer: input.committer, commitId, commitMessage: input.message ?? "",
+      problem: input.problem,
+      committer: input.committer,
+      commitId,
+      commitMessage: input.message ?? "",
       version: (latest?.version ?? 0) + 1,
     });
-    for (const entry of input.tree) tx.create(ProblemConfigFile, { config, path: entry.path, digest: entry.digest, size: entry.size });
+    for (const entry of input.tree)
+      tx.create(ProblemConfigFile, { config, path: entry.path, digest: entry.digest, size: entry.size });
     const problem = tx.merge(input.problem);
     if (input.audited) {
-      audit(tx, { user: input.committer, ip: input.audited.ip }, {
-        action: input.audited.action, target: { type: "problem_config", id: config.id },
-        domainId: (problem.domain as unknown as Domain).id,
-        before: { version: latest?.version, commitId: latest?.commitId, languages: problem.languages },
-        after: { version: config.version, commitId, languages: input.languages },
-      });
+      audit(
+        tx,
+        { user: input.committer, ip: input.audited.ip },
+        {
+          action: input.audited.action,
+          target: { type: "problem_config", id: config.id },
+          domainId: (problem.domain as unknown as Domain).id,
+          before: { version: latest?.version, commitId: latest?.commitId, languages: problem.languages },
+          after: { version: config.version, commitId, languages: input.languages },
+        },
+      );
     }
     problem.languages = input.languages;
     await tx.flush();
@@ -71,11 +85,23 @@ export async function commitVersion(
 }
 
 /** A clone starts from its source's latest version (Horse copied nothing, so clones could not be judged). */
-export async function copyLatestConfig(em: EntityManager, from: Problem, to: Problem, committer: User): Promise<ProblemConfig | null> {
+export async function copyLatestConfig(
+  em: EntityManager,
+  from: Problem,
+  to: Problem,
+  committer: User,
+): Promise<ProblemConfig | null> {
   const source = await latestConfig(em, from);
   if (!source) return null;
   const tree = await treeOf(em, source);
-  const config = em.create(ProblemConfig, { problem: to, committer, commitId: source.commitId, commitMessage: source.commitMessage, version: 1 });
-  for (const entry of tree) em.create(ProblemConfigFile, { config, path: entry.path, digest: entry.digest, size: entry.size });
+  const config = em.create(ProblemConfig, {
+    problem: to,
+    committer,
+    commitId: source.commitId,
+    commitMessage: source.commitMessage,
+    version: 1,
+  });
+  for (const entry of tree)
+    em.create(ProblemConfigFile, { config, path: entry.path, digest: entry.digest, size: entry.size });
   return config;
 }

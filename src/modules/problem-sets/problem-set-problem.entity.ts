@@ -10,7 +10,10 @@ export const ProblemSetProblem = defineEntity({
   uniques: [{ name: "problem_set_problems_set_problem_unique", properties: ["problemSet", "problem"] }],
   indexes: [{ name: "problem_set_problems_problem_index", properties: ["problem"] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     problemSet: () => p.manyToOne(ProblemSet).deleteRule("cascade"),
     problem: () => p.manyToOne(Problem).deleteRule("cascade"),
     position: p.integer(),

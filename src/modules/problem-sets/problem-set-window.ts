@@ -22,7 +22,10 @@ export function windowState(set: Window, now: Date = new Date()): WindowState {
 }
 
 /** Parses the window fields of a request; `null` clears one. The times must come in order. */
-export function parseWindow(input: { unlockAt?: string | number | null; dueAt?: string | number | null; lockAt?: string | number | null }, current: Window = {}): Window {
+export function parseWindow(
+  input: { unlockAt?: string | number | null; dueAt?: string | number | null; lockAt?: string | number | null },
+  current: Window = {},
+): Window {
   const result: Window = { ...current };
   for (const key of ["unlockAt", "dueAt", "lockAt"] as const) {
     const value = input[key];

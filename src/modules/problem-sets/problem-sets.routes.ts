@@ -9,107 +9,204 @@ import { withLatestRecords } from "../records/records.service";
 import { ProblemDetailWithLatestRecordResp, ProblemWithLatestRecordListResp } from "../problems/problems.schemas";
 import * as sets from "./problem-sets.service";
 import {
-  ProblemSetAddProblem, ProblemSetCreate, ProblemSetDetailResp, ProblemSetEdit, ProblemSetListQuery, ProblemSetListResp,
-  ProblemSetResp, ProblemSetUpdateProblem, SetParams, SetProblemParams,
+  ProblemSetAddProblem,
+  ProblemSetCreate,
+  ProblemSetDetailResp,
+  ProblemSetEdit,
+  ProblemSetListQuery,
+  ProblemSetListResp,
+  ProblemSetResp,
+  ProblemSetUpdateProblem,
+  SetParams,
+  SetProblemParams,
 } from "./problem-sets.schemas";
 
-
 export function problemSetsRoutes(deps: AppDeps) {
-  return new Elysia({ name: "problem-sets-routes", prefix: "/domains/:domain/problem_sets", detail: { tags: ["problem set"] } })
+  return new Elysia({
+    name: "problem-sets-routes",
+    prefix: "/domains/:domain/problem_sets",
+    detail: { tags: ["problem set"] },
+  })
     .use(authPlugin(deps))
-    .get("", async ({ em, access, query }) => okPage(await sets.listProblemSets(em, access, query), sets.toProblemSetView), {
-      domainPermission: "problemSet.view",
-      params: DomainParams,
-      query: ProblemSetListQuery,
-      response: ProblemSetListResp,
-      detail: { operationId: "v1_list_problem_sets", summary: "The domain's problem sets (hidden ones only for managers)" },
-    })
-    .post("", async ({ em, access, body }) => ok(sets.toProblemSetView(await sets.createProblemSet(em, access, body))), {
-      domainPermission: "problemSet.create",
-      params: DomainParams,
-      body: ProblemSetCreate,
-      response: ProblemSetResp,
-      detail: { operationId: "v1_create_problem_set", summary: "Create a problem set (times: ISO 8601 or Unix seconds/milliseconds)" },
-    })
-    .get("/:problemSet", async ({ em, access, params }) => {
-      const set = await sets.findProblemSet(em, access, params.problemSet);
-      const problems = await sets.visibleProblems(em, access, set);
-      return ok({
-        ...sets.toProblemSetView(set), createdAt: isoTime(set.createdAt), updatedAt: isoTime(set.updatedAt),
-        problems: await withLatestRecords(em, access.userId, problems.map((p) => ({ id: p.id, url: p.url, title: p.title, hidden: p.hidden, ownerId: p.owner?.id ?? null })), set.id),
-      });
-    }, {
-      domainPermission: "problemSet.view",
-      params: SetParams,
-      response: ProblemSetDetailResp,
-      detail: { operationId: "v1_get_problem_set", summary: "A problem set and its problems (none before it unlocks)" },
-    })
-    .patch("/:problemSet", async ({ em, access, params, body }) => ok(sets.toProblemSetView(await sets.updateProblemSet(em, access, params.problemSet, body))), {
-      domainPermission: "problemSet.edit",
-      params: SetParams,
-      body: ProblemSetEdit,
-      response: ProblemSetResp,
-      detail: { operationId: "v1_update_problem_set", summary: "Change a problem set" },
-    })
-    .delete("/:problemSet", async ({ em, access, params }) => {
-      await sets.deleteProblemSet(em, access, params.problemSet);
-      return ok({});
-    }, {
-      domainPermission: "problemSet.edit",
-      params: SetParams,
-      response: EmptyResp,
-      detail: { operationId: "v1_delete_problem_set", summary: "Delete a problem set (its problems stay in the domain)" },
-    })
-    .get("/:problemSet/problems", async ({ em, access, params }) => {
-      const set = await sets.findProblemSet(em, access, params.problemSet);
-      const problems = await sets.visibleProblems(em, access, set);
-      return ok({ count: problems.length, results: await withLatestRecords(em, access.userId, problems.map(toProblemView), set.id) });
-    }, {
-      domainPermission: "problemSet.view",
-      params: SetParams,
-      response: ProblemWithLatestRecordListResp,
-      detail: { operationId: "v1_list_problems_in_problem_set", summary: "The set's problems, in order (Horse's always crashed)" },
-    })
-    .post("/:problemSet/problems", async ({ em, access, params, body }) => {
-      const set = await sets.findProblemSet(em, access, params.problemSet);
-      await sets.addProblemToSet(em, access, set, body);
-      return ok(sets.toProblemSetView(set));
-    }, {
-      domainPermission: "problemSet.edit",
-      params: SetParams,
-      body: ProblemSetAddProblem,
-      response: ProblemSetResp,
-      detail: { operationId: "v1_add_problem_in_problem_set", summary: "Add a problem at a position (absent: at the end)" },
-    })
-    .get("/:problemSet/problems/:problem", async ({ em, access, params }) => {
-      const set = await sets.findProblemSet(em, access, params.problemSet);
-      const [problem] = await withLatestRecords(em, access.userId, [toProblemDetail(await sets.findProblemInSet(em, access, set, params.problem))], set.id);
-      return ok(problem);
-    }, {
-      domainPermission: "problemSet.view",
-      params: SetProblemParams,
-      response: ProblemDetailWithLatestRecordResp,
-      detail: { operationId: "v1_get_problem_in_problem_set", summary: "A problem through its set (closed before the set unlocks)" },
-    })
-    .patch("/:problemSet/problems/:problem", async ({ em, access, params, body }) => {
-      const set = await sets.findProblemSet(em, access, params.problemSet);
-      await sets.moveProblemInSet(em, access, set, params.problem, body.position);
-      return ok(sets.toProblemSetView(set));
-    }, {
-      domainPermission: "problemSet.edit",
-      params: SetProblemParams,
-      body: ProblemSetUpdateProblem,
-      response: ProblemSetResp,
-      detail: { operationId: "v1_update_problem_in_problem_set", summary: "Move a problem to a position (absent: the end)" },
-    })
-    .delete("/:problemSet/problems/:problem", async ({ em, access, params }) => {
-      const set = await sets.findProblemSet(em, access, params.problemSet);
-      await sets.removeProblemFromSet(em, access, set, params.problem);
-      return ok(sets.toProblemSetView(set));
-    }, {
-      domainPermission: "problemSet.edit",
-      params: SetProblemParams,
-      response: ProblemSetResp,
-      detail: { operationId: "v1_delete_problem_in_problem_set", summary: "Take a problem out of the set" },
-    });
+    .get(
+      "",
+      async ({ em, access, query }) => okPage(await sets.listProblemSets(em, access, query), sets.toProblemSetView),
+      {
+        domainPermission: "problemSet.view",
+        params: DomainParams,
+        query: ProblemSetListQuery,
+        response: ProblemSetListResp,
+        detail: {
+          operationId: "v1_list_problem_sets",
+          summary: "The domain's problem sets (hidden ones only for managers)",
+        },
+      },
+    )
+    .post(
+      "",
+      async ({ em, access, body }) => ok(sets.toProblemSetView(await sets.createProblemSet(em, access, body))),
+      {
+        domainPermission: "problemSet.create",
+        params: DomainParams,
+        body: ProblemSetCreate,
+        response: ProblemSetResp,
+        detail: {
+          operationId: "v1_create_problem_set",
+          summary: "Create a problem set (times: ISO 8601 or Unix seconds/milliseconds)",
+        },
+      },
+    )
+    .get(
+      "/:problemSet",
+      async ({ em, access, params }) => {
+        const set = await sets.findProblemSet(em, access, params.problemSet);
+        const problems = await sets.visibleProblems(em, access, set);
+        return ok({
+          ...sets.toProblemSetView(set),
+          createdAt: isoTime(set.createdAt),
+          updatedAt: isoTime(set.updatedAt),
+          problems: await withLatestRecords(
+            em,
+            access.userId,
+            problems.map((p) => ({
+              id: p.id,
+              url: p.url,
+              title: p.title,
+              hidden: p.hidden,
+              ownerId: p.owner?.id ?? null,
+            })),
+            set.id,
+          ),
+        });
+      },
+      {
+        domainPermission: "problemSet.view",
+        params: SetParams,
+        response: ProblemSetDetailResp,
+        detail: {
+          operationId: "v1_get_problem_set",
+          summary: "A problem set and its problems (none before it unlocks)",
+        },
+      },
+    )
+    .patch(
+      "/:problemSet",
+      async ({ em, access, params, body }) =>
+        ok(sets.toProblemSetView(await sets.updateProblemSet(em, access, params.problemSet, body))),
+      {
+        domainPermission: "problemSet.edit",
+        params: SetParams,
+        body: ProblemSetEdit,
+        response: ProblemSetResp,
+        detail: { operationId: "v1_update_problem_set", summary: "Change a problem set" },
+      },
+    )
+    .delete(
+      "/:problemSet",
+      async ({ em, access, params }) => {
+        await sets.deleteProblemSet(em, access, params.problemSet);
+        return ok({});
+      },
+      {
+        domainPermission: "problemSet.edit",
+        params: SetParams,
+        response: EmptyResp,
+        detail: {
+          operationId: "v1_delete_problem_set",
+          summary: "Delete a problem set (its problems stay in the domain)",
+        },
+      },
+    )
+    .get(
+      "/:problemSet/problems",
+      async ({ em, access, params }) => {
+        const set = await sets.findProblemSet(em, access, params.problemSet);
+        const problems = await sets.visibleProblems(em, access, set);
+        return ok({
+          count: problems.length,
+          results: await withLatestRecords(em, access.userId, problems.map(toProblemView), set.id),
+        });
+      },
+      {
+        domainPermission: "problemSet.view",
+        params: SetParams,
+        response: ProblemWithLatestRecordListResp,
+        detail: {
+          operationId: "v1_list_problems_in_problem_set",
+          summary: "The set's problems, in order (Horse's always crashed)",
+        },
+      },
+    )
+    .post(
+      "/:problemSet/problems",
+      async ({ em, access, params, body }) => {
+        const set = await sets.findProblemSet(em, access, params.problemSet);
+        await sets.addProblemToSet(em, access, set, body);
+        return ok(sets.toProblemSetView(set));
+      },
+      {
+        domainPermission: "problemSet.edit",
+        params: SetParams,
+        body: ProblemSetAddProblem,
+        response: ProblemSetResp,
+        detail: {
+          operationId: "v1_add_problem_in_problem_set",
+          summary: "Add a problem at a position (absent: at the end)",
+        },
+      },
+    )
+    .get(
+      "/:problemSet/problems/:problem",
+      async ({ em, access, params }) => {
+        const set = await sets.findProblemSet(em, access, params.problemSet);
+        const [problem] = await withLatestRecords(
+          em,
+          access.userId,
+          [toProblemDetail(await sets.findProblemInSet(em, access, set, params.problem))],
+          set.id,
+        );
+        return ok(problem);
+      },
+      {
+        domainPermission: "problemSet.view",
+        params: SetProblemParams,
+        response: ProblemDetailWithLatestRecordResp,
+        detail: {
+          operationId: "v1_get_problem_in_problem_set",
+          summary: "A problem through its set (closed before the set unlocks)",
+        },
+      },
+    )
+    .patch(
+      "/:problemSet/problems/:problem",
+      async ({ em, access, params, body }) => {
+        const set = await sets.findProblemSet(em, access, params.problemSet);
+        await sets.moveProblemInSet(em, access, set, params.problem, body.position);
+        return ok(sets.toProblemSetView(set));
+      },
+      {
+        domainPermission: "problemSet.edit",
+        params: SetProblemParams,
+        body: ProblemSetUpdateProblem,
+        response: ProblemSetResp,
+        detail: {
+          operationId: "v1_update_problem_in_problem_set",
+          summary: "Move a problem to a position (absent: the end)",
+        },
+      },
+    )
+    .delete(
+      "/:problemSet/problems/:problem",
+      async ({ em, access, params }) => {
+        const set = await sets.findProblemSet(em, access, params.problemSet);
+        await sets.removeProblemFromSet(em, access, set, params.problem);
+        return ok(sets.toProblemSetView(set));
+      },
+      {
+        domainPermission: "problemSet.edit",
+        params: SetProblemParams,
+        response: ProblemSetResp,
+        detail: { operationId: "v1_delete_problem_in_problem_set", summary: "Take a problem out of the set" },
+      },
+    );
 }

@@ -1,9 +1,21 @@
 import { t } from "elysia";
-import { Choice, DateTime, Envelope, Int32, ListOf, PaginationQuery, TimestampInput, Uuid, OutInt } from "../../http/schemas";
+import {
+  Choice,
+  DateTime,
+  Envelope,
+  Int32,
+  ListOf,
+  PaginationQuery,
+  TimestampInput,
+  Uuid,
+  OutInt,
+} from "../../http/schemas";
 import { UrlSlug } from "../domains/domains.schemas";
 import { RecordPreview } from "../problems/problems.schemas";
 
-const ScoreboardRule = Choice(["best", "last"], { description: "which of a user's scores per problem the scoreboard counts (extension)" });
+const ScoreboardRule = Choice(["best", "last"], {
+  description: "which of a user's scores per problem the scoreboard counts (extension)",
+});
 
 const windowFields = {
   unlockAt: t.Optional(t.Nullable(TimestampInput)),
@@ -59,16 +71,33 @@ export const ProblemSetSchema = t.Object(setFields, { title: "ProblemSet" });
 export type ProblemSetView = typeof ProblemSetSchema.static;
 
 export const ProblemPreviewWithLatestRecord = t.Object(
-  { id: Uuid, url: t.String(), title: t.String(), hidden: t.Boolean({ default: false }), ownerId: t.Nullable(Uuid), latestRecord: t.Nullable(RecordPreview) },
+  {
+    id: Uuid,
+    url: t.String(),
+    title: t.String(),
+    hidden: t.Boolean({ default: false }),
+    ownerId: t.Nullable(Uuid),
+    latestRecord: t.Nullable(RecordPreview),
+  },
   { title: "ProblemPreviewWithLatestRecord" },
 );
 export const ProblemSetDetail = t.Object(
-  { ...setFields, createdAt: DateTime, updatedAt: DateTime, problems: t.Array(ProblemPreviewWithLatestRecord, { default: [] }) },
+  {
+    ...setFields,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    problems: t.Array(ProblemPreviewWithLatestRecord, { default: [] }),
+  },
   { title: "ProblemSetDetail" },
 );
 
 export const ProblemSetAddProblem = t.Object(
-  { problem: t.String({ minLength: 1, maxLength: 256, description: "url or id" }), position: t.Optional(t.Nullable(Int32({ description: "index to insert before (negative: from the end); absent: append" }))) },
+  {
+    problem: t.String({ minLength: 1, maxLength: 256, description: "url or id" }),
+    position: t.Optional(
+      t.Nullable(Int32({ description: "index to insert before (negative: from the end); absent: append" })),
+    ),
+  },
   { title: "ProblemSetAddProblem" },
 );
 export const ProblemSetUpdateProblem = t.Object(
@@ -76,8 +105,14 @@ export const ProblemSetUpdateProblem = t.Object(
   { title: "ProblemSetUpdateProblem" },
 );
 
-export const SetParams = t.Object({ domain: t.String({ minLength: 1, maxLength: 256 }), problemSet: t.String({ minLength: 1, maxLength: 256 }) });
-export const SetProblemParams = t.Object({ ...SetParams.properties, problem: t.String({ minLength: 1, maxLength: 256 }) });
+export const SetParams = t.Object({
+  domain: t.String({ minLength: 1, maxLength: 256 }),
+  problemSet: t.String({ minLength: 1, maxLength: 256 }),
+});
+export const SetProblemParams = t.Object({
+  ...SetParams.properties,
+  problem: t.String({ minLength: 1, maxLength: 256 }),
+});
 export const ProblemSetListQuery = t.Object(PaginationQuery);
 
 export const ProblemSetResp = Envelope(ProblemSetSchema, "ProblemSetResp");

@@ -16,7 +16,15 @@ import { audit } from "../audit/audit.service";
 import { pick } from "../audit/audit-fields";
 
 const AUDITED = [
-  "url", "title", "content", "hidden", "scoreboardHidden", "scoreboardRule", "unlockAt", "dueAt", "lockAt",
+  "url",
+  "title",
+  "content",
+  "hidden",
+  "scoreboardHidden",
+  "scoreboardRule",
+  "unlockAt",
+  "dueAt",
+  "lockAt",
 ] as const;
 
 /** Managers (`problemSet.viewHidden`) see hidden sets and sets outside their time window. */
@@ -33,30 +41,57 @@ export async function findProblemSet(em: EntityManager, access: DomainAccess, re
 const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>
   assertSlugFree(em, ProblemSet, { domain, url }, "problem set of this domain", exceptId);
 
-export async function listProblemSets(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<ProblemSet>> {
+export async function listProblemSets(
+  em: EntityManager,
+  access: DomainAccess,
+  query: ListQuery,
+): Promise<ListPage<ProblemSet>> {
   const where = manages(access) ? { domain: access.domain } : { domain: access.domain, hidden: false };
   const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(ProblemSet, where, { orderBy: parseOrdering(query.ordering), offset, limit });
+  const [results, count] = await em.findAndCount(ProblemSet, where, {
+    orderBy: parseOrdering(query.ordering),
+    offset,
+    limit,
+  });
   return { count, results };
 }
 
-export async function createProblemSet(em: EntityManager, access: DomainAccess, input: ProblemSetCreateInput): Promise<ProblemSet> {
+export async function createProblemSet(
+  em: EntityManager,
+  access: DomainAccess,
+  input: ProblemSetCreateInput,
+): Promise<ProblemSet> {
   const id = randomUUID();
   const url = input.url || id;
   await assertUrlFree(em, access.domain, url);
   const set = em.create(ProblemSet, {
-    id, url, domain: access.domain, owner: access.user, title: input.title, content: input.content ?? "",
-    hidden: input.hidden ?? false, scoreboardHidden: input.scoreboardHidden ?? false, scoreboardRule: input.scoreboardRule ?? "best",
+    id,
+    url,
+    domain: access.domain,
+    owner: access.user,
+    title: input.title,
+    content: input.content ?? "",
+    hidden: input.hidden ?? false,
+    scoreboardHidden: input.scoreboardHidden ?? false,
+    scoreboardRule: input.scoreboardRule ?? "best",
     ...parseWindow(input),
   });
   audit(em, access, {
-    action: "problem_set.create", target: { type: "problem_set", id }, domainId: access.domainId, after: pick(set, AUDITED),
+    action: "problem_set.create",
+    target: { type: "problem_set", id },
+    domainId: access.domainId,
+    after: pick(set, AUDITED),
   });
   await em.flush();
   return set;
 }
 
-export async function updateProblemSet(em: EntityManager, access: DomainAccess, ref: string, input: ProblemSetEditInput): Promise<ProblemSet> {
+export async function updateProblemSet(
+  em: EntityManager,
+  access: DomainAccess,
+  ref: string,
+  input: ProblemSetEditInput,
+): Promise<ProblemSet> {
   const set = await findProblemSet(em, access, ref);
   const before = pick(set, AUDITED);
   Object.assign(set, parseWindow(input, set));
@@ -69,8 +104,11 @@ export async function updateProblemSet(em: EntityManager, access: DomainAccess, 
     if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
   }
   audit(em, access, {
-    action: "problem_set.update", target: { type: "problem_set", id: set.id }, domainId: access.domainId,
-    before, after: pick(set, AUDITED),
+    action: "problem_set.update",
+    target: { type: "problem_set", id: set.id },
+    domainId: access.domainId,
+    before,
+    after: pick(set, AUDITED),
   });
   await em.flush();
   return set;
@@ -80,7 +118,9 @@ export async function deleteProblemSet(em: EntityManager, access: DomainAccess, 
   const set = await findProblemSet(em, access, ref);
   await em.transactional(async (tx) => {
     audit(tx, access, {
-      action: "problem_set.delete", target: { type: "problem_set", id: set.id }, domainId: access.domainId,
+      action: "problem_set.delete",
+      target: { type: "problem_set", id: set.id },
+      domainId: access.domainId,
       before: pick(set, AUDITED),
     });
     await tx.nativeDelete(ProblemSet, { id: set.id });
@@ -93,15 +133,25 @@ export async function deleteProblemSet(em: EntityManager, access: DomainAccess, 
  */
 export async function visibleProblems(em: EntityManager, access: DomainAccess, set: ProblemSet): Promise<Problem[]> {
   if (!manages(access) && windowState(set) === "before") return [];
-  const links = await em.find(ProblemSetProblem, { problemSet: set }, { populate: ["problem"], orderBy: { position: "asc" } });
+  const links = await em.find(
+    ProblemSetProblem,
+    { problemSet: set },
+    { populate: ["problem"], orderBy: { position: "asc" } },
+  );
   const problems = links.map((link) => link.problem as unknown as Problem);
   return holds(access, "problem.viewHidden") ? problems : problems.filter((p) => !p.hidden);
 }
 
 /** A problem through a set: it must be in the set, visible, and the set open to the caller. */
-export async function findProblemInSet(em: EntityManager, access: DomainAccess, set: ProblemSet, ref: string): Promise<Problem> {
+export async function findProblemInSet(
+  em: EntityManager,
+  access: DomainAccess,
+  set: ProblemSet,
+  ref: string,
+): Promise<Problem> {
   const problem = await findProblem(em, access, ref);
-  if (!(await em.count(ProblemSetProblem, { problemSet: set, problem }))) throw new BizError("ProblemNotFoundError", "the problem is not in this problem set");
+  if (!(await em.count(ProblemSetProblem, { problemSet: set, problem })))
+    throw new BizError("ProblemNotFoundError", "the problem is not in this problem set");
   if (!manages(access) && windowState(set) === "before") {
     throw new BizError("ProblemNotFoundError", `the problem set opens at ${isoTime(set.unlockAt!)}`);
   }
@@ -116,13 +166,19 @@ export async function findProblemInSet(em: EntityManager, access: DomainAccess, 
 export function submissionWindow(access: DomainAccess, set: ProblemSet): { late: boolean } {
   if (manages(access)) return { late: false };
   const state = windowState(set);
-  if (state === "locked") throw new BizError("Error", `the problem set is locked since ${isoTime(set.lockAt!)}: no more submissions`);
+  if (state === "locked")
+    throw new BizError("Error", `the problem set is locked since ${isoTime(set.lockAt!)}: no more submissions`);
   return { late: state === "late" };
 }
 
 /** Horse's list insert: null appends; an index inserts before it; negative counts from the end. */
 function insertAt<T>(items: T[], item: T, position: number | null | undefined): T[] {
-  const at = position === null || position === undefined ? items.length : position < 0 ? Math.max(0, items.length + position) : Math.min(position, items.length);
+  const at =
+    position === null || position === undefined
+      ? items.length
+      : position < 0
+        ? Math.max(0, items.length + position)
+        : Math.min(position, items.length);
   return [...items.slice(0, at), item, ...items.slice(at)];
 }
 
@@ -131,7 +187,10 @@ function insertAt<T>(items: T[], item: T, position: number | null | undefined): 
  * positions; the audit event (the order before and after) is written in the same transaction.
  */
 async function reorder(
-  em: EntityManager, access: DomainAccess, action: "add_problem" | "move_problem" | "remove_problem", set: ProblemSet,
+  em: EntityManager,
+  access: DomainAccess,
+  action: "add_problem" | "move_problem" | "remove_problem",
+  set: ProblemSet,
   change: (problemIds: string[]) => string[],
 ): Promise<void> {
   await em.transactional(async (tx) => {
@@ -140,16 +199,26 @@ async function reorder(
     const before = links.map((l) => (l.problem as unknown as Problem).id);
     const ids = change(before);
     audit(tx, access, {
-      action: `problem_set.${action}`, target: { type: "problem_set", id: set.id }, domainId: access.domainId,
-      before: { problems: before }, after: { problems: ids },
+      action: `problem_set.${action}`,
+      target: { type: "problem_set", id: set.id },
+      domainId: access.domainId,
+      before: { problems: before },
+      after: { problems: ids },
     });
     await tx.nativeDelete(ProblemSetProblem, { problemSet: set.id });
-    ids.forEach((problemId, position) => tx.create(ProblemSetProblem, { problemSet: set.id, problem: problemId, position }));
+    ids.forEach((problemId, position) =>
+      tx.create(ProblemSetProblem, { problemSet: set.id, problem: problemId, position }),
+    );
     await tx.flush();
   });
 }
 
-export async function addProblemToSet(em: EntityManager, access: DomainAccess, set: ProblemSet, input: { problem: string; position?: number | null }): Promise<void> {
+export async function addProblemToSet(
+  em: EntityManager,
+  access: DomainAccess,
+  set: ProblemSet,
+  input: { problem: string; position?: number | null },
+): Promise<void> {
   const problem = await findProblem(em, access, input.problem);
   await reorder(em, access, "add_problem", set, (ids) => {
     if (ids.includes(problem.id)) throw new BizError("IntegrityError", "problem already added");
@@ -157,15 +226,30 @@ export async function addProblemToSet(em: EntityManager, access: DomainAccess, s
   });
 }
 
-export async function moveProblemInSet(em: EntityManager, access: DomainAccess, set: ProblemSet, ref: string, position: number | null | undefined): Promise<void> {
+export async function moveProblemInSet(
+  em: EntityManager,
+  access: DomainAccess,
+  set: ProblemSet,
+  ref: string,
+  position: number | null | undefined,
+): Promise<void> {
   const problem = await findProblem(em, access, ref);
   await reorder(em, access, "move_problem", set, (ids) => {
     if (!ids.includes(problem.id)) throw new BizError("IntegrityError", "problem not added");
-    return insertAt(ids.filter((id) => id !== problem.id), problem.id, position);
+    return insertAt(
+      ids.filter((id) => id !== problem.id),
+      problem.id,
+      position,
+    );
   });
 }
 
-export async function removeProblemFromSet(em: EntityManager, access: DomainAccess, set: ProblemSet, ref: string): Promise<void> {
+export async function removeProblemFromSet(
+  em: EntityManager,
+  access: DomainAccess,
+  set: ProblemSet,
+  ref: string,
+): Promise<void> {
   const problem = await findProblem(em, access, ref);
   await reorder(em, access, "remove_problem", set, (ids) => {
     if (!ids.includes(problem.id)) throw new BizError("IntegrityError", "problem not added");
@@ -175,8 +259,19 @@ export async function removeProblemFromSet(em: EntityManager, access: DomainAcce
 
 export function toProblemSetView(set: ProblemSet): ProblemSetView {
   return {
-    id: set.id, domainId: (set.domain as unknown as Domain).id, url: set.url, title: set.title, content: set.content,
-    hidden: set.hidden, scoreboardHidden: set.scoreboardHidden, scoreboardRule: set.scoreboardRule as "best" | "last", dueAt: isoTime(set.dueAt ?? null), lockAt: isoTime(set.lockAt ?? null),
-    unlockAt: isoTime(set.unlockAt ?? null), numSubmit: set.numSubmit, numAccept: set.numAccept, ownerId: set.owner?.id ?? null,
+    id: set.id,
+    domainId: (set.domain as unknown as Domain).id,
+    url: set.url,
+    title: set.title,
+    content: set.content,
+    hidden: set.hidden,
+    scoreboardHidden: set.scoreboardHidden,
+    scoreboardRule: set.scoreboardRule as "best" | "last",
+    dueAt: isoTime(set.dueAt ?? null),
+    lockAt: isoTime(set.lockAt ?? null),
+    unlockAt: isoTime(set.unlockAt ?? null),
+    numSubmit: set.numSubmit,
+    numAccept: set.numAccept,
+    ownerId: set.owner?.id ?? null,
   };
 }

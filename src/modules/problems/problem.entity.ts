@@ -23,7 +23,8 @@ export const Problem = defineEntity({
     numAccept: p.integer().default(0),
     languages: p.json<string[]>().defaultRaw("'[]'::jsonb"),
     owner: () => p.manyToOne(User).nullable().deleteRule("set null").index("problems_owner_index"),
-    problemGroup: () => p.manyToOne(ProblemGroup).nullable().deleteRule("set null").index("problems_problem_group_index"),
+    problemGroup: () =>
+      p.manyToOne(ProblemGroup).nullable().deleteRule("set null").index("problems_problem_group_index"),
   },
 });
 

@@ -38,31 +38,59 @@ const problemFields = {
   ownerId: t.Nullable(Uuid),
   problemGroupId: t.Nullable(Uuid),
 };
-const detailFields = { ...problemFields, content: t.String({ default: "" }), createdAt: DateTime, updatedAt: DateTime, languages: t.Array(t.String()) };
+const detailFields = {
+  ...problemFields,
+  content: t.String({ default: "" }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  languages: t.Array(t.String()),
+};
 
 export const ProblemSchema = t.Object(problemFields, { title: "Problem" });
 export const ProblemDetail = t.Object(detailFields, { title: "ProblemDetail" });
-export const ProblemWithLatestRecord = t.Object({ ...problemFields, latestRecord: t.Nullable(RecordPreview) }, { title: "ProblemWithLatestRecord" });
-export const ProblemDetailWithLatestRecord = t.Object({ ...detailFields, latestRecord: t.Nullable(RecordPreview) }, { title: "ProblemDetailWithLatestRecord" });
+export const ProblemWithLatestRecord = t.Object(
+  { ...problemFields, latestRecord: t.Nullable(RecordPreview) },
+  { title: "ProblemWithLatestRecord" },
+);
+export const ProblemDetailWithLatestRecord = t.Object(
+  { ...detailFields, latestRecord: t.Nullable(RecordPreview) },
+  { title: "ProblemDetailWithLatestRecord" },
+);
 export type ProblemView = typeof ProblemSchema.static;
 export type ProblemDetailView = typeof ProblemDetail.static;
 
 export const ProblemClone = t.Object(
   {
     fromDomain: t.String({ minLength: 1, maxLength: 256, description: "url or id of the source domain" }),
-    problems: t.Array(t.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 100, description: "urls or ids in the source domain" }),
+    problems: t.Array(t.String({ minLength: 1, maxLength: 256 }), {
+      minItems: 1,
+      maxItems: 100,
+      description: "urls or ids in the source domain",
+    }),
     newGroup: t.Optional(t.Boolean({ default: false })),
   },
   { title: "ProblemClone" },
 );
 export type ProblemCloneInput = typeof ProblemClone.static;
 
-export const ProblemParams = t.Object({ domain: t.String({ minLength: 1, maxLength: 256 }), problem: t.String({ minLength: 1, maxLength: 256 }) });
+export const ProblemParams = t.Object({
+  domain: t.String({ minLength: 1, maxLength: 256 }),
+  problem: t.String({ minLength: 1, maxLength: 256 }),
+});
 export const ProblemListQuery = t.Object(PaginationQuery);
 
 export const ProblemResp = Envelope(ProblemSchema, "ProblemResp");
 export const ProblemDetailResp = Envelope(ProblemDetail, "ProblemDetailResp");
-export const ProblemDetailWithLatestRecordResp = Envelope(ProblemDetailWithLatestRecord, "ProblemDetailWithLatestRecordResp");
-export const ProblemWithLatestRecordListResp = Envelope(ListOf(ProblemWithLatestRecord, "ProblemWithLatestRecordList"), "ProblemWithLatestRecordListResp");
+export const ProblemDetailWithLatestRecordResp = Envelope(
+  ProblemDetailWithLatestRecord,
+  "ProblemDetailWithLatestRecordResp",
+);
+export const ProblemWithLatestRecordListResp = Envelope(
+  ListOf(ProblemWithLatestRecord, "ProblemWithLatestRecordList"),
+  "ProblemWithLatestRecordListResp",
+);
 export const ProblemListResp = Envelope(ListOf(ProblemSchema, "ProblemList"), "ProblemListResp");
-export const ProblemGroupListResp = Envelope(ListOf(t.Object({ id: Uuid }, { title: "ProblemGroup" }), "ProblemGroupList"), "ProblemGroupListResp");
+export const ProblemGroupListResp = Envelope(
+  ListOf(t.Object({ id: Uuid }, { title: "ProblemGroup" }), "ProblemGroupList"),
+  "ProblemGroupListResp",
+);

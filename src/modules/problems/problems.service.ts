@@ -25,14 +25,16 @@ const AUDITED = ["url", "title", "content", "hidden"] as const;
  */
 export async function findProblemWithLatest(em: EntityManager, access: DomainAccess, ref: string): Promise<string> {
   const where = byUrlOrId(ref);
-  const found = await row<{ hidden: boolean; page: string }>(em,
+  const found = await row<{ hidden: boolean; page: string }>(
+    em,
     `select p.hidden, json_build_object('id', p.id, 'domainId', p.domain_id, 'url', p.url, 'title', p.title,
               'hidden', p.hidden, 'numSubmit', p.num_submit, 'numAccept', p.num_accept, 'ownerId', p.owner_id,
               'problemGroupId', p.problem_group_id, 'content', p.content, 'createdAt', ${isoSql("p.created_at")},
               'updatedAt', ${isoSql("p.updated_at")}, 'languages', p.languages,
               'latestRecord', ${latestRecordSql("p.id", false)})::text as page
        from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
-    [access.userId, "id" in where ? where.id : where.url, access.domainId]);
+    [access.userId, "id" in where ? where.id : where.url, access.domainId],
+  );
   if (!found || (found.hidden && !holds(access, "problem.viewHidden"))) throw problemNotFound();
   return found.page;
 }
@@ -43,9 +45,11 @@ export async function findProblemWithLatest(em: EntityManager, access: DomainAcc
  */
 export async function findProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
   const where = byUrlOrId(ref);
-  const found = await row<Record<string, unknown>>(em,
+  const found = await row<Record<string, unknown>>(
+    em,
     `select * from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
-    ["id" in where ? where.id : where.url, access.domainId]);
+    ["id" in where ? where.id : where.url, access.domainId],
+  );
   const problem = found && em.map(Problem, found);
   if (!problem || (problem.hidden && !holds(access, "problem.viewHidden"))) throw problemNotFound();
   return problem;
@@ -56,31 +60,60 @@ const problemNotFound = () => new BizError("ProblemNotFoundError", "problem not 
 const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>
   assertSlugFree(em, Problem, { domain, url }, "problem of this domain", exceptId);
 
-export async function listProblems(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<Problem>> {
-  const where = holds(access, "problem.viewHidden") ? { domain: access.domain } : { domain: access.domain, hidden: false };
+export async function listProblems(
+  em: EntityManager,
+  access: DomainAccess,
+  query: ListQuery,
+): Promise<ListPage<Problem>> {
+  const where = holds(access, "problem.viewHidden")
+    ? { domain: access.domain }
+    : { domain: access.domain, hidden: false };
   const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(Problem, where, { orderBy: parseOrdering(query.ordering), offset, limit });
+  const [results, count] = await em.findAndCount(Problem, where, {
+    orderBy: parseOrdering(query.ordering),
+    offset,
+    limit,
+  });
   return { count, results };
 }
 
-export async function createProblem(em: EntityManager, access: DomainAccess, input: ProblemCreateInput): Promise<Problem> {
+export async function createProblem(
+  em: EntityManager,
+  access: DomainAccess,
+  input: ProblemCreateInput,
+): Promise<Problem> {
   return em.transactional(async (tx) => {
     const id = randomUUID();
     const url = input.url || id;
     await assertUrlFree(tx, access.domain, url);
     const problem = tx.create(Problem, {
-      id, url, domain: access.domain, title: input.title, content: input.content ?? "", hidden: input.hidden ?? false,
-      owner: access.user, problemGroup: tx.create(ProblemGroup, {}), languages: [],
+      id,
+      url,
+      domain: access.domain,
+      title: input.title,
+      content: input.content ?? "",
+      hidden: input.hidden ?? false,
+      owner: access.user,
+      problemGroup: tx.create(ProblemGroup, {}),
+      languages: [],
     });
     audit(tx, access, {
-      action: "problem.create", target: { type: "problem", id }, domainId: access.domainId, after: pick(problem, AUDITED),
+      action: "problem.create",
+      target: { type: "problem", id },
+      domainId: access.domainId,
+      after: pick(problem, AUDITED),
     });
     await tx.flush();
     return problem;
   });
 }
 
-export async function updateProblem(em: EntityManager, access: DomainAccess, ref: string, input: ProblemEditInput): Promise<Problem> {
+export async function updateProblem(
+  em: EntityManager,
+  access: DomainAccess,
+  ref: string,
+  input: ProblemEditInput,
+): Promise<Problem> {
   const problem = await findProblem(em, access, ref);
   const before = pick(problem, AUDITED);
   if (input.url !== undefined) {
@@ -92,8 +125,11 @@ export async function updateProblem(em: EntityManager, access: DomainAccess, ref
   if (input.content !== undefined) problem.content = input.content;
   if (input.hidden !== undefined) problem.hidden = input.hidden;
   audit(em, access, {
-    action: "problem.update", target: { type: "problem", id: problem.id }, domainId: access.domainId,
-    before, after: pick(problem, AUDITED),
+    action: "problem.update",
+    target: { type: "problem", id: problem.id },
+    domainId: access.domainId,
+    before,
+    after: pick(problem, AUDITED),
   });
   await em.flush();
   return problem;
@@ -107,7 +143,9 @@ export async function deleteProblem(em: EntityManager, access: DomainAccess, ref
   const problem = await findProblem(em, access, ref);
   await em.transactional(async (tx) => {
     audit(tx, access, {
-      action: "problem.delete", target: { type: "problem", id: problem.id }, domainId: access.domainId,
+      action: "problem.delete",
+      target: { type: "problem", id: problem.id },
+      domainId: access.domainId,
       before: pick(problem, AUDITED),
     });
     await tx.nativeDelete(Problem, { id: problem.id });
@@ -138,13 +176,21 @@ export async function cloneProblems(
       const url = sameDomain || isUuid(original.url) ? id : original.url;
       await assertUrlFree(tx, access.domain, url);
       const clone = tx.create(Problem, {
-        id, url, domain: access.domain, title: original.title, content: original.content, hidden: original.hidden,
-        languages: [...original.languages], owner: access.user,
+        id,
+        url,
+        domain: access.domain,
+        title: original.title,
+        content: original.content,
+        hidden: original.hidden,
+        languages: [...original.languages],
+        owner: access.user,
         problemGroup: input.newGroup || !original.problemGroup ? tx.create(ProblemGroup, {}) : original.problemGroup,
       });
       await copyLatestConfig(tx, original, clone, access.user as User);
       audit(tx, access, {
-        action: "problem.clone", target: { type: "problem", id }, domainId: access.domainId,
+        action: "problem.clone",
+        target: { type: "problem", id },
+        domainId: access.domainId,
         after: { ...pick(clone, AUDITED), sourceProblemId: original.id, sourceDomainId: source.domain.id },
       });
       clones.push(clone);
@@ -157,7 +203,11 @@ export async function cloneProblems(
 /** Every problem group id (Horse's `GET /problem_groups`). */
 export async function listGroups(em: EntityManager, query: ListQuery): Promise<ListPage<{ id: string }>> {
   const { offset, limit } = pageWindow(query);
-  const [rows, count] = await em.findAndCount(ProblemGroup, {}, { orderBy: parseOrdering(query.ordering), offset, limit, fields: ["id"] });
+  const [rows, count] = await em.findAndCount(
+    ProblemGroup,
+    {},
+    { orderBy: parseOrdering(query.ordering), offset, limit, fields: ["id"] },
+  );
   return { count, results: rows.map((row) => ({ id: row.id })) };
 }
 
@@ -176,6 +226,11 @@ export function toProblemView(problem: Problem): ProblemView {
 }
 
 export function toProblemDetail(problem: Problem): ProblemDetailView {
-  return { ...toProblemView(problem), content: problem.content, createdAt: isoTime(problem.createdAt), updatedAt: isoTime(problem.updatedAt), languages: problem.languages ?? [] };
+  return {
+    ...toProblemView(problem),
+    content: problem.content,
+    createdAt: isoTime(problem.createdAt),
+    updatedAt: isoTime(problem.updatedAt),
+    languages: problem.languages ?? [],
+  };
 }
-

@@ -36,11 +36,21 @@ const ANNOUNCE_WINDOW_MS = 10;
  * judge call was a tenth of the API's CPU). A stream hears of a change at most that much later. The
  * batch still pending when the job client closes is sent first (JobClient.beforeClose).
  */
-export function announceRecordChange(jobs: JobClient, logger: Logger, domainId: string, ...recordIds: string[]): Promise<void> {
+export function announceRecordChange(
+  jobs: JobClient,
+  logger: Logger,
+  domainId: string,
+  ...recordIds: string[]
+): Promise<void> {
   if (recordIds.length === 0) return Promise.resolve();
   let batch = batches.get(jobs);
   if (!batch) {
-    const started: Batch = { changes: [], logger, done: Promise.withResolvers(), timer: setTimeout(() => flush(jobs), ANNOUNCE_WINDOW_MS) };
+    const started: Batch = {
+      changes: [],
+      logger,
+      done: Promise.withResolvers(),
+      timer: setTimeout(() => flush(jobs), ANNOUNCE_WINDOW_MS),
+    };
     batches.set(jobs, started);
     if (!flushing.has(jobs)) {
       flushing.add(jobs);
@@ -145,7 +155,7 @@ export class RecordBus {
       if (first && compareIds(first[0], afterId) > 0) return null;
       // The whole rest of the log (at most LOG_LENGTH), page by page: stopping at a page would skip silently.
       const changes: Change[] = [];
-      for (let from = `(${afterId}`; ;) {
+      for (let from = `(${afterId}`; ; ) {
         const entries = await redis.xrange(log, from, "+", "COUNT", 1000);
         for (const [id, fields] of entries) changes.push({ id, domainId: fields[1], recordId: fields[3] });
         if (entries.length < 1000) return changes;
@@ -173,7 +183,11 @@ export class RecordBus {
     const redis = await this.commands();
     const key = `${this.queuePrefix}:records:streams:${userId}`;
     const now = Date.now();
-    const swept = await redis.multi().zremrangebyscore(key, 0, now - staleMs).zcard(key).exec();
+    const swept = await redis
+      .multi()
+      .zremrangebyscore(key, 0, now - staleMs)
+      .zcard(key)
+      .exec();
     const held = Number(swept?.[1]?.[1] ?? 0);
     if (held >= max) return false;
     await redis.multi().zadd(key, now, streamId).pexpire(key, staleMs).exec();
@@ -206,7 +220,10 @@ export class RecordBus {
       for (const listener of this.listeners.get(domainId) ?? []) listener({ id, domainId, recordId });
     });
     this.subscriber = subscriber;
-    this.ready = subscriber.connect().then(() => subscriber.subscribe(channelOf(this.queuePrefix))).then(() => {});
+    this.ready = subscriber
+      .connect()
+      .then(() => subscriber.subscribe(channelOf(this.queuePrefix)))
+      .then(() => {});
     this.ready.catch(() => {
       // The next stream tries again.
       this.ready = null;

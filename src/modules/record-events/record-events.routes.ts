@@ -17,7 +17,10 @@ const ListStreamQuery = t.Object({
 });
 
 const SSE_DOC = (what: string) => ({
-  200: { description: `text/event-stream: ${what}`, content: { "text/event-stream": { schema: { type: "string" as const } } } },
+  200: {
+    description: `text/event-stream: ${what}`,
+    content: { "text/event-stream": { schema: { type: "string" as const } } },
+  },
 });
 
 interface Live {
@@ -62,7 +65,9 @@ export function recordEventsRoutes(deps: AppDeps) {
 
   /** The SSE response; `start` subscribes and returns how to stop. Refused with 429 when the user's slots are taken. */
   async function open(
-    userId: string, request: Request, server: { timeout(request: Request, seconds: number): void } | null,
+    userId: string,
+    request: Request,
+    server: { timeout(request: Request, seconds: number): void } | null,
     start: (sink: Sink, fail: (error: unknown) => void) => Promise<() => void>,
   ): Promise<Response> {
     const streamId = randomUUID();
@@ -119,7 +124,11 @@ export function recordEventsRoutes(deps: AppDeps) {
       cancel: () => close(),
     });
     return new Response(body, {
-      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" },
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        "x-accel-buffering": "no",
+      },
     });
   }
 
@@ -130,30 +139,49 @@ export function recordEventsRoutes(deps: AppDeps) {
 
   return new Elysia({ name: "record-events-routes", prefix: "/domains/:domain", detail: { tags: ["record"] } })
     .use(authPlugin(deps))
-    .get("/records/events", ({ access, query, request, server }) =>
-      open(access.userId, request, server, (sink, fail) =>
-        watchList(streamDeps(access.domainId), access.userId, access.domainId, query, lastEventId(request), sink, fail)), {
-      domainVisible: true,
-      params: DomainParams,
-      query: ListStreamQuery,
-      detail: {
-        operationId: "v1_stream_records_in_domain",
-        summary: "Live changes to the records list the caller may see, as Server-Sent Events (extension)",
-        responses: SSE_DOC("`record` events carrying list rows; `reset` when Last-Event-ID is too old"),
+    .get(
+      "/records/events",
+      ({ access, query, request, server }) =>
+        open(access.userId, request, server, (sink, fail) =>
+          watchList(
+            streamDeps(access.domainId),
+            access.userId,
+            access.domainId,
+            query,
+            lastEventId(request),
+            sink,
+            fail,
+          ),
+        ),
+      {
+        domainVisible: true,
+        params: DomainParams,
+        query: ListStreamQuery,
+        detail: {
+          operationId: "v1_stream_records_in_domain",
+          summary: "Live changes to the records list the caller may see, as Server-Sent Events (extension)",
+          responses: SSE_DOC("`record` events carrying list rows; `reset` when Last-Event-ID is too old"),
+        },
       },
-    })
-    .get("/records/:record/events", async ({ em, access, params, request, server }) => {
-      // A record that is not there, or not the caller's to read, is refused as GET refuses it, not streamed.
-      const record = await findReadableRecord(em, access, params.record);
-      return open(access.userId, request, server, (sink, fail) =>
-        watchRecord(streamDeps(access.domainId), access.userId, access.domainId, record.id, sink, fail));
-    }, {
-      domainVisible: true,
-      params: RecordParams,
-      detail: {
-        operationId: "v1_stream_record",
-        summary: "One record's state, totals and cases as they are judged, as Server-Sent Events; ends when final (extension)",
-        responses: SSE_DOC("`record`, `case` and finally `end` events"),
+    )
+    .get(
+      "/records/:record/events",
+      async ({ em, access, params, request, server }) => {
+        // A record that is not there, or not the caller's to read, is refused as GET refuses it, not streamed.
+        const record = await findReadableRecord(em, access, params.record);
+        return open(access.userId, request, server, (sink, fail) =>
+          watchRecord(streamDeps(access.domainId), access.userId, access.domainId, record.id, sink, fail),
+        );
       },
-    });
+      {
+        domainVisible: true,
+        params: RecordParams,
+        detail: {
+          operationId: "v1_stream_record",
+          summary:
+            "One record's state, totals and cases as they are judged, as Server-Sent Events; ends when final (extension)",
+          responses: SSE_DOC("`record`, `case` and finally `end` events"),
+        },
+      },
+    );
 }

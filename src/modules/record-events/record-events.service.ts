@@ -85,7 +85,12 @@ function serialised(work: (id: string) => Promise<void>, fail: (error: unknown) 
  * (re)connection the current record and its cases are sent whole: events are idempotent by case index.
  */
 export async function watchRecord(
-  deps: StreamDeps, userId: string, domainId: string, recordId: string, sink: Sink, onError: (error: unknown) => void,
+  deps: StreamDeps,
+  userId: string,
+  domainId: string,
+  recordId: string,
+  sink: Sink,
+  onError: (error: unknown) => void,
 ): Promise<() => void> {
   const sent = { record: "", cases: [] as string[] };
   let ended = false;
@@ -99,8 +104,9 @@ export async function watchRecord(
     if (ended) return;
     const em = deps.fork();
     const access = await standing(em, userId, domainId);
-    const detail = access && (await readRecordDetail(em, deps.store, access, recordId, deps.codeUrl(recordId))
-      .catch((error) => {
+    const detail =
+      access &&
+      (await readRecordDetail(em, deps.store, access, recordId, deps.codeUrl(recordId)).catch((error) => {
         if (error instanceof BizError) return null;
         throw error;
       }));
@@ -139,31 +145,40 @@ export async function watchRecord(
  * longer reaches back that far, a `reset` event tells the client to reload the list.
  */
 export async function watchList(
-  deps: StreamDeps, userId: string, domainId: string, filters: RecordListFilters, lastEventId: string | null,
-  sink: Sink, onError: (error: unknown) => void,
+  deps: StreamDeps,
+  userId: string,
+  domainId: string,
+  filters: RecordListFilters,
+  lastEventId: string | null,
+  sink: Sink,
+  onError: (error: unknown) => void,
 ): Promise<() => void> {
   const changed = new Set<string>();
   const sentAt = new Map<string, string>();
   let stopped = false;
-  const burst = serialised(async (eventId) => {
-    if (stopped || changed.size === 0) return;
-    const ids = [...changed];
-    changed.clear();
-    const em = deps.fork();
-    const access = await standing(em, userId, domainId);
-    if (!access) {
-      stopped = true;
-      stop();
-      return sink.end();
-    }
-    for (const row of await listRowsOf(em, access, filters, ids)) {
-      if (sentAt.get(row.id) === row.updatedAt) continue;
-      sentAt.set(row.id, row.updatedAt);
-      sink.send("record", row, eventId);
-    }
-    // Bounded memory on a stream left open for a semester.
-    if (sentAt.size > 10_000) sentAt.clear();
-  }, onError, LIST_BURST_GAP_MS);
+  const burst = serialised(
+    async (eventId) => {
+      if (stopped || changed.size === 0) return;
+      const ids = [...changed];
+      changed.clear();
+      const em = deps.fork();
+      const access = await standing(em, userId, domainId);
+      if (!access) {
+        stopped = true;
+        stop();
+        return sink.end();
+      }
+      for (const row of await listRowsOf(em, access, filters, ids)) {
+        if (sentAt.get(row.id) === row.updatedAt) continue;
+        sentAt.set(row.id, row.updatedAt);
+        sink.send("record", row, eventId);
+      }
+      // Bounded memory on a stream left open for a semester.
+      if (sentAt.size > 10_000) sentAt.clear();
+    },
+    onError,
+    LIST_BURST_GAP_MS,
+  );
   const hear = (change: Change) => {
     changed.add(change.recordId);
     burst(change.id);

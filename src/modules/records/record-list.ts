@@ -52,12 +52,19 @@ function listCondition(access: DomainAccess, query: RecordListFilters) {
 }
 
 /** The list rows of some records, as the list would show them to this caller with these filters (live updates). */
-export async function listRowsOf(em: EntityManager, access: DomainAccess, filters: RecordListFilters, ids: string[]): Promise<RecordListDetailView[]> {
+export async function listRowsOf(
+  em: EntityManager,
+  access: DomainAccess,
+  filters: RecordListFilters,
+  ids: string[],
+): Promise<RecordListDetailView[]> {
   const { where, values } = listCondition(access, filters);
-  const [found] = await rows<{ results: RecordListDetailView[] }>(em,
+  const [found] = await rows<{ results: RecordListDetailView[] }>(
+    em,
     `select coalesce(json_agg(${rowOf("changed.id")} order by changed.updated_at, changed.id), '[]') as results
        from records changed where changed.id = any(?::uuid[]) and ${where.map((w) => `changed.${w}`).join(" and ")}`,
-    [uuidArray(ids), ...values]);
+    [uuidArray(ids), ...values],
+  );
   return found.results;
 }
 
@@ -84,7 +91,10 @@ function pageOrdering(ordering: string | undefined) {
  * the whole page made PostgreSQL allocate and copy blocks of 64-256 KiB, fresh pages from the kernel on
  * every execution (page faults were a third of its time).
  */
-export function recordPageStatement(access: DomainAccess, query: RecordListQueryInput): { sql: string; values: unknown[] } {
+export function recordPageStatement(
+  access: DomainAccess,
+  query: RecordListQueryInput,
+): { sql: string; values: unknown[] } {
   const { where, values } = listCondition(access, query);
   const ordering = Object.entries(pageOrdering(query.ordering));
   const columns = ordering.map(([property]) => COLUMNS[property as keyof typeof COLUMNS]);
@@ -101,9 +111,16 @@ export function recordPageStatement(access: DomainAccess, query: RecordListQuery
 }
 
 /** A page of the list and its count, as the JSON text of `{count, results}` (see okJson). */
-export async function listRecordPage(em: EntityManager, access: DomainAccess, query: RecordListQueryInput): Promise<string> {
+export async function listRecordPage(
+  em: EntityManager,
+  access: DomainAccess,
+  query: RecordListQueryInput,
+): Promise<string> {
   const { sql, values } = recordPageStatement(access, query);
   const found = await rows<{ count: number; row: string | null }>(em, sql, values);
-  const results = found.filter((r) => r.row !== null).map((r) => r.row).join(",");
+  const results = found
+    .filter((r) => r.row !== null)
+    .map((r) => r.row)
+    .join(",");
   return `{"count":${found[0].count},"results":[${results}]}`;
 }

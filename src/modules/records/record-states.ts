@@ -9,7 +9,16 @@ import type { CaseReport, CaseResult } from "../../core/judge-protocol";
  *          └──────────────────────────────────────┘
  */
 export const RECORD_STATES = [
-  "processing", "queueing", "retrying", "fetched", "compiling", "running", "judging", "accepted", "rejected", "failed",
+  "processing",
+  "queueing",
+  "retrying",
+  "fetched",
+  "compiling",
+  "running",
+  "judging",
+  "accepted",
+  "rejected",
+  "failed",
 ] as const;
 export type RecordState = (typeof RECORD_STATES)[number];
 
@@ -32,7 +41,16 @@ export const isWorking = (state: string) => WORKING_STATES.includes(state as Rec
 export const isFinal = (state: string) => FINAL_STATES.includes(state as RecordState);
 
 const RANK: Record<RecordState, number> = {
-  processing: 0, queueing: 0, retrying: 0, fetched: 1, compiling: 2, running: 3, judging: 4, accepted: 5, rejected: 5, failed: 5,
+  processing: 0,
+  queueing: 0,
+  retrying: 0,
+  fetched: 1,
+  compiling: 2,
+  running: 3,
+  judging: 4,
+  accepted: 5,
+  rejected: 5,
+  failed: 5,
 };
 
 /**
@@ -64,7 +82,15 @@ export interface RecordHistoryEntry {
   rejudgedBy: string | null;
 }
 
-export const pendingCase = (): StoredCase => ({ state: "etc", score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr: "" });
+export const pendingCase = (): StoredCase => ({
+  state: "etc",
+  score: 0,
+  timeMs: 0,
+  memoryKb: 0,
+  returnCode: 0,
+  stdout: "",
+  stderr: "",
+});
 
 /** Kept per case output stream; a judger may send more, the rest is cut with a marker. */
 export const MAX_CASE_OUTPUT = 64 * 1024;

@@ -36,12 +36,30 @@ export const JudgeRecord = defineEntity({
   // record_counts' triggers (created by the migration `…021327_record_counts`, with their functions):
   // declared so that the schema check knows them.
   triggers: [
-    { name: "records_counted_insert", timing: "after", events: ["insert"], forEach: "statement",
-      expression: "create trigger records_counted_insert after insert on records referencing new table as new_rows for each statement execute function record_counts_add()" },
-    { name: "records_counted_delete", timing: "after", events: ["delete"], forEach: "statement",
-      expression: "create trigger records_counted_delete after delete on records referencing old table as old_rows for each statement execute function record_counts_remove()" },
-    { name: "records_counted_update", timing: "after", events: ["update"], forEach: "row",
-      expression: "create trigger records_counted_update after update of domain_id, problem_set_id, problem_id, committer_id on records for each row when ((old.domain_id, old.problem_set_id, old.problem_id, old.committer_id) is distinct from (new.domain_id, new.problem_set_id, new.problem_id, new.committer_id)) execute function record_counts_move()" },
+    {
+      name: "records_counted_insert",
+      timing: "after",
+      events: ["insert"],
+      forEach: "statement",
+      expression:
+        "create trigger records_counted_insert after insert on records referencing new table as new_rows for each statement execute function record_counts_add()",
+    },
+    {
+      name: "records_counted_delete",
+      timing: "after",
+      events: ["delete"],
+      forEach: "statement",
+      expression:
+        "create trigger records_counted_delete after delete on records referencing old table as old_rows for each statement execute function record_counts_remove()",
+    },
+    {
+      name: "records_counted_update",
+      timing: "after",
+      events: ["update"],
+      forEach: "row",
+      expression:
+        "create trigger records_counted_update after update of domain_id, problem_set_id, problem_id, committer_id on records for each row when ((old.domain_id, old.problem_set_id, old.problem_id, old.committer_id) is distinct from (new.domain_id, new.problem_set_id, new.problem_id, new.committer_id)) execute function record_counts_move()",
+    },
   ],
   properties: {
     ...baseProperties,
@@ -84,7 +102,10 @@ export const RecordFile = defineEntity({
   uniques: [{ name: "record_files_record_path_unique", properties: ["record", "path"] }],
   indexes: [{ name: "record_files_digest_index", properties: ["digest"] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => randomUUID()),
     record: () => p.manyToOne(JudgeRecord).deleteRule("cascade"),
     path: p.string().length(1024),
     digest: p.string().length(64),

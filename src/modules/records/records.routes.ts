@@ -8,7 +8,13 @@ import { archiveDownload } from "../problem-configs/archive-writer";
 import * as records from "./records.service";
 import { recordUrlOf } from "../judge-protocol/judger-credentials";
 import { DomainParams } from "../domains/domains.schemas";
-import { ArchiveQuery, RecordDetailResp, RecordListDetailListResp, RecordListQuery, RecordParams } from "./records.schemas";
+import {
+  ArchiveQuery,
+  RecordDetailResp,
+  RecordListDetailListResp,
+  RecordListQuery,
+  RecordParams,
+} from "./records.schemas";
 
 /** Reading records: one's own always, others' with `record.view`, code with ownership or `record.code`. */
 export function recordsRoutes(deps: AppDeps) {
@@ -20,28 +26,48 @@ export function recordsRoutes(deps: AppDeps) {
       params: DomainParams,
       query: RecordListQuery,
       response: RecordListDetailListResp,
-      detail: { operationId: "v1_list_records_in_domain", summary: "The domain's records, newest first (without record.view: one's own)" },
-    })
-    .get("/records/:record", async ({ em, access, params }) => {
-      const codeUrl = `${recordUrlOf(config.publicUrl, access.domainId, params.record)}/code`;
-      return ok(await records.readRecordDetail(em, store, access, params.record, codeUrl));
-    }, {
-      domainVisible: true,
-      params: RecordParams,
-      response: RecordDetailResp,
-      detail: { operationId: "v1_get_record", summary: "One record with its cases (hidden cases' output needs record.detail)" },
-    })
-    .get("/records/:record/code", async ({ em, access, params, query }) => {
-      const record = await records.findCodeReadableRecord(em, access, params.record);
-      return archiveDownload(await records.filesOf(em, record), store, `record-${record.id}-code`, query.archiveFormat ?? "zip");
-    }, {
-      domainVisible: true,
-      params: RecordParams,
-      query: ArchiveQuery,
       detail: {
-        operationId: "v1_download_record_code",
-        summary: "The submitted files as an archive: for their author, record.code holders and the judging judger (extension)",
-        responses: binaryResponse("zip or tar.gz", "application/zip", "application/gzip"),
+        operationId: "v1_list_records_in_domain",
+        summary: "The domain's records, newest first (without record.view: one's own)",
       },
-    });
+    })
+    .get(
+      "/records/:record",
+      async ({ em, access, params }) => {
+        const codeUrl = `${recordUrlOf(config.publicUrl, access.domainId, params.record)}/code`;
+        return ok(await records.readRecordDetail(em, store, access, params.record, codeUrl));
+      },
+      {
+        domainVisible: true,
+        params: RecordParams,
+        response: RecordDetailResp,
+        detail: {
+          operationId: "v1_get_record",
+          summary: "One record with its cases (hidden cases' output needs record.detail)",
+        },
+      },
+    )
+    .get(
+      "/records/:record/code",
+      async ({ em, access, params, query }) => {
+        const record = await records.findCodeReadableRecord(em, access, params.record);
+        return archiveDownload(
+          await records.filesOf(em, record),
+          store,
+          `record-${record.id}-code`,
+          query.archiveFormat ?? "zip",
+        );
+      },
+      {
+        domainVisible: true,
+        params: RecordParams,
+        query: ArchiveQuery,
+        detail: {
+          operationId: "v1_download_record_code",
+          summary:
+            "The submitted files as an archive: for their author, record.code holders and the judging judger (extension)",
+          responses: binaryResponse("zip or tar.gz", "application/zip", "application/gzip"),
+        },
+      },
+    );
 }

@@ -75,8 +75,12 @@ export const RecordDetail = t.Object(
     committerId: t.Nullable(Uuid),
     judgerId: t.Nullable(Uuid),
     attempts: OutInt({ description: "how many times a judger claimed it (extension)" }),
-    codeUrl: t.Nullable(t.String({ description: "where the caller may download the submitted files, if they may (extension)" })),
-    history: t.Array(RecordHistoryEntrySchema, { description: "earlier judgements that rejudges replaced, oldest first (extension)" }),
+    codeUrl: t.Nullable(
+      t.String({ description: "where the caller may download the submitted files, if they may (extension)" }),
+    ),
+    history: t.Array(RecordHistoryEntrySchema, {
+      description: "earlier judgements that rejudges replaced, oldest first (extension)",
+    }),
   },
   { title: "RecordDetail" },
 );
@@ -96,4 +100,7 @@ export const ArchiveQuery = t.Object({ archiveFormat: t.Optional(t.UnionEnum(["z
 
 export const RecordResp = Envelope(RecordSchema, "RecordResp");
 export const RecordDetailResp = Envelope(RecordDetail, "RecordDetailResp");
-export const RecordListDetailListResp = Envelope(ListOf(RecordListDetail, "RecordListDetailList"), "RecordListDetailListResp");
+export const RecordListDetailListResp = Envelope(
+  ListOf(RecordListDetail, "RecordListDetailList"),
+  "RecordListDetailListResp",
+);

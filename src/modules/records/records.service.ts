@@ -18,14 +18,19 @@ const RELATIONS = ["problem", "problemSet", "committer"] as const;
  * set and committer are loaded unless the caller needs only their ids (`populate: []`).
  */
 export async function findRecord(
-  em: EntityManager, domainId: string, id: string, populate: readonly (typeof RELATIONS)[number][] = RELATIONS,
+  em: EntityManager,
+  domainId: string,
+  id: string,
+  populate: readonly (typeof RELATIONS)[number][] = RELATIONS,
 ): Promise<JudgeRecord> {
-  const record = populate.length > 0
-    ? await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain: domainId }, { populate })
-    // Relations by id only: one prepared statement (a hot read: every record page polls it).
-    : await row<Record<string, unknown>>(em, "select * from records where id = ? and domain_id = ?",
-      [id.toLowerCase(), domainId])
-      .then((found) => found && em.map(JudgeRecord, found));
+  const record =
+    populate.length > 0
+      ? await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain: domainId }, { populate })
+      : // Relations by id only: one prepared statement (a hot read: every record page polls it).
+        await row<Record<string, unknown>>(em, "select * from records where id = ? and domain_id = ?", [
+          id.toLowerCase(),
+          domainId,
+        ]).then((found) => found && em.map(JudgeRecord, found));
   if (!record) throw new BizError("RecordNotFoundError", "record not found");
   return record;
 }
@@ -37,8 +42,11 @@ interface Parties {
   state: string;
 }
 
-const partiesOf = (record: JudgeRecord): Parties =>
-  ({ committerId: record.committer?.id ?? null, judgerId: record.judger?.id ?? null, state: record.state });
+const partiesOf = (record: JudgeRecord): Parties => ({
+  committerId: record.committer?.id ?? null,
+  judgerId: record.judger?.id ?? null,
+  state: record.state,
+});
 
 const isCommitter = (access: DomainAccess, record: Parties) => record.committerId === access.userId;
 
@@ -54,11 +62,16 @@ const mayReadCode = (access: DomainAccess, record: Parties) =>
 /** One's own records are always readable; anyone else's need `record.view`. */
 export async function findReadableRecord(em: EntityManager, access: DomainAccess, id: string): Promise<JudgeRecord> {
   const record = await findRecord(em, access.domainId, id, []);
-  if (!isCommitter(access, partiesOf(record)) && !holds(access, "record.view")) throw permissionDenied("record", "view");
+  if (!isCommitter(access, partiesOf(record)) && !holds(access, "record.view"))
+    throw permissionDenied("record", "view");
   return record;
 }
 
-export async function findCodeReadableRecord(em: EntityManager, access: DomainAccess, id: string): Promise<JudgeRecord> {
+export async function findCodeReadableRecord(
+  em: EntityManager,
+  access: DomainAccess,
+  id: string,
+): Promise<JudgeRecord> {
   const record = await findRecord(em, access.domainId, id);
   if (!mayReadCode(access, partiesOf(record))) throw permissionDenied("record", "code");
   return record;
@@ -72,9 +85,17 @@ export async function filesOf(em: EntityManager, record: JudgeRecord) {
 
 export function toRecordView(record: JudgeRecord): RecordView {
   return {
-    createdAt: isoTime(record.createdAt), updatedAt: isoTime(record.updatedAt), id: record.id,
-    domainId: (record.domain as unknown as Domain).id, state: record.state as RecordState, language: record.language,
-    score: record.score, timeMs: record.timeMs, memoryKb: record.memoryKb, judgedAt: isoTime(record.judgedAt ?? null), late: record.late,
+    createdAt: isoTime(record.createdAt),
+    updatedAt: isoTime(record.updatedAt),
+    id: record.id,
+    domainId: (record.domain as unknown as Domain).id,
+    state: record.state as RecordState,
+    language: record.language,
+    score: record.score,
+    timeMs: record.timeMs,
+    memoryKb: record.memoryKb,
+    judgedAt: isoTime(record.judgedAt ?? null),
+    late: record.late,
   };
 }
 
@@ -95,7 +116,12 @@ const DETAIL_SQL = `select r.id, r.domain_id as "domainId", r.state, r.language,
  * `pretest`) or to holders of `record.detail`; elsewhere it is blanked.
  */
 export async function readRecordDetail(
-  em: EntityManager, store: BlobStore, access: DomainAccess, id: string, codeUrl: string, anyone = false,
+  em: EntityManager,
+  store: BlobStore,
+  access: DomainAccess,
+  id: string,
+  codeUrl: string,
+  anyone = false,
 ): Promise<RecordDetailView> {
   const found = await row<DetailRow>(em, DETAIL_SQL, [id.toLowerCase(), access.domainId]);
   if (!found) throw new BizError("RecordNotFoundError", "record not found");
@@ -128,9 +154,15 @@ export const latestRecordSql = (problemColumn: string, throughSet: boolean) =>
      order by r.created_at desc, r.id desc limit 1)`;
 
 /** The caller's newest record for each problem (see latestRecordSql), in one statement. */
-export async function latestRecords(em: EntityManager, userId: string, problemIds: string[], setId: string | null): Promise<Map<string, RecordPreviewView>> {
+export async function latestRecords(
+  em: EntityManager,
+  userId: string,
+  problemIds: string[],
+  setId: string | null,
+): Promise<Map<string, RecordPreviewView>> {
   if (problemIds.length === 0) return new Map();
-  const found = await rows<{ problem_id: string; latest: RecordPreviewView | null }>(em,
+  const found = await rows<{ problem_id: string; latest: RecordPreviewView | null }>(
+    em,
     `select p.id as problem_id, ${latestRecordSql("p.id", setId !== null)} as latest from unnest(?::uuid[]) as p(id)`,
     [userId, ...(setId === null ? [] : [setId]), uuidArray(problemIds)],
   );
@@ -139,8 +171,16 @@ export async function latestRecords(em: EntityManager, userId: string, problemId
 
 /** Adds `latestRecord` (the caller's newest record, or null) to problem views. */
 export async function withLatestRecords<T extends { id: string }>(
-  em: EntityManager, userId: string, views: T[], setId: string | null = null,
+  em: EntityManager,
+  userId: string,
+  views: T[],
+  setId: string | null = null,
 ): Promise<(T & { latestRecord: RecordPreviewView | null })[]> {
-  const latest = await latestRecords(em, userId, views.map((v) => v.id), setId);
+  const latest = await latestRecords(
+    em,
+    userId,
+    views.map((v) => v.id),
+    setId,
+  );
   return views.map((view) => ({ ...view, latestRecord: latest.get(view.id) ?? null }));
 }

@@ -87,10 +87,16 @@ export interface RejudgeResult {
 
 /** Rejudges the selected records (see above); the caller enqueues `queued` after this returns. */
 export async function rejudgeSelected(
-  em: EntityManager, selection: Selection, options: RejudgeOptions,
+  em: EntityManager,
+  selection: Selection,
+  options: RejudgeOptions,
 ): Promise<RejudgeResult> {
   const result = await row<RejudgeResult>(em, rejudgeSql(selection.where, selection.limit), [
-    ...selection.values, options.ownConfig, options.force, options.priority, options.actorId,
+    ...selection.values,
+    options.ownConfig,
+    options.force,
+    options.priority,
+    options.actorId,
   ]);
   return result!;
 }

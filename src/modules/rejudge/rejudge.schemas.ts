@@ -16,12 +16,18 @@ export const RecordRejudge = t.Object({ config: t.Optional(ConfigChoice) }, { ti
 /** Every record of a problem that matches the filters (extension); no filter: all of them. */
 export const ProblemRejudge = t.Object(
   {
-    problemSet: t.Optional(t.String({
-      minLength: 1, maxLength: 256, description: "only records submitted through this set (id or url)",
-    })),
-    state: t.Optional(t.Union([StateFilter, t.Array(StateFilter, { minItems: 1, maxItems: 10 })], {
-      description: "only records in this state, or in one of these states (e.g. failed)",
-    })),
+    problemSet: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 256,
+        description: "only records submitted through this set (id or url)",
+      }),
+    ),
+    state: t.Optional(
+      t.Union([StateFilter, t.Array(StateFilter, { minItems: 1, maxItems: 10 })], {
+        description: "only records in this state, or in one of these states (e.g. failed)",
+      }),
+    ),
     language: t.Optional(t.String({ minLength: 1, maxLength: 256, description: "only records in this language" })),
     config: t.Optional(ConfigChoice),
   },
@@ -33,7 +39,8 @@ export const RejudgeQueued = t.Object(
   {
     queued: OutInt({ description: "records queued to be judged again (at a lower priority than new submissions)" }),
     skipped: OutInt({
-      description: "matching records left as they were: no config version to pin (the latest lacks their language, or their own is gone)",
+      description:
+        "matching records left as they were: no config version to pin (the latest lacks their language, or their own is gone)",
     }),
   },
   { title: "RejudgeQueued" },

@@ -26,12 +26,18 @@ const notFound = () => new BizError("RecordNotFoundError", "record not found");
  * has a result to keep in its history. The caller enqueues the returned task.
  */
 export async function rejudgeRecord(
-  em: EntityManager, access: DomainAccess, recordId: string, config: RejudgeConfigChoice,
+  em: EntityManager,
+  access: DomainAccess,
+  recordId: string,
+  config: RejudgeConfigChoice,
 ): Promise<QueuedTask> {
   const id = recordId.toLowerCase();
   if (!isUuid(id)) throw notFound();
   const options: RejudgeOptions = {
-    ownConfig: config === "record", priority: JUDGE_PRIORITY.normal, force: true, actorId: access.userId,
+    ownConfig: config === "record",
+    priority: JUDGE_PRIORITY.normal,
+    force: true,
+    actorId: access.userId,
   };
   const selection = { where: "r.id = ? and r.domain_id = ?", values: [id, access.domainId], limit: 1 };
   const done = await em.transactional(async (tx) => {
@@ -39,8 +45,11 @@ export async function rejudgeRecord(
     const result = await rejudgeSelected(tx, selection, options);
     if (result.queued.length === 1) {
       audit(tx, access, {
-        action: "record.rejudge", target: { type: "record", id }, domainId: access.domainId,
-        before, after: { ...(await judgementOf(tx, selection.values)), config },
+        action: "record.rejudge",
+        target: { type: "record", id },
+        domainId: access.domainId,
+        before,
+        after: { ...(await judgementOf(tx, selection.values)), config },
       });
     }
     return result;
@@ -51,8 +60,12 @@ export async function rejudgeRecord(
 }
 
 /** What a rejudge changes of a record, read around its statement for the audit log. */
-const judgementOf = (em: EntityManager, values: unknown[]) => row<Record<string, unknown>>(em,
-  `select state, score, config_id as "configId" from records where id = ? and domain_id = ?`, values);
+const judgementOf = (em: EntityManager, values: unknown[]) =>
+  row<Record<string, unknown>>(
+    em,
+    `select state, score, config_id as "configId" from records where id = ? and domain_id = ?`,
+    values,
+  );
 
 interface PinRow {
   problem_id: string | null;
@@ -64,18 +77,28 @@ interface PinRow {
 /** Why the statement found no config version to pin for the record, read after the fact. */
 async function whyNotPinned(em: EntityManager, id: string, config: RejudgeConfigChoice): Promise<BizError> {
   if (config === "record") {
-    return new BizError("ProblemConfigNotFoundError", "the record's own config version no longer exists; rejudge it with the latest");
+    return new BizError(
+      "ProblemConfigNotFoundError",
+      "the record's own config version no longer exists; rejudge it with the latest",
+    );
   }
-  const found = await row<PinRow>(em,
+  const found = await row<PinRow>(
+    em,
     `select r.problem_id, r.language, p.languages,
             (select c.id from problem_configs c where c.problem_id = p.id order by c.version desc limit 1) as latest
-       from records r left join problems p on p.id = r.problem_id where r.id = ?`, [id]);
+       from records r left join problems p on p.id = r.problem_id where r.id = ?`,
+    [id],
+  );
   const ownConfig = 'rejudge it with its own config version ("config": "record")';
-  if (!found?.problem_id) return new BizError("ProblemNotFoundError", `the record's problem no longer exists; ${ownConfig}`);
-  if (!found.latest) return new BizError("ProblemConfigNotFoundError", "the problem has no config, so the record cannot be judged");
+  if (!found?.problem_id)
+    return new BizError("ProblemNotFoundError", `the record's problem no longer exists; ${ownConfig}`);
+  if (!found.latest)
+    return new BizError("ProblemConfigNotFoundError", "the problem has no config, so the record cannot be judged");
   const languages = (found.languages ?? []).join(", ") || "(none)";
-  return new BizError("UnsupportedLanguageError",
-    `the latest config has no language ${quote(found.language)} (it has: ${languages}); ${ownConfig}`);
+  return new BizError(
+    "UnsupportedLanguageError",
+    `the latest config has no language ${quote(found.language)} (it has: ${languages}); ${ownConfig}`,
+  );
 }
 
 /** A problem's records and the optional filters; `KEYSET` continues after a batch (on records_domain_problem_index). */
@@ -93,11 +116,18 @@ const KEYSET = " and (r.created_at, r.id) > (?::timestamptz, ?::uuid)";
  * to pin (the latest lacks their language, or their own version is gone).
  */
 export async function rejudgeProblem(
-  em: EntityManager, jobs: JobClient, logger: Logger, access: DomainAccess,
-  target: { problem: Problem; set: ProblemSet | null }, input: ProblemRejudgeInput,
+  em: EntityManager,
+  jobs: JobClient,
+  logger: Logger,
+  access: DomainAccess,
+  target: { problem: Problem; set: ProblemSet | null },
+  input: ProblemRejudgeInput,
 ): Promise<RejudgeQueuedView> {
   const options: RejudgeOptions = {
-    ownConfig: input.config === "record", priority: JUDGE_PRIORITY.bulkRejudge, force: false, actorId: access.userId,
+    ownConfig: input.config === "record",
+    priority: JUDGE_PRIORITY.bulkRejudge,
+    force: false,
+    actorId: access.userId,
   };
   const setId = target.set?.id ?? null;
   const states = input.state === undefined ? null : `{${[input.state].flat().join(",")}}`;
@@ -127,7 +157,10 @@ async function lockProblem(jobs: JobClient, problemId: string): Promise<() => Pr
   const key = `${jobs.queuePrefix}:rejudge:problem:${problemId}`;
   const token = randomUUID();
   if ((await redis.set(key, token, "PX", LOCK_MS, "NX")) !== "OK") {
-    throw new BizError("Error", "a bulk rejudge of this problem is being queued right now: try again when it has answered");
+    throw new BizError(
+      "Error",
+      "a bulk rejudge of this problem is being queued right now: try again when it has answered",
+    );
   }
   return async () => {
     await redis.eval(UNLOCK, 1, key, token).catch(() => {});
@@ -143,8 +176,12 @@ interface BatchState {
 }
 
 async function rejudgeBatches(
-  em: EntityManager, jobs: JobClient, logger: Logger, access: DomainAccess,
-  target: { problem: Problem; set: ProblemSet | null }, input: ProblemRejudgeInput,
+  em: EntityManager,
+  jobs: JobClient,
+  logger: Logger,
+  access: DomainAccess,
+  target: { problem: Problem; set: ProblemSet | null },
+  input: ProblemRejudgeInput,
   { options, filters, setId, language, answer }: BatchState,
 ): Promise<void> {
   let after: { at: string; id: string } | null = null;
@@ -153,14 +190,22 @@ async function rejudgeBatches(
       ? { where: PROBLEM_RECORDS + KEYSET, values: [...filters, after.at, after.id], limit: BATCH }
       : { where: PROBLEM_RECORDS, values: filters, limit: BATCH };
     // One event per bulk rejudge, written with the first batch: what was asked (the filters), by whom.
-    const batch: RejudgeResult = after ? await rejudgeSelected(em, selection, options)
+    const batch: RejudgeResult = after
+      ? await rejudgeSelected(em, selection, options)
       : await em.transactional(async (tx) => {
-        audit(tx, access, {
-          action: "problem.rejudge", target: { type: "problem", id: target.problem.id }, domainId: access.domainId,
-          after: { problemSetId: setId, states: input.state && [input.state].flat(), language, config: input.config ?? "latest" },
+          audit(tx, access, {
+            action: "problem.rejudge",
+            target: { type: "problem", id: target.problem.id },
+            domainId: access.domainId,
+            after: {
+              problemSetId: setId,
+              states: input.state && [input.state].flat(),
+              language,
+              config: input.config ?? "latest",
+            },
+          });
+          return rejudgeSelected(tx, selection, options);
         });
-        return rejudgeSelected(tx, selection, options);
-      });
     answer.queued += batch.queued.length;
     answer.skipped += batch.matched - batch.queued.length;
     await enqueueJudgingBatch(jobs, logger, batch.queued);

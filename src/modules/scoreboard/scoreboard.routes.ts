@@ -11,8 +11,9 @@ import { ScoreboardResp } from "./scoreboard.schemas";
 
 const CSV_DOC = {
   200: {
-    description: "UTF-8 with a byte-order mark, CRLF lines: student id, real name, username, "
-      + "per problem its score and a late flag, total",
+    description:
+      "UTF-8 with a byte-order mark, CRLF lines: student id, real name, username, " +
+      "per problem its score and a late flag, total",
     content: { "text/csv": { schema: { type: "string" } } },
   },
 } as const;
@@ -34,26 +35,35 @@ function csvResponse(set: ProblemSet, body: string): Response {
 export function scoreboardRoutes(deps: AppDeps) {
   return new Elysia({ name: "scoreboard-routes", prefix: "/domains/:domain", detail: { tags: ["problem set"] } })
     .use(authPlugin(deps))
-    .get("/problem_sets/:problemSet/scoreboard", async ({ em, access, params }) =>
-      ok(await scoreboard(em, access, await findProblemSet(em, access, params.problemSet))), {
-      domainPermission: "problemSet.view",
-      params: SetParams,
-      response: ScoreboardResp,
-      detail: {
-        operationId: "v1_get_problem_set_scoreboard",
-        summary: "Per user and problem the best (or last) score, and totals (extension)",
+    .get(
+      "/problem_sets/:problemSet/scoreboard",
+      async ({ em, access, params }) =>
+        ok(await scoreboard(em, access, await findProblemSet(em, access, params.problemSet))),
+      {
+        domainPermission: "problemSet.view",
+        params: SetParams,
+        response: ScoreboardResp,
+        detail: {
+          operationId: "v1_get_problem_set_scoreboard",
+          summary: "Per user and problem the best (or last) score, and totals (extension)",
+        },
       },
-    })
-    .get("/problem_sets/:problemSet/scoreboard.csv", async ({ em, access, params }) => {
-      const set = await findProblemSet(em, access, params.problemSet);
-      return csvResponse(set, await gradeCsv(em, access, set));
-    }, {
-      domainPermission: "problemSet.view",
-      params: SetParams,
-      detail: {
-        operationId: "v1_export_problem_set_grades",
-        summary: "The scoreboard as CSV grades: one row per member, per problem score and late flag, total (extension)",
-        responses: CSV_DOC,
+    )
+    .get(
+      "/problem_sets/:problemSet/scoreboard.csv",
+      async ({ em, access, params }) => {
+        const set = await findProblemSet(em, access, params.problemSet);
+        return csvResponse(set, await gradeCsv(em, access, set));
       },
-    });
+      {
+        domainPermission: "problemSet.view",
+        params: SetParams,
+        detail: {
+          operationId: "v1_export_problem_set_grades",
+          summary:
+            "The scoreboard as CSV grades: one row per member, per problem score and late flag, total (extension)",
+          responses: CSV_DOC,
+        },
+      },
+    );
 }

@@ -19,14 +19,18 @@ export const Scoreboard = t.Object(
     problemSetId: Uuid,
     rule: t.UnionEnum(["best", "last"]),
     problems: t.Array(t.Object({ id: Uuid, url: t.String(), title: t.String() })),
-    rows: t.Array(t.Object({
-      rank: OutInt(),
-      userId: Uuid,
-      username: t.String(),
-      totalScore: OutInt(),
-      accepted: OutInt(),
-      cells: t.Array(ScoreboardCell, { description: "the problems with a judged record, in the set's order (`problemId` says which)" }),
-    })),
+    rows: t.Array(
+      t.Object({
+        rank: OutInt(),
+        userId: Uuid,
+        username: t.String(),
+        totalScore: OutInt(),
+        accepted: OutInt(),
+        cells: t.Array(ScoreboardCell, {
+          description: "the problems with a judged record, in the set's order (`problemId` says which)",
+        }),
+      }),
+    ),
   },
   { title: "Scoreboard" },
 );

@@ -31,13 +31,16 @@ export async function scoreboard(em: EntityManager, access: DomainAccess, set: P
     throw new BizError("ScoreboardHiddenBadRequestError", "the scoreboard of this problem set is hidden");
   }
   const problems = await visibleProblems(em, access, set);
-  const rows = problems.length === 0 ? [] : await em.execute<JudgedRow[]>(
-    `select r.id, r.committer_id, u.username, r.problem_id, r.score, r.state, r.late, r.created_at
+  const rows =
+    problems.length === 0
+      ? []
+      : await em.execute<JudgedRow[]>(
+          `select r.id, r.committer_id, u.username, r.problem_id, r.score, r.state, r.late, r.created_at
        from records r join users u on u.id = r.committer_id
       where r.problem_set_id = ? and r.problem_id = any(?::uuid[]) and r.state in ('accepted', 'rejected')
       order by r.created_at, r.id`,
-    [set.id, uuidArray(problems.map((p) => p.id))],
-  );
+          [set.id, uuidArray(problems.map((p) => p.id))],
+        );
   const byUser = new Map<string, { username: string; cells: Map<string, Cell & { at: Date }> }>();
   for (const row of rows) {
     const user = byUser.get(row.committer_id) ?? { username: row.username, cells: new Map() };
@@ -46,25 +49,46 @@ export async function scoreboard(em: EntityManager, access: DomainAccess, set: P
     const submissions = (current?.submissions ?? 0) + 1;
     const takes = !current || set.scoreboardRule === "last" || row.score > current.score;
     const at = new Date(row.created_at);
-    user.cells.set(row.problem_id, takes
-      ? { problemId: row.problem_id, score: row.score, state: row.state, recordId: row.id, late: row.late, submittedAt: isoTime(at), submissions, at }
-      : { ...current!, submissions });
+    user.cells.set(
+      row.problem_id,
+      takes
+        ? {
+            problemId: row.problem_id,
+            score: row.score,
+            state: row.state,
+            recordId: row.id,
+            late: row.late,
+            submittedAt: isoTime(at),
+            submissions,
+            at,
+          }
+        : { ...current!, submissions },
+    );
   }
-  const ranked = [...byUser.entries()].map(([userId, { username, cells }]) => {
-    const counted = [...cells.values()];
-    return {
-      userId, username,
-      totalScore: counted.reduce((sum, c) => sum + c.score, 0),
-      accepted: counted.filter((c) => c.state === "accepted").length,
-      reachedAt: Math.max(0, ...counted.map((c) => c.at.getTime())),
-      cells: problems.flatMap((p) => {
-        const cell = cells.get(p.id);
-        if (!cell) return [];
-        const { at: _at, ...shown } = cell;
-        return [shown];
-      }),
-    };
-  }).sort((a, b) => b.totalScore - a.totalScore || b.accepted - a.accepted || a.reachedAt - b.reachedAt || a.username.localeCompare(b.username));
+  const ranked = [...byUser.entries()]
+    .map(([userId, { username, cells }]) => {
+      const counted = [...cells.values()];
+      return {
+        userId,
+        username,
+        totalScore: counted.reduce((sum, c) => sum + c.score, 0),
+        accepted: counted.filter((c) => c.state === "accepted").length,
+        reachedAt: Math.max(0, ...counted.map((c) => c.at.getTime())),
+        cells: problems.flatMap((p) => {
+          const cell = cells.get(p.id);
+          if (!cell) return [];
+          const { at: _at, ...shown } = cell;
+          return [shown];
+        }),
+      };
+    })
+    .sort(
+      (a, b) =>
+        b.totalScore - a.totalScore ||
+        b.accepted - a.accepted ||
+        a.reachedAt - b.reachedAt ||
+        a.username.localeCompare(b.username),
+    );
   let rank = 0;
   return {
     problemSetId: set.id,

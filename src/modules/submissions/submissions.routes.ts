@@ -20,7 +20,13 @@ export function submissionsRoutes(deps: AppDeps) {
   const { store, config, jobs } = deps;
   const limiter = new RateLimiter(deps.redis, deps.logger);
 
-  async function submit(em: EntityManager, log: Logger, access: DomainAccess, target: SubmitTarget, body: SubmissionInput) {
+  async function submit(
+    em: EntityManager,
+    log: Logger,
+    access: DomainAccess,
+    target: SubmitTarget,
+    body: SubmissionInput,
+  ) {
     await limiter.take(`submit-user:${access.userId}`, config.rateLimits.submissionsPerUser, "submissions");
     const record = await submitSolution(em, store, config.submissions, access.userId, target, body);
     await enqueueJudging(jobs, log, { recordId: record.id, domainId: target.domainId, taskId: record.taskId });
@@ -29,32 +35,43 @@ export function submissionsRoutes(deps: AppDeps) {
 
   return new Elysia({ name: "submissions-routes", prefix: "/domains/:domain", detail: { tags: ["problem"] } })
     .use(authPlugin(deps))
-    .post("/problems/:problem", async ({ em, log, access, params, body }) => {
-      const problem = await findProblem(em, access, params.problem);
-      return submit(em, log, access, { domainId: access.domainId, problem, set: null, late: false }, body);
-    }, {
-      domainPermission: "problem.submit",
-      params: ProblemParams,
-      body: ProblemSolutionSubmit,
-      type: "multipart/form-data",
-      response: RecordResp,
-      detail: { operationId: "v1_submit_solution_to_problem", summary: "Submit files in a language of the latest config; the answer is the queued record" },
-    })
-    .post("/problem_sets/:problemSet/problems/:problem/submit", async ({ em, log, access, params, body }) => {
-      const set = await findProblemSet(em, access, params.problemSet);
-      const problem = await findProblemInSet(em, access, set, params.problem);
-      const { late } = submissionWindow(access, set);
-      return submit(em, log, access, { domainId: access.domainId, problem, set, late }, body);
-    }, {
-      domainPermission: "problem.submit",
-      params: SetProblemParams,
-      body: ProblemSolutionSubmit,
-      type: "multipart/form-data",
-      response: RecordResp,
-      detail: {
-        operationId: "v1_submit_solution_to_problem_set",
-        tags: ["problem set"],
-        summary: "Submit through a set: refused before it unlocks and after it locks, marked late after it is due",
+    .post(
+      "/problems/:problem",
+      async ({ em, log, access, params, body }) => {
+        const problem = await findProblem(em, access, params.problem);
+        return submit(em, log, access, { domainId: access.domainId, problem, set: null, late: false }, body);
       },
-    });
+      {
+        domainPermission: "problem.submit",
+        params: ProblemParams,
+        body: ProblemSolutionSubmit,
+        type: "multipart/form-data",
+        response: RecordResp,
+        detail: {
+          operationId: "v1_submit_solution_to_problem",
+          summary: "Submit files in a language of the latest config; the answer is the queued record",
+        },
+      },
+    )
+    .post(
+      "/problem_sets/:problemSet/problems/:problem/submit",
+      async ({ em, log, access, params, body }) => {
+        const set = await findProblemSet(em, access, params.problemSet);
+        const problem = await findProblemInSet(em, access, set, params.problem);
+        const { late } = submissionWindow(access, set);
+        return submit(em, log, access, { domainId: access.domainId, problem, set, late }, body);
+      },
+      {
+        domainPermission: "problem.submit",
+        params: SetProblemParams,
+        body: ProblemSolutionSubmit,
+        type: "multipart/form-data",
+        response: RecordResp,
+        detail: {
+          operationId: "v1_submit_solution_to_problem_set",
+          tags: ["problem set"],
+          summary: "Submit through a set: refused before it unlocks and after it locks, marked late after it is due",
+        },
+      },
+    );
 }

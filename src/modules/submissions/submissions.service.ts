@@ -27,7 +27,8 @@ const PATH_LIMITS = { maxArchiveBytes: 0, maxTotalBytes: 0, maxFileBytes: 0, max
 
 /** The files' paths and sizes against the limits, before anything is stored. */
 function checkFiles(files: File[], limits: SubmissionLimits): string[] {
-  if (files.length > limits.maxFiles) throw new BizError("FileValidationError", `at most ${limits.maxFiles} files per submission, got ${files.length}`);
+  if (files.length > limits.maxFiles)
+    throw new BizError("FileValidationError", `at most ${limits.maxFiles} files per submission, got ${files.length}`);
   let total = 0;
   const paths = files.map((file) => {
     let path: string;
@@ -37,11 +38,13 @@ function checkFiles(files: File[], limits: SubmissionLimits): string[] {
       if (error instanceof ArchiveError) throw new BizError("FileValidationError", error.message);
       throw error;
     }
-    if (file.size > limits.maxFileBytes) throw new BizError("FileValidationError", `${quote(path)} is larger than ${formatBytes(limits.maxFileBytes)}`);
+    if (file.size > limits.maxFileBytes)
+      throw new BizError("FileValidationError", `${quote(path)} is larger than ${formatBytes(limits.maxFileBytes)}`);
     total += file.size;
     return path;
   });
-  if (total > limits.maxTotalBytes) throw new BizError("FileValidationError", `the files add up to more than ${formatBytes(limits.maxTotalBytes)}`);
+  if (total > limits.maxTotalBytes)
+    throw new BizError("FileValidationError", `the files add up to more than ${formatBytes(limits.maxTotalBytes)}`);
   const seen = new Set<string>();
   for (const path of paths) {
     if (seen.has(path)) throw new BizError("FileValidationError", `${quote(path)} is sent twice`);
@@ -91,31 +94,63 @@ export async function submitSolution(
   // One statement, one snapshot: the latest version and the languages it wrote always agree.
   const latest = await row<{ config_id: string | null; languages: string[] }>(em, LATEST_SQL, [target.problem.id]);
   if (!latest) throw new BizError("ProblemNotFoundError", "problem not found");
-  if (!latest.config_id) throw new BizError("ProblemConfigNotFoundError", "the problem has no config yet, so it cannot be judged");
+  if (!latest.config_id)
+    throw new BizError("ProblemConfigNotFoundError", "the problem has no config yet, so it cannot be judged");
   if (!latest.languages.includes(input.language)) {
-    throw new BizError("UnsupportedLanguageError", `language ${quote(input.language)} is not one of the problem's: ${latest.languages.join(", ") || "(none)"}`);
+    throw new BizError(
+      "UnsupportedLanguageError",
+      `language ${quote(input.language)} is not one of the problem's: ${latest.languages.join(", ") || "(none)"}`,
+    );
   }
   const contents = await Promise.all(input.files.map(async (file) => new Uint8Array(await file.arrayBuffer())));
-  const tree: TreeEntry[] = contents.map((data, i) => ({ path: paths[i], digest: sha256Hex(data), size: data.byteLength }));
+  const tree: TreeEntry[] = contents.map((data, i) => ({
+    path: paths[i],
+    digest: sha256Hex(data),
+    size: data.byteLength,
+  }));
   for (const [i, data] of contents.entries()) await store.put(data, tree[i].digest);
   const blobs = new Map(tree.map((entry) => [entry.digest, entry.size]));
   const [id, taskId, now] = [randomUUID(), randomUUID(), new Date()];
   await row(em, SUBMIT_SQL, [
-    [...blobs.keys()], [...blobs.values()],
-    id, now, now, target.domainId, target.set?.id ?? null, target.problem.id, latest.config_id, committerId,
-    input.language, taskId, commitIdOf(tree), target.late,
-    tree.map((e) => e.path), tree.map((e) => e.digest), tree.map((e) => e.size),
-    target.problem.id, target.set?.id ?? null,
+    [...blobs.keys()],
+    [...blobs.values()],
+    id,
+    now,
+    now,
+    target.domainId,
+    target.set?.id ?? null,
+    target.problem.id,
+    latest.config_id,
+    committerId,
+    input.language,
+    taskId,
+    commitIdOf(tree),
+    target.late,
+    tree.map((e) => e.path),
+    tree.map((e) => e.digest),
+    tree.map((e) => e.size),
+    target.problem.id,
+    target.set?.id ?? null,
   ]);
   metrics.submissions.inc();
   // The bytes were written before the ledger rows: a collector that took the same (old, unused) blob
   // in between deleted them, so they are written again; from the commit on the fresh rows keep them.
-  for (const [i, data] of contents.entries()) if (!(await store.has(tree[i].digest))) await store.put(data, tree[i].digest);
+  for (const [i, data] of contents.entries())
+    if (!(await store.has(tree[i].digest))) await store.put(data, tree[i].digest);
   // The view of the row just written, from the values it was written with (mapping a managed entity
   // for the answer alone cost more than the statement): the fields toRecordView reads, as inserted.
   const written = {
-    id, createdAt: now, updatedAt: now, domain: { id: target.domainId }, state: "queueing", language: input.language,
-    score: 0, timeMs: 0, memoryKb: 0, judgedAt: null, late: target.late,
+    id,
+    createdAt: now,
+    updatedAt: now,
+    domain: { id: target.domainId },
+    state: "queueing",
+    language: input.language,
+    score: 0,
+    timeMs: 0,
+    memoryKb: 0,
+    judgedAt: null,
+    late: target.late,
   };
   return { id, taskId, view: toRecordView(written as unknown as JudgeRecord) };
 }

@@ -22,7 +22,10 @@ export const User = defineEntity({
     studentId: p.string().length(255).default(""),
     realName: p.string().length(255).default(""),
     registerIp: p.string().length(64).default("127.0.0.1"),
-    loginAt: p.datetime().defaultRaw("now()").onCreate(() => new Date()),
+    loginAt: p
+      .datetime()
+      .defaultRaw("now()")
+      .onCreate(() => new Date()),
     loginIp: p.string().length(64).default("127.0.0.1"),
     // Empty for accounts that never set a password (OAuth sign-ups); such accounts cannot log in by password.
     hashedPassword: p.text().default("").hidden(),

@@ -13,7 +13,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function findActiveUser(em: EntityManager, id: string): Promise<User | null> {
   if (!UUID.test(id)) return null;
   // A prepared statement: every authenticated request runs it (see db/statements.ts).
-  const found = await row<Record<string, unknown>>(em, "select * from users where id = ? and is_active", [id.toLowerCase()]);
+  const found = await row<Record<string, unknown>>(em, "select * from users where id = ? and is_active", [
+    id.toLowerCase(),
+  ]);
   return found ? em.map(User, found) : null;
 }
 
@@ -46,7 +48,11 @@ export async function changePassword(em: EntityManager, actor: User, input: User
   return actor;
 }
 
-export async function listUsers(em: EntityManager, query: ListQuery, where: { role?: User["role"] } = {}): Promise<ListPage<User>> {
+export async function listUsers(
+  em: EntityManager,
+  query: ListQuery,
+  where: { role?: User["role"] } = {},
+): Promise<ListPage<User>> {
   const orderBy = parseOrdering(query.ordering);
   const { offset, limit } = pageWindow(query);
   const [results, count] = await em.findAndCount(User, where, { orderBy, offset, limit });

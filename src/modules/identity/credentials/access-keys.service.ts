@@ -23,8 +23,10 @@ export async function createAccessKey(em: EntityManager, user: User): Promise<{ 
  * caller's standing (access.ts, loadKeyAndDomainAccess), through the same KEY_COLUMNS and acceptKey.
  */
 export async function authenticateAccessKey(em: EntityManager, keyId: string, secret: string): Promise<User | null> {
-  const found = await row<KeyRow>(em, `select ${KEY_COLUMNS} from ${KEY_FROM} where k.key_id = ?`,
-    [keyStaleness, keyId]);
+  const found = await row<KeyRow>(em, `select ${KEY_COLUMNS} from ${KEY_FROM} where k.key_id = ?`, [
+    keyStaleness,
+    keyId,
+  ]);
   return found && (await acceptKey(em, found, secret)) ? em.map(User, JSON.parse(found.u)) : null;
 }
 

@@ -1,7 +1,13 @@
 import { FormatRegistry } from "@sinclair/typebox";
 import { t } from "elysia";
 import {
-  EMAIL_MAX_LENGTH, EMAIL_RULE, isEmailAddress, isLoginName, isUsername, USERNAME_MAX_LENGTH, USERNAME_RULE,
+  EMAIL_MAX_LENGTH,
+  EMAIL_RULE,
+  isEmailAddress,
+  isLoginName,
+  isUsername,
+  USERNAME_MAX_LENGTH,
+  USERNAME_RULE,
 } from "./names";
 
 /**
@@ -14,10 +20,20 @@ FormatRegistry.Set("email-address", isEmailAddress);
 FormatRegistry.Set("login-name", isLoginName);
 
 export const Username = t.String({
-  minLength: 1, maxLength: USERNAME_MAX_LENGTH, format: "username", errorMessage: USERNAME_RULE,
+  minLength: 1,
+  maxLength: USERNAME_MAX_LENGTH,
+  format: "username",
+  errorMessage: USERNAME_RULE,
   description: "printable Unicode; no '@', control or invisible characters, no surrounding spaces",
 });
-export const EmailAddress = t.String({ maxLength: EMAIL_MAX_LENGTH, format: "email-address", errorMessage: EMAIL_RULE });
+export const EmailAddress = t.String({
+  maxLength: EMAIL_MAX_LENGTH,
+  format: "email-address",
+  errorMessage: EMAIL_RULE,
+});
 export const LoginName = t.String({
-  minLength: 1, maxLength: EMAIL_MAX_LENGTH, format: "login-name", errorMessage: "enter your username or e-mail address",
+  minLength: 1,
+  maxLength: EMAIL_MAX_LENGTH,
+  format: "login-name",
+  errorMessage: "enter your username or e-mail address",
 });

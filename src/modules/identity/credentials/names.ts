@@ -16,7 +16,8 @@ const USERNAME_RE = new RegExp(`^[^\\s@${HIDDEN}](?:[^@${HIDDEN}]*[^\\s@${HIDDEN
 // and nothing invisible anywhere.
 const EMAIL_RE = new RegExp(`^[^\\s@${HIDDEN}]+@[^\\s@${HIDDEN}]+\\.[^\\s@${HIDDEN}]+$`, "u");
 
-export const USERNAME_RULE = "a username is printable text without '@', control or invisible characters, or surrounding spaces";
+export const USERNAME_RULE =
+  "a username is printable text without '@', control or invisible characters, or surrounding spaces";
 export const EMAIL_RULE = "value is not a valid email address";
 
 /** True for a registrable username (checked on the NFC form that is stored). */

@@ -30,7 +30,11 @@ async function inTurn<T>(client: HashClient, work: () => Promise<T>): Promise<T>
     return await gate.run(client.group, client.member, work);
   } catch (error) {
     if (error instanceof GateBusy) {
-      throw new ServiceError(429, `too many password checks waiting: try again in ${error.retryAfterSeconds} s`, error.retryAfterSeconds);
+      throw new ServiceError(
+        429,
+        `too many password checks waiting: try again in ${error.retryAfterSeconds} s`,
+        error.retryAfterSeconds,
+      );
     }
     throw error;
   }
@@ -46,7 +50,11 @@ let dummyHash: Promise<string> | undefined;
  * Verifies a password; an account without a password never matches. When there is no account at all,
  * a dummy hash is verified so that "no such user" takes as long as "wrong password" (no enumeration).
  */
-export async function verifyPassword(password: string, hash: string | null, client: HashClient = ANYONE): Promise<boolean> {
+export async function verifyPassword(
+  password: string,
+  hash: string | null,
+  client: HashClient = ANYONE,
+): Promise<boolean> {
   if (hash === null) {
     dummyHash ??= Bun.password.hash("timing-equaliser", { algorithm: "argon2id" });
     const dummy = await dummyHash;

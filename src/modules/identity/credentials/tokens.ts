@@ -80,7 +80,14 @@ export async function issueUserTokens(
   const now = Math.floor(Date.now() / 1000);
   const oauthName = options.oauthName ?? "";
   // The registered claims both tokens share; each token gets its own id, lifetime and CSRF value.
-  const registered = (ttlSeconds: number) => ({ sub: user.id, iat: now, nbf: now, jti: randomUUID(), exp: now + ttlSeconds, csrf: randomUUID() });
+  const registered = (ttlSeconds: number) => ({
+    sub: user.id,
+    iat: now,
+    nbf: now,
+    jti: randomUUID(),
+    exp: now + ttlSeconds,
+    csrf: randomUUID(),
+  });
   const access: AccessClaims = {
     ...registered(lifetimes.accessTokenTtlSeconds),
     type: "access",
@@ -123,10 +130,19 @@ const OAUTH_SESSION_SECONDS = 3600;
  * account id) or that failed (category empty). No refresh token: neither ever becomes a user session
  * except by registering.
  */
-export async function issueProviderToken(codec: TokenCodec, oauthName: string, identity: ProviderIdentity | null): Promise<IssuedTokens> {
+export async function issueProviderToken(
+  codec: TokenCodec,
+  oauthName: string,
+  identity: ProviderIdentity | null,
+): Promise<IssuedTokens> {
   const now = Math.floor(Date.now() / 1000);
   const access: AccessClaims = {
-    sub: identity?.accountId ?? "", iat: now, nbf: now, jti: randomUUID(), exp: now + OAUTH_SESSION_SECONDS, csrf: randomUUID(),
+    sub: identity?.accountId ?? "",
+    iat: now,
+    nbf: now,
+    jti: randomUUID(),
+    exp: now + OAUTH_SESSION_SECONDS,
+    csrf: randomUUID(),
     type: "access",
     fresh: true,
     category: identity ? "oauth" : "",
@@ -140,7 +156,13 @@ export async function issueProviderToken(codec: TokenCodec, oauthName: string, i
     gravatar: identity?.email ?? "",
     isActive: false,
   };
-  return { accessToken: await codec.sign({ ...access }), refreshToken: "", tokenType: "bearer", accessCsrf: access.csrf, refreshCsrf: "" };
+  return {
+    accessToken: await codec.sign({ ...access }),
+    refreshToken: "",
+    tokenType: "bearer",
+    accessCsrf: access.csrf,
+    refreshCsrf: "",
+  };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -15,8 +15,14 @@ import { once } from "../../../runtime/once";
 import * as users from "../../users/users.service";
 import * as accessKeys from "../credentials/access-keys.service";
 import {
-  assertDomainVisible, assertPermitted, loadDomainAccess, loadKeyAndDomainAccess, loadUserAndDomainAccess, principalOf,
-  type DomainAccess, type PermissionRule,
+  assertDomainVisible,
+  assertPermitted,
+  loadDomainAccess,
+  loadKeyAndDomainAccess,
+  loadUserAndDomainAccess,
+  principalOf,
+  type DomainAccess,
+  type PermissionRule,
 } from "../access";
 
 /**
@@ -80,9 +86,10 @@ export function authPlugin(deps: AppDeps) {
     if (!pending) {
       const em = emOf(g.request);
       pending = identified(g).then(async (caller) => {
-        const user = caller.via === "access-key"
-          ? await accessKeys.authenticateAccessKey(em, caller.keyId, caller.secret)
-          : await users.findActiveUser(em, caller.userId);
+        const user =
+          caller.via === "access-key"
+            ? await accessKeys.authenticateAccessKey(em, caller.keyId, caller.secret)
+            : await users.findActiveUser(em, caller.userId);
         return seen(actorFrom(caller, user && principalOf(user), ipOf(g)));
       });
       actors.set(g.request, pending);
@@ -100,9 +107,10 @@ export function authPlugin(deps: AppDeps) {
       // The caller (a token's user, or an access key and its user) and their standing in the domain come
       // from one statement; both are memoised.
       const both = identified(g).then(async (caller) => {
-        const found = caller.via === "access-key"
-          ? await loadKeyAndDomainAccess(em, caller.keyId, caller.secret, domainRef)
-          : await loadUserAndDomainAccess(em, caller.userId, domainRef);
+        const found =
+          caller.via === "access-key"
+            ? await loadKeyAndDomainAccess(em, caller.keyId, caller.secret, domainRef)
+            : await loadUserAndDomainAccess(em, caller.userId, domainRef);
         return { actor: seen(actorFrom(caller, found?.principal ?? null, ipOf(g))), access: found!.access };
       });
       const actor = both.then((b) => b.actor);
@@ -125,7 +133,9 @@ export function authPlugin(deps: AppDeps) {
     async parse(ctx: Gate & { contentType?: string }) {
       // The checks query by path parameters: what the database cannot take is a 422 before they run.
       assertStorableText("path", ctx.params);
-      await check(ctx).catch((error) => { throw checkFailed(error); });
+      await check(ctx).catch((error) => {
+        throw checkFailed(error);
+      });
       // Checks passed: now the body is read, within its route's limit.
       return parseBody(ctx.request, ctx.contentType, limits);
     },
@@ -143,19 +153,21 @@ export function authPlugin(deps: AppDeps) {
     .decorate("tokens", codec)
     .macro({
       auth: gate(signedIn),
-      sitePermission: (permission: SitePermission) => gate(async (g) => {
-        const { actor } = await signedIn(g);
-        if (!siteRoleGrants(actor.siteRole, permission)) {
-          const [scope, flag] = permission.split(".");
-          throw permissionDenied(scope, flag);
-        }
-        return { actor };
-      }),
-      domainPermission: (rule: PermissionRule) => gate(async (g) => {
-        const standing = await visibleDomain(g);
-        assertPermitted(standing.access, rule);
-        return standing;
-      }),
+      sitePermission: (permission: SitePermission) =>
+        gate(async (g) => {
+          const { actor } = await signedIn(g);
+          if (!siteRoleGrants(actor.siteRole, permission)) {
+            const [scope, flag] = permission.split(".");
+            throw permissionDenied(scope, flag);
+          }
+          return { actor };
+        }),
+      domainPermission: (rule: PermissionRule) =>
+        gate(async (g) => {
+          const standing = await visibleDomain(g);
+          assertPermitted(standing.access, rule);
+          return standing;
+        }),
       domainVisible: gate(visibleDomain),
       domainAccess: gate(async (g) => {
         const access = await accessOf(g);

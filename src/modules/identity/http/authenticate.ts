@@ -33,7 +33,10 @@ export interface AuthInput {
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /** Where the access credential of a request is: an `Authorization` header wins over cookies. */
-export function readAccessCredential(request: Request, cookie: AuthInput["cookie"]):
+export function readAccessCredential(
+  request: Request,
+  cookie: AuthInput["cookie"],
+):
   | { kind: "bearer" | "cookie"; token: string }
   | { kind: "access-key"; keyId: string; secret: string }
   | { kind: "malformed" }
@@ -65,7 +68,8 @@ export async function identify(input: AuthInput, codec: TokenCodec, config: Conf
   if (!credential) throw unauthorized();
   if (credential.kind === "malformed") throw unauthorized("Bad Authorization header. Expected value 'Bearer <JWT>'");
   // An access key is checked where its user is read: with the domain standing when the route has one.
-  if (credential.kind === "access-key") return { via: "access-key", keyId: credential.keyId, secret: credential.secret };
+  if (credential.kind === "access-key")
+    return { via: "access-key", keyId: credential.keyId, secret: credential.secret };
   const claims = await verifyAccessToken(codec, credential.token);
   if (!claims) throw unauthorized("Invalid or expired token");
   if (claims.category !== "user") throw unauthorized();
@@ -78,9 +82,16 @@ export function actorFrom(caller: Caller, who: Principal | null, ip: () => strin
   if (!who) throw caller.via === "access-key" ? unauthorized("Invalid access key") : unauthorized();
   const address = once(ip);
   return {
-    userId: who.id, siteRole: who.role, claims: caller.via === "access-key" ? null : caller.claims, via: caller.via,
-    get user() { return who.entity(); },
-    get ip() { return address(); },
+    userId: who.id,
+    siteRole: who.role,
+    claims: caller.via === "access-key" ? null : caller.claims,
+    via: caller.via,
+    get user() {
+      return who.entity();
+    },
+    get ip() {
+      return address();
+    },
   };
 }
 
@@ -110,7 +121,11 @@ export function checkCsrf(request: Request, expected: string, config: Config): v
  * The half-registered OAuth session of a request (a token of category `oauth`, from the header or,
  * CSRF-checked, the cookie), or null. Only registration reads it; everywhere else it is not a login.
  */
-export async function oauthSessionOf(input: AuthInput, codec: TokenCodec, config: Config): Promise<AccessClaims | null> {
+export async function oauthSessionOf(
+  input: AuthInput,
+  codec: TokenCodec,
+  config: Config,
+): Promise<AccessClaims | null> {
   const credential = readAccessCredential(input.request, input.cookie);
   if (!credential || (credential.kind !== "bearer" && credential.kind !== "cookie")) return null;
   const claims = await verifyAccessToken(codec, credential.token);

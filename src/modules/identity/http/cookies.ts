@@ -39,6 +39,13 @@ export function writeSessionCookies(cookie: CookieJar, tokens: IssuedTokens, con
 
 export function clearSessionCookies(cookie: CookieJar, config: Config): void {
   for (const name of Object.values(COOKIE)) {
-    cookie[name].set({ value: "", path: "/", maxAge: 0, expires: new Date(0), sameSite: "lax", secure: secureCookies(config) });
+    cookie[name].set({
+      value: "",
+      path: "/",
+      maxAge: 0,
+      expires: new Date(0),
+      sameSite: "lax",
+      secure: secureCookies(config),
+    });
   }
 }

@@ -39,7 +39,12 @@ export function resolveRedirect(query: AuthResponseQuery, config: Config): strin
 }
 
 /** Horse's "login response": cookies when asked, then the tokens as JSON or a 302. */
-export function respondWithTokens(ctx: ResponseContext, tokens: IssuedTokens, query: AuthResponseQuery, config: Config) {
+export function respondWithTokens(
+  ctx: ResponseContext,
+  tokens: IssuedTokens,
+  query: AuthResponseQuery,
+  config: Config,
+) {
   const target = query.responseType === "redirect" ? resolveRedirect(query, config) : undefined;
   if (query.cookie !== false) writeSessionCookies(ctx.cookie, tokens, config);
   if (target) return redirectTo(ctx, target);

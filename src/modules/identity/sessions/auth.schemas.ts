@@ -11,7 +11,6 @@ export const AuthQuery = t.Object({
 });
 export type AuthQueryInput = typeof AuthQuery.static;
 
-
 /** Seed §2.2 `UserCreate`: snake_case like Horse's (camelCase is accepted too). */
 export const UserCreate = t.Object(
   {
@@ -55,7 +54,9 @@ export const JWTAccessToken = t.Object(
     type: t.String(),
     fresh: t.Boolean({ default: false }),
     csrf: t.Optional(t.String()),
-    category: t.Union([t.Literal("user"), t.Literal("oauth"), t.Literal("")], { description: "empty: the OAuth login failed" }),
+    category: t.Union([t.Literal("user"), t.Literal("oauth"), t.Literal("")], {
+      description: "empty: the OAuth login failed",
+    }),
     username: t.String(),
     email: t.Optional(t.String()),
     student_id: t.Optional(t.String()),

@@ -4,8 +4,13 @@ import { hashPassword, verifyPassword } from "../credentials/passwords";
 import type { SiteRole } from "../permissions";
 import { displayForm, EMAIL_RULE, identityKey, isEmailAddress, isUsername, USERNAME_RULE } from "../credentials/names";
 import {
-  issueUserTokens, verifyAccessToken, verifyRefreshToken,
-  type IssuedTokens, type RefreshClaims, type TokenCodec, type TokenLifetimes,
+  issueUserTokens,
+  verifyAccessToken,
+  verifyRefreshToken,
+  type IssuedTokens,
+  type RefreshClaims,
+  type TokenCodec,
+  type TokenLifetimes,
 } from "../credentials/tokens";
 import { User } from "../../users/user.entity";
 import { findActiveUser } from "../../users/users.service";
@@ -61,7 +66,9 @@ export async function createAccount(em: EntityManager, account: NewAccount): Pro
     isActive: true,
     registerIp: account.ip,
     loginIp: account.ip,
-    hashedPassword: account.password ? await hashPassword(account.password, { group: `register ${account.ip}`, member: account.ip }) : "",
+    hashedPassword: account.password
+      ? await hashPassword(account.password, { group: `register ${account.ip}`, member: account.ip })
+      : "",
   });
   await em.flush();
   return user;
@@ -83,7 +90,10 @@ async function assertAvailable(em: EntityManager, username: string, email: strin
 export async function loginWithPassword(em: EntityManager, login: string, password: string, ip: string): Promise<User> {
   const key = identityKey(login.trim());
   const user = await em.findOne(User, key.includes("@") ? { emailLower: key } : { usernameLower: key });
-  const valid = await verifyPassword(password, user ? user.hashedPassword : null, { group: `login ${key}`, member: ip });
+  const valid = await verifyPassword(password, user ? user.hashedPassword : null, {
+    group: `login ${key}`,
+    member: ip,
+  });
   if (!user || !valid || !user.isActive) throw new BizError("UsernamePasswordError", "incorrect username or password");
   user.loginAt = new Date();
   user.loginIp = ip;

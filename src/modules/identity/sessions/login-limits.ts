@@ -75,7 +75,11 @@ export interface LoginTicket {
 export class LoginLimits {
   private down = false;
 
-  constructor(private readonly redis: Redis, private readonly rates: RateLimitSettings, private readonly logger: Logger) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly rates: RateLimitSettings,
+    private readonly logger: Logger,
+  ) {}
 
   /** Reserves an attempt, or throws a 429 with Retry-After naming what was spent. */
   async reserve(account: string, ip: string): Promise<LoginTicket> {
@@ -92,11 +96,13 @@ export class LoginLimits {
       return { settle: async () => {} };
     }
     const [allowed, value] = result;
-    if (!allowed) throw new ServiceError(429, `too many login attempts: try again in ${Math.ceil(value / 1000)} s`, value / 1000);
+    if (!allowed)
+      throw new ServiceError(429, `too many login attempts: try again in ${Math.ceil(value / 1000)} s`, value / 1000);
     const took = String(value);
     return {
       settle: async (right) => {
-        await this.redis.eval(SCRIPT, keys.length, ...keys, ...args(right ? "right" : "wrong", took))
+        await this.redis
+          .eval(SCRIPT, keys.length, ...keys, ...args(right ? "right" : "wrong", took))
           .catch((error) => this.logger.warn("login limits not settled", { error: (error as Error).message }));
       },
     };
@@ -105,8 +111,13 @@ export class LoginLimits {
   private layout(account: string, ip: string): { keys: string[]; rates: Rate[] } {
     const r = this.rates;
     return {
-      keys: [`rate:login-ip:${ip}`, `rate:login-pair:${account}:${ip}`, `rate:login-account:${account}`, `rate:logins:${account}:${ip}`,
-        `login-failed:${account}:${ip}`],
+      keys: [
+        `rate:login-ip:${ip}`,
+        `rate:login-pair:${account}:${ip}`,
+        `rate:login-account:${account}`,
+        `rate:logins:${account}:${ip}`,
+        `login-failed:${account}:${ip}`,
+      ],
       rates: [r.loginFailuresPerIp, r.loginFailuresPerAccountIp, r.loginFailuresPerAccount, r.loginsPerAccount],
     };
   }

@@ -16,7 +16,13 @@ export function githubProfile(user: Record<string, unknown>, emails: unknown): O
   const primary = list.find((e) => e.primary && e.verified);
   if (!primary) throw new ProviderError("the GitHub account has no verified primary e-mail address");
   if (user.id === undefined || !text(user.login)) throw new ProviderError("GitHub did not say who the user is");
-  return { accountId: text(user.id), accountName: text(user.login), email: primary.email, studentId: "", realName: text(user.name) };
+  return {
+    accountId: text(user.id),
+    accountName: text(user.login),
+    email: primary.email,
+    studentId: "",
+    realName: text(user.name),
+  };
 }
 
 /** GitHub through arctic's client (no PKCE there); scope `user:email` to read the primary address. */
@@ -32,7 +38,10 @@ export function githubProvider(settings: ProviderSettings): OAuthProvider {
     async profile(code) {
       const tokens = await client.validateAuthorizationCode(code);
       const headers = { authorization: `Bearer ${tokens.accessToken()}`, "user-agent": "joj-backend" };
-      const [user, emails] = await Promise.all([getJson(`${API}/user`, headers), fetch(`${API}/user/emails`, { headers }).then((r) => r.json())]);
+      const [user, emails] = await Promise.all([
+        getJson(`${API}/user`, headers),
+        fetch(`${API}/user/emails`, { headers }).then((r) => r.json()),
+      ]);
       return githubProfile(user, emails);
     },
   };

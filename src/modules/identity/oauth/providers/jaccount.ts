@@ -9,8 +9,11 @@ const ICON = "https://vi.sjtu.edu.cn/img/base/Logo.png";
 
 /** jAccount's profile answer → a profile: the first entity; the e-mail is `<account>@sjtu.edu.cn`. */
 export function jaccountProfile(answer: Record<string, unknown>): OAuthProfile {
-  const entity = (Array.isArray(answer.entities) ? answer.entities[0] : undefined) as Record<string, unknown> | undefined;
-  if (!entity || !text(entity.id) || !text(entity.account)) throw new ProviderError("jAccount did not say who the user is");
+  const entity = (Array.isArray(answer.entities) ? answer.entities[0] : undefined) as
+    | Record<string, unknown>
+    | undefined;
+  if (!entity || !text(entity.id) || !text(entity.account))
+    throw new ProviderError("jAccount did not say who the user is");
   return {
     accountId: text(entity.id),
     accountName: text(entity.account),

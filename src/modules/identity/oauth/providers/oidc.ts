@@ -20,7 +20,8 @@ interface Discovery {
 
 /** The id token's and userinfo's claims → a profile (userinfo only adds; `sub` must agree). */
 export function oidcProfile(idToken: JWTPayload, userinfo: Record<string, unknown> = {}): OAuthProfile {
-  if (userinfo.sub !== undefined && userinfo.sub !== idToken.sub) throw new ProviderError("the userinfo answer is about another account");
+  if (userinfo.sub !== undefined && userinfo.sub !== idToken.sub)
+    throw new ProviderError("the userinfo answer is about another account");
   const claims = { ...userinfo, ...idToken } as Record<string, unknown>;
   if (!text(claims.sub)) throw new ProviderError("the id token names no subject");
   const email = claims.email_verified === false ? "" : text(claims.email);
@@ -43,8 +44,11 @@ export function oidcProvider(settings: OidcSettings): OAuthProvider {
   let discovery: Promise<{ document: Discovery; keys: ReturnType<typeof createRemoteJWKSet> }> | null = null;
   const discover = () => {
     discovery ??= (async () => {
-      const document = (await getJson(`${settings.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`)) as unknown as Discovery;
-      if (!document.authorization_endpoint || !document.token_endpoint || !document.jwks_uri) throw new ProviderError("the discovery document lacks endpoints");
+      const document = (await getJson(
+        `${settings.issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+      )) as unknown as Discovery;
+      if (!document.authorization_endpoint || !document.token_endpoint || !document.jwks_uri)
+        throw new ProviderError("the discovery document lacks endpoints");
       return { document, keys: createRemoteJWKSet(new URL(document.jwks_uri)) };
     })().catch((error) => {
       discovery = null;
@@ -61,17 +65,32 @@ export function oidcProvider(settings: OidcSettings): OAuthProvider {
       const { document } = await discover();
       const all = [...new Set(["openid", ...settings.scopes, ...scopes])];
       const url = usesPkce(document)
-        ? client.createAuthorizationURLWithPKCE(document.authorization_endpoint, secrets.state, CodeChallengeMethod.S256, secrets.verifier, all)
+        ? client.createAuthorizationURLWithPKCE(
+            document.authorization_endpoint,
+            secrets.state,
+            CodeChallengeMethod.S256,
+            secrets.verifier,
+            all,
+          )
         : client.createAuthorizationURL(document.authorization_endpoint, secrets.state, all);
       url.searchParams.set("nonce", secrets.nonce);
       return url;
     },
     async profile(code, secrets) {
       const { document, keys } = await discover();
-      const tokens = await client.validateAuthorizationCode(document.token_endpoint, code, usesPkce(document) ? secrets.verifier : null);
-      const { payload } = await jwtVerify(tokens.idToken(), keys, { issuer: document.issuer, audience: settings.clientId });
+      const tokens = await client.validateAuthorizationCode(
+        document.token_endpoint,
+        code,
+        usesPkce(document) ? secrets.verifier : null,
+      );
+      const { payload } = await jwtVerify(tokens.idToken(), keys, {
+        issuer: document.issuer,
+        audience: settings.clientId,
+      });
       if (payload.nonce !== secrets.nonce) throw new ProviderError("the id token's nonce is not this login's");
-      const userinfo = document.userinfo_endpoint ? await getJson(document.userinfo_endpoint, { authorization: `Bearer ${tokens.accessToken()}` }) : {};
+      const userinfo = document.userinfo_endpoint
+        ? await getJson(document.userinfo_endpoint, { authorization: `Bearer ${tokens.accessToken()}` })
+        : {};
       return oidcProfile(payload, userinfo);
     },
   };

@@ -42,10 +42,15 @@ export class ProviderError extends Error {
 
 /** GETs a provider's JSON API, refusing anything but a 2xx JSON object. */
 export async function getJson(url: string, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { headers: { accept: "application/json", ...headers }, signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(url, {
+    headers: { accept: "application/json", ...headers },
+    signal: AbortSignal.timeout(10_000),
+  });
   const body = await response.json().catch(() => null);
-  if (!response.ok || !body || typeof body !== "object") throw new ProviderError(`${new URL(url).host} answered HTTP ${response.status}`);
+  if (!response.ok || !body || typeof body !== "object")
+    throw new ProviderError(`${new URL(url).host} answered HTTP ${response.status}`);
   return body as Record<string, unknown>;
 }
 
-export const text = (value: unknown) => (typeof value === "string" ? value : typeof value === "number" ? String(value) : "");
+export const text = (value: unknown) =>
+  typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
