@@ -6,7 +6,7 @@ import { createLogger, type Logger } from "../src/core/logger";
 import type { Orm } from "../src/db/orm";
 import { queueConnection, type JobsOn, type PayloadOf, type QueueName } from "../src/jobs/catalogue";
 import { JobClient } from "../src/jobs/job-client";
-import { type BlobStore } from "../src/storage/blob-store";
+import type { BlobStore } from "../src/storage/blob-store";
 import { createBlobStore } from "../src/storage/create-blob-store";
 import { connectPostgres } from "../src/database";
 import { connectRedis, exitOnStartupError } from "../src/core/startup";

@@ -37,7 +37,7 @@ export function createLogger(
 }
 
 function defaultWrite(line: string): void {
-  process.stdout.write(line + "\n");
+  process.stdout.write(`${line}\n`);
 }
 
 function redact(fields: LogFields, depth = 0): LogFields {

@@ -42,6 +42,7 @@ function assertShallow(root: unknown): void {
 }
 
 // A NUL, or a surrogate that is not half of a pair.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding a NUL is the point
 const UNSAFE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Throws a 422 at the first string (or key) of `value` that is no storable text. */
@@ -57,7 +58,7 @@ export function assertStorableText(where: string, value: unknown): void {
           "value_error.str.unsafe",
         );
     } else if (Array.isArray(item)) {
-      item.forEach((child, i) => stack.push([child, [...loc, i]]));
+      for (const [i, child] of item.entries()) stack.push([child, [...loc, i]]);
     } else if (item !== null && typeof item === "object" && !(item instanceof Blob)) {
       for (const [key, child] of Object.entries(item)) {
         if (UNSAFE.test(key))

@@ -1,7 +1,7 @@
 import { Worker } from "bullmq";
 import { JUDGE_QUEUE, queueConnection } from "../core/judge-protocol";
 import type { Logger } from "../core/logger";
-import { JudgeApi, type JudgeTask } from "./judge-api";
+import type { JudgeApi, JudgeTask } from "./judge-api";
 import { judgeTask, type EngineDeps, type Outcome } from "./judge-record";
 import type { SlotPool } from "./slots";
 

@@ -1,5 +1,5 @@
 import { parseConfigJson, resolveLanguages, type JudgeCase } from "../core/config-model/config-json";
-import { type ScoringRule } from "../core/config-model/config-schema";
+import type { ScoringRule } from "../core/config-model/config-schema";
 import type { ResolvedSubtask } from "../core/config-model/config-judging";
 import type { CompareRule } from "./compare";
 import type { Limits } from "./sandbox";

@@ -242,7 +242,7 @@ async function capture(
 export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promise<RunResult> {
   const fds = await run.cgroup.prepare({ memoryKb: run.limits.memoryKb, processes: run.limits.processes });
   const cgroupFds = fds.map((_, i) => 5 + i);
-  let child;
+  let child: ReturnType<typeof Bun.spawn>;
   try {
     // setuid/setgid and no supplementary groups or capabilities, before bubblewrap even starts.
     child = Bun.spawn(bwrapArgv(run, cgroupFds), {
@@ -264,7 +264,7 @@ export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promi
   };
   const { fileBytes } = run.limits;
   let unkilled = "";
-  let parts;
+  let parts: [Captured, Captured, string, string, number];
   try {
     parts = await Promise.all([
       capture(child.stdout as ReadableStream<Uint8Array>, run.keepStdout ?? fileBytes, fileBytes, flooded),
@@ -319,7 +319,7 @@ export async function readOutput(
   name: string,
   max: number,
 ): Promise<{ data: Uint8Array; truncated: boolean; size: number; executable: boolean } | null> {
-  let handle;
+  let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(join(workDir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {

@@ -7,7 +7,7 @@ export const REPORT_OUTPUT_CHARS = 64 * 1024;
  */
 export function escapeOutput(bytes: Uint8Array, max = REPORT_OUTPUT_CHARS, truncated = false): string {
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, max * 4));
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
   let escaped = text.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
   if (escaped.length > max || truncated || bytes.length > max * 4)
     escaped = `${escaped.slice(0, max)}\n… (output truncated)`;

@@ -98,8 +98,8 @@ export class FairGate {
     const waitMs = this.estimateWaitMs(group);
     if (waitMs > this.maxWaitMs) throw new GateBusy(Math.max(1, Math.ceil(waitMs / 1000)));
     return new Promise<void>((resolve) => {
-      let members = this.groups.get(group);
-      if (!members) this.groups.set(group, (members = new Rotation<Waiter>()));
+      const members = this.groups.get(group) ?? new Rotation<Waiter>();
+      this.groups.set(group, members);
       members.push(member, resolve);
     });
   }

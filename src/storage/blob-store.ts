@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { Config } from "../config";
 
 /**
  * Content-addressed storage for problem configs and submissions: a blob's name is the SHA-256 of its

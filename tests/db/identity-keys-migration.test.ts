@@ -33,11 +33,11 @@ test("old keys are recomputed; a key that would collide stays as it was; every a
   const keyOf = Object.fromEntries(rows.map((r) => [r.username, r.username_lower]));
   expect(rows).toHaveLength(users.length);
   expect(keyOf["Jose\u0301"]).toBe("jos\u00e9");
-  expect(keyOf["ＰＥＴＥＲ"]).toBe("peter");
-  expect(keyOf["张伟"]).toBe("张伟");
+  expect(keyOf.ＰＥＴＥＲ).toBe("peter");
+  expect(keyOf.张伟).toBe("张伟");
   // "strasse" was STRASSE's old key already: it stays STRASSE's, and Straße keeps "straße".
   expect(keyOf.STRASSE).toBe("strasse");
-  expect(keyOf["Straße"]).toBe("straße");
+  expect(keyOf.Straße).toBe("straße");
   expect(rows.find((r) => r.username === "Jose\u0301")?.email_lower).toBe("jos\u00e9@upc.edu");
   const [column] = await conn.execute<{ data_type: string }[]>(
     "select data_type from information_schema.columns where table_name = 'users' and column_name = 'username_lower'",

@@ -10,8 +10,8 @@ export class Browser {
   constructor(private readonly t: TestApp) {}
 
   jar(origin: string): Map<string, string> {
-    let jar = this.jars.get(origin);
-    if (!jar) this.jars.set(origin, (jar = new Map()));
+    const jar = this.jars.get(origin) ?? new Map<string, string>();
+    this.jars.set(origin, jar);
     return jar;
   }
 

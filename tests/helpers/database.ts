@@ -2,7 +2,7 @@ import { SQL } from "bun";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Orm } from "../../src/db/orm";
+import type { Orm } from "../../src/db/orm";
 import { createOrm, migrate } from "../../src/database";
 
 /**

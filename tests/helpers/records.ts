@@ -49,23 +49,21 @@ export async function submit(t: TestApp, token: string, path: string, form: Form
 }
 
 export async function recordRow(t: TestApp, id: string) {
-  const [row] = await t.orm.em
-    .fork()
-    .execute<
-      {
-        state: string;
-        task_id: string | null;
-        judger_id: string | null;
-        attempts: number;
-        score: number;
-        time_ms: number;
-        memory_kb: number;
-        cases: unknown[];
-        late: boolean;
-      }[]
-    >("select state, task_id, judger_id, attempts, score, time_ms, memory_kb, cases, late from records where id = ?", [
-      id,
-    ]);
+  const [row] = await t.orm.em.fork().execute<
+    {
+      state: string;
+      task_id: string | null;
+      judger_id: string | null;
+      attempts: number;
+      score: number;
+      time_ms: number;
+      memory_kb: number;
+      cases: unknown[];
+      late: boolean;
+    }[]
+  >("select state, task_id, judger_id, attempts, score, time_ms, memory_kb, cases, late from records where id = ?", [
+    id,
+  ]);
   return row;
 }
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
 import { assertMultipartText, parseUrlEncodedStrict } from "../../src/http/form-text";
-import { InputError } from "../../src/core/errors";
+import type { InputError } from "../../src/core/errors";
 
 // Forms are checked like JSON: a field that is not UTF-8, raw or percent-encoded, is a 422 at its
 // location and nothing is stored (it used to be stored as U+FFFD, or as the literal text "%FF").

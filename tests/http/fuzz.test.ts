@@ -254,7 +254,7 @@ function withLiteral(base: Record<string, unknown>, key: string, literal: string
 
 /** `{"a":{"a":…1…}}`, built as text: stringifying a value this deep would itself be a deep recursion. */
 function nestedObject(depth: number): string {
-  return '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+  return `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 }
 
 /**

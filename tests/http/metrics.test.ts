@@ -62,7 +62,7 @@ async function scrape(): Promise<Family[]> {
 }
 
 /** The value of one sample (0 when absent), by sample name (`…_count` of a histogram): the labels given must all match. */
-function valueOf(families: Family[], name: string, labels: Record<string, string> = {}): number {
+function sampleValue(families: Family[], name: string, labels: Record<string, string> = {}): number {
   const samples = families.flatMap((f) => f.samples).filter((s) => s.name === name);
   return samples.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0;
 }
@@ -110,13 +110,13 @@ describe("GET /metrics", () => {
 
     const waiting = await scrape();
     const submitRoute = { method: "POST", route: "/api/v1/domains/:domain/problems/:problem", status: "200" };
-    expect(valueOf(waiting, "joj_http_requests_total", submitRoute)).toBe(
-      valueOf(before, "joj_http_requests_total", submitRoute) + 1,
+    expect(sampleValue(waiting, "joj_http_requests_total", submitRoute)).toBe(
+      sampleValue(before, "joj_http_requests_total", submitRoute) + 1,
     );
-    expect(valueOf(waiting, "joj_http_request_duration_seconds_count", submitRoute)).toBeGreaterThan(0);
-    expect(valueOf(waiting, "joj_submissions_total")).toBe(valueOf(before, "joj_submissions_total") + 1);
-    expect(valueOf(waiting, "joj_queue_jobs", { queue: "judge", state: "waiting" })).toBe(1);
-    expect(valueOf(waiting, "joj_records_in_state", { state: "queueing" })).toBe(1);
+    expect(sampleValue(waiting, "joj_http_request_duration_seconds_count", submitRoute)).toBeGreaterThan(0);
+    expect(sampleValue(waiting, "joj_submissions_total")).toBe(sampleValue(before, "joj_submissions_total") + 1);
+    expect(sampleValue(waiting, "joj_queue_jobs", { queue: "judge", state: "waiting" })).toBe(1);
+    expect(sampleValue(waiting, "joj_records_in_state", { state: "queueing" })).toBe(1);
 
     const worker = await scriptedJudger(t, acceptEverything(t, judger.token));
     try {
@@ -125,24 +125,24 @@ describe("GET /metrics", () => {
       await worker.close();
     }
     const judged = await scrape();
-    expect(valueOf(judged, "joj_judge_claims_total")).toBe(valueOf(before, "joj_judge_claims_total") + 1);
+    expect(sampleValue(judged, "joj_judge_claims_total")).toBe(sampleValue(before, "joj_judge_claims_total") + 1);
     const accepted = { result: "accepted" };
-    expect(valueOf(judged, "joj_judge_case_verdicts_total", accepted)).toBe(
-      valueOf(before, "joj_judge_case_verdicts_total", accepted) + 3,
+    expect(sampleValue(judged, "joj_judge_case_verdicts_total", accepted)).toBe(
+      sampleValue(before, "joj_judge_case_verdicts_total", accepted) + 3,
     );
     const final = { state: "accepted" };
-    expect(valueOf(judged, "joj_records_judged_total", final)).toBe(
-      valueOf(before, "joj_records_judged_total", final) + 1,
+    expect(sampleValue(judged, "joj_records_judged_total", final)).toBe(
+      sampleValue(before, "joj_records_judged_total", final) + 1,
     );
-    expect(valueOf(judged, "joj_queue_jobs", { queue: "judge", state: "waiting" })).toBe(0);
-    expect(valueOf(judged, "joj_records_in_state", { state: "queueing" })).toBe(0);
+    expect(sampleValue(judged, "joj_queue_jobs", { queue: "judge", state: "waiting" })).toBe(0);
+    expect(sampleValue(judged, "joj_records_in_state", { state: "queueing" })).toBe(0);
     // Route templates, never ids: the record's id appears in no label.
     const text = await (await scrapeRaw()).text();
     expect(text).not.toContain(id);
     expect(judged.find((f) => f.name === "process_resident_memory_bytes")?.type).toBe("gauge");
     // The pool has served this test: it holds connections, and no query is waiting for one now.
-    expect(valueOf(judged, "joj_db_pool_connections", { state: "total" })).toBeGreaterThan(0);
-    expect(valueOf(judged, "joj_db_pool_connections", { state: "waiting" })).toBe(0);
+    expect(sampleValue(judged, "joj_db_pool_connections", { state: "total" })).toBeGreaterThan(0);
+    expect(sampleValue(judged, "joj_db_pool_connections", { state: "waiting" })).toBe(0);
   });
 
   test("the reconciler's work, done in the configs worker, is reported by the API: a lapsed lease and a re-queue", async () => {
@@ -159,18 +159,18 @@ describe("GET /metrics", () => {
       requeued: 1,
     });
     const after = await scrape();
-    expect(valueOf(after, "joj_judge_lease_expiries_total")).toBe(
-      valueOf(before, "joj_judge_lease_expiries_total") + 1,
+    expect(sampleValue(after, "joj_judge_lease_expiries_total")).toBe(
+      sampleValue(before, "joj_judge_lease_expiries_total") + 1,
     );
     const lapsed = { reason: "lease_lapsed" };
-    expect(valueOf(after, "joj_judge_requeues_total", lapsed)).toBe(
-      valueOf(before, "joj_judge_requeues_total", lapsed) + 1,
+    expect(sampleValue(after, "joj_judge_requeues_total", lapsed)).toBe(
+      sampleValue(before, "joj_judge_requeues_total", lapsed) + 1,
     );
     const requeued = { action: "requeued" };
-    expect(valueOf(after, "joj_reconciler_actions_total", requeued)).toBe(
-      valueOf(before, "joj_reconciler_actions_total", requeued) + 1,
+    expect(sampleValue(after, "joj_reconciler_actions_total", requeued)).toBe(
+      sampleValue(before, "joj_reconciler_actions_total", requeued) + 1,
     );
-    expect(valueOf(after, "joj_records_in_state", { state: "queueing" })).toBe(1);
+    expect(sampleValue(after, "joj_records_in_state", { state: "queueing" })).toBe(1);
   });
 
   test("a scrape with Redis unreachable still answers, without the Redis gauges, and counts the failure", async () => {
@@ -179,8 +179,8 @@ describe("GET /metrics", () => {
       const response = await cut.app.handle(new Request("http://localhost/metrics"));
       expect(response.status).toBe(200);
       const families = parsePrometheus(await response.text());
-      expect(valueOf(families, "joj_metrics_scrape_errors_total", { source: "redis" })).toBeGreaterThan(0);
-      expect(valueOf(families, "joj_records_in_state", { state: "queueing" })).toBe(0);
+      expect(sampleValue(families, "joj_metrics_scrape_errors_total", { source: "redis" })).toBeGreaterThan(0);
+      expect(sampleValue(families, "joj_records_in_state", { state: "queueing" })).toBe(0);
     } finally {
       await cut.close();
     }

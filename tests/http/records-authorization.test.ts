@@ -77,14 +77,20 @@ const OPERATIONS: Operation[] = [
   {
     name: "PUT judge (unclaimed)",
     method: "PUT",
-    body: async () => (await ownersRecord(), { state: "accepted" }),
+    body: async () => {
+      await ownersRecord();
+      return { state: "accepted" };
+    },
     path: (c) => `${domain(c)}/records/${current.id}/judge`,
     expect: [401, "NF", 403, 403, "Error", "Error"],
   },
   {
     name: "PUT case judge (unclaimed)",
     method: "PUT",
-    body: async () => (await ownersRecord(), { state: "accepted" }),
+    body: async () => {
+      await ownersRecord();
+      return { state: "accepted" };
+    },
     path: (c) => `${domain(c)}/records/${current.id}/cases/0/judge`,
     expect: [401, "NF", 403, 403, "Error", "Error"],
   },

@@ -138,11 +138,11 @@ describe("a checker that accepts the even numbers in any order", () => {
   }, 240_000);
 
   test("the program cannot reach the checker's directory, its build or the answer", async () => {
-    const escape =
+    const peek =
       program(`const char *paths[] = { "../check/.case/answer", "../check/checker", "../checker/checker", ".case/answer", "/work/.case/answer" };
       for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) { FILE *f = fopen(paths[i], "r"); if (f) { char line[256]; while (fgets(line, sizeof line, f)) fputs(line, stdout); return 0; } }
       puts("1");`);
-    const record = await judged(problem, escape);
+    const record = await judged(problem, peek);
     expect(record.cases.map((c) => c.stdout)).toEqual(["1\n", "1\n"]);
     expect(record.state).toBe("rejected");
   }, 240_000);

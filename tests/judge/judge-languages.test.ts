@@ -239,7 +239,7 @@ describe.each(["c", "cpp", "python3"] as const)("%s programs, judged for real", 
       return [name, code, expectation] as const;
     });
     const records = await Promise.all(entries.map(([, code]) => judged(language, code)));
-    entries.forEach(([name, , expectation], i) => verify(`${language}/${name}`, records[i], expectation));
+    for (const [i, [name, , expectation]] of entries.entries()) verify(`${language}/${name}`, records[i], expectation);
     const accepted = records[0];
     expect(accepted.memoryKb).toBeGreaterThan(0);
     expect(accepted.cases.every((c) => c.stdout !== "" && c.memoryKb > 0)).toBe(true);

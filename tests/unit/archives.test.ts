@@ -26,7 +26,7 @@ import {
   type ArchiveErrorReason,
   type ArchiveLimits,
 } from "../../src/modules/problem-configs/archive-reader";
-import { tarGzArchive, zipArchive, type ArchiveSource } from "../../src/modules/problem-configs/archive-writer";
+import { tarGzArchive, zipArchive } from "../../src/modules/problem-configs/archive-writer";
 
 const limits = (overrides: Partial<ArchiveLimits>): ArchiveLimits => ({ ...DEFAULT_ARCHIVE_LIMITS, ...overrides });
 
@@ -93,7 +93,14 @@ describe("writing and reading back", () => {
       let reads = 0;
       const sources = Array.from({ length: 6 }, (_, i) => {
         const data = randomBytes(2 * MiB);
-        return { path: `f${i}.bin`, size: data.length, read: async () => (reads++, data) };
+        return {
+          path: `f${i}.bin`,
+          size: data.length,
+          read: async () => {
+            reads++;
+            return data;
+          },
+        };
       });
       const reader = write(sources).getReader();
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { ConfigError } from "../../src/core/env-reader";
 
-const strongSecret = "a".repeat(16) + "b".repeat(16) + "c";
+const strongSecret = `${"a".repeat(16) + "b".repeat(16)}c`;
 
 function problemsOf(env: Record<string, string>): string[] {
   try {

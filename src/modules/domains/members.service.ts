@@ -3,7 +3,7 @@ import { BizError } from "../../core/errors";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { accessFor, assertDomainRoot, assertMayChangeOwnerMembership, type DomainAccess } from "../identity/access";
 import { DOMAIN_ROOT_ROLE, type DomainPermissionSet } from "../identity/permissions";
-import { User } from "../users/user.entity";
+import type { User } from "../users/user.entity";
 import { resolveUserRef, toUserDetail } from "../users/users.service";
 import { DomainUser } from "./domain-user.entity";
 import { DomainRole } from "./domain-role.entity";

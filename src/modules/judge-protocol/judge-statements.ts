@@ -183,7 +183,10 @@ export async function moveState(
   },
 ): Promise<boolean> {
   let sql = stateStatements.get(report.to);
-  if (sql === undefined) stateStatements.set(report.to, (sql = stateSql(report.to)));
+  if (sql === undefined) {
+    sql = stateSql(report.to);
+    stateStatements.set(report.to, sql);
+  }
   if (sql === "") return false;
   const task = report.taskId?.toLowerCase() ?? null;
   const last = report.to !== null && FINAL(report.to) ? report.judgedAt : report.leaseSeconds;

@@ -49,6 +49,7 @@ export function quote(name: string): string {
   return JSON.stringify(name.length > 120 ? `${name.slice(0, 120)}…` : name);
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters in a name are refused
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** The relative POSIX path of an entry; "" for the archive root. */

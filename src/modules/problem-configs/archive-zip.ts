@@ -18,10 +18,10 @@ const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 const S_IFLNK = 0o120000;
 const UNIX_FILE_KINDS: Record<number, string> = {
-  0o010000: "named pipe (FIFO)",
-  0o020000: "character device",
-  0o060000: "block device",
-  0o140000: "socket",
+  2401: "named pipe (FIFO)",
+  4802: "character device",
+  14406: "block device",
+  26411: "socket",
 };
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -14,7 +14,7 @@ import {
   serializeConfigJson,
   validateConfigJson,
 } from "../../core/config-model/config-json";
-import { type ConfigJson } from "../../core/config-model/config-schema";
+import type { ConfigJson } from "../../core/config-model/config-schema";
 import { storeBlob } from "./blobs.service";
 import { commitVersion, latestConfig, treeOf, type TreeEntry } from "./versions.service";
 import type { ProblemConfigDetailView } from "./configs.schemas";

@@ -206,9 +206,9 @@ async function reorder(
       after: { problems: ids },
     });
     await tx.nativeDelete(ProblemSetProblem, { problemSet: set.id });
-    ids.forEach((problemId, position) =>
-      tx.create(ProblemSetProblem, { problemSet: set.id, problem: problemId, position }),
-    );
+    for (const [position, problemId] of ids.entries()) {
+      tx.create(ProblemSetProblem, { problemSet: set.id, problem: problemId, position });
+    }
     await tx.flush();
   });
 }

@@ -1,5 +1,5 @@
 import { isoSql, row } from "../../db/statements";
-import { latestRecordSql, type RecordPreviewView } from "../records/records.service";
+import { latestRecordSql } from "../records/records.service";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../core/errors";

@@ -1,4 +1,4 @@
-import type { CaseReport, CaseResult } from "../../core/judge-protocol";
+import type { CaseReport } from "../../core/judge-protocol";
 /**
  * The record state machine. Waiting states hold a task in the queue; a claim moves the record to
  * `fetched`; the judger then moves it forward only, and a final state is never left by a judger. A

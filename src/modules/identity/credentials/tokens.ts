@@ -170,7 +170,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Verifies a token and checks it has the shape of an access token; wrong-type or partial tokens are null. */
 export async function verifyAccessToken(codec: TokenCodec, token: string): Promise<AccessClaims | null> {
   const claims = await codec.verify(token);
-  if (!claims || claims.type !== "access") return null;
+  if (claims?.type !== "access") return null;
   const valid =
     typeof claims.sub === "string" &&
     typeof claims.jti === "string" &&
@@ -184,7 +184,7 @@ export async function verifyAccessToken(codec: TokenCodec, token: string): Promi
 
 export async function verifyRefreshToken(codec: TokenCodec, token: string): Promise<RefreshClaims | null> {
   const claims = await codec.verify(token);
-  if (!claims || claims.type !== "refresh") return null;
+  if (claims?.type !== "refresh") return null;
   const valid = typeof claims.sub === "string" && typeof claims.csrf === "string" && typeof claims.jti === "string";
   return valid ? (claims as unknown as RefreshClaims) : null;
 }

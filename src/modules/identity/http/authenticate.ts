@@ -5,7 +5,7 @@ import { verifyAccessToken, type AccessClaims, type TokenCodec } from "../creden
 import { parseBasicCredential } from "../credentials/access-keys";
 import type { User } from "../../users/user.entity";
 import type { SiteRole } from "../permissions";
-import { type Principal } from "../access";
+import type { Principal } from "../access";
 import { once } from "../../../runtime/once";
 import { COOKIE } from "./cookies";
 
@@ -129,7 +129,7 @@ export async function oauthSessionOf(
   const credential = readAccessCredential(input.request, input.cookie);
   if (!credential || (credential.kind !== "bearer" && credential.kind !== "cookie")) return null;
   const claims = await verifyAccessToken(codec, credential.token);
-  if (!claims || claims.category !== "oauth") return null;
+  if (claims?.category !== "oauth") return null;
   if (credential.kind === "cookie") checkCsrf(input.request, claims.csrf, config);
   return claims;
 }

@@ -67,7 +67,7 @@ export async function readPendingLogin(
   providerName: string,
 ): Promise<PendingLogin | null> {
   const claims = token ? await codec.verify(token) : null;
-  if (!claims || claims.type !== "oauth_state" || claims.sub !== providerName) return null;
+  if (claims?.type !== "oauth_state" || claims.sub !== providerName) return null;
   const { jti, state, verifier, nonce, cookie, responseType, redirectUrl } = claims as Record<string, unknown>;
   if (typeof jti !== "string" || typeof state !== "string" || typeof verifier !== "string" || typeof nonce !== "string")
     return null;
@@ -148,7 +148,7 @@ export async function registerWithOAuth(
   input: UserCreateInput,
   ip: string,
 ): Promise<User> {
-  if (!claims || claims.category !== "oauth")
+  if (claims?.category !== "oauth")
     throw refused("log in with the OAuth service first: registration by OAuth needs its oauth token");
   if (input.oauth_name !== claims.oauth_name || input.oauth_account_id !== claims.sub)
     throw refused("oauth account not matched: oauth_name and oauth_account_id must be those of your oauth token");
