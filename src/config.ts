@@ -289,7 +289,8 @@ function readJwtSecret(env: Env, mode: Mode, dataDir: string, problems: string[]
       (given.length < MIN_PRODUCTION_SECRET_LENGTH || WEAK_SECRETS.has(given.toLowerCase()))
     ) {
       problems.push(
-        `JWT_SECRET is too weak for production: use at least ${MIN_PRODUCTION_SECRET_LENGTH} random characters (e.g. \`openssl rand -hex 32\`)`,
+        `JWT_SECRET is too weak for production: use at least ${MIN_PRODUCTION_SECRET_LENGTH} random characters ` +
+          `(e.g. \`openssl rand -hex 32\`)`,
       );
     }
     return given;
@@ -339,7 +340,8 @@ function readRate(read: EnvReader, name: string, perMinute: number, burst: numbe
 function readTrustedProxies(read: EnvReader, env: Env, problems: string[]): string[] {
   if (env.TRUST_PROXY !== undefined && env.TRUST_PROXY !== "" && env.TRUST_PROXY !== "false") {
     problems.push(
-      "TRUST_PROXY is replaced by TRUSTED_PROXIES: list your reverse proxies' addresses or networks (e.g. TRUSTED_PROXIES=127.0.0.1/32,10.0.0.0/8)",
+      "TRUST_PROXY is replaced by TRUSTED_PROXIES: list your reverse proxies' addresses or networks (e.g. " +
+        "TRUSTED_PROXIES=127.0.0.1/32,10.0.0.0/8)",
     );
   }
   const cidrs = read.list("TRUSTED_PROXIES");

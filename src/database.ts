@@ -33,7 +33,8 @@ export async function connectPostgres(
 ): Promise<Orm> {
   if (!databaseUrl) {
     throw new StartupError(
-      "DATABASE_URL is not set. Set it (postgres://user:pass@host:5432/db), or use `bun run start`, which runs an embedded PostgreSQL when it is unset.",
+      "DATABASE_URL is not set. Set it (postgres://user:pass@host:5432/db), or use `bun run start`, which runs an " +
+        "embedded PostgreSQL when it is unset.",
     );
   }
   try {

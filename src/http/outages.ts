@@ -56,7 +56,8 @@ export class OutageLog {
     }
     return new ServiceError(
       503,
-      `${service === "PostgreSQL" ? "the database" : "the queue store (Redis)"} is unavailable: try again in a few seconds`,
+      `${service === "PostgreSQL" ? "the database" : "the queue store (Redis)"} is unavailable: try again in a few ` +
+        `seconds`,
       5,
     );
   }

@@ -8,7 +8,8 @@ import { InputError } from "../core/errors";
  * rolled over, as `Date` would.
  */
 export const TIMESTAMP_FORMS =
-  "ISO 8601 (2026-11-23T18:42:13.430123, an offset optional: none means UTC), or Unix seconds (milliseconds when larger than 2e10)";
+  "ISO 8601 (2026-11-23T18:42:13.430123, an offset optional: none means UTC), or Unix seconds (milliseconds when " +
+  "larger than 2e10)";
 
 const MILLISECOND_THRESHOLD = 2e10;
 // Date's own limit: ±100,000,000 days around 1970.

@@ -96,7 +96,8 @@ export function detectCgroups(
     );
   problems.push(`cgroup v1 has no ${missing.join(", ")} hierarchy`);
   throw new CgroupUnavailable(
-    `the judge needs cgroups to measure and limit programs (${problems.join("; ")}). Enable cgroup v2 with the memory, ` +
+    `the judge needs cgroups to measure and limit programs (${problems.join("; ")}). Enable cgroup v2 with the ` +
+      `memory, ` +
       "pids and cpu controllers (the default of current systemd hosts), or mount the v1 memory, pids and cpuacct " +
       "hierarchies; in Docker run the judge privileged (compose.yaml does). The judge refuses to run without them.",
   );
@@ -109,7 +110,8 @@ function openV1(base: V1Dirs): CgroupHost {
     for (const dir of Object.values(base)) mkdirSync(dir, { recursive: true });
   } catch (error) {
     throw new CgroupUnavailable(
-      `cannot create the judge's cgroups under ${base.memory} (${(error as Error).message}): the judge must run as root with the cgroup file system writable`,
+      `cannot create the judge's cgroups under ${base.memory} (${(error as Error).message}): the judge must run as ` +
+        `root with the cgroup file system writable`,
     );
   }
   return {
@@ -177,7 +179,8 @@ export function openV2(own: string, name: string): CgroupHost {
     enableControllers(base);
   } catch (error) {
     throw new CgroupUnavailable(
-      `cannot set up the judge's cgroups under ${own} (${(error as Error).message}): the judge must run as root with the cgroup file system writable (in Docker: privileged)`,
+      `cannot set up the judge's cgroups under ${own} (${(error as Error).message}): the judge must run as root ` +
+        `with the cgroup file system writable (in Docker: privileged)`,
     );
   }
   return { version: 2, where: base, forSlot: (slot) => new V2Group(join(base, slot)) };

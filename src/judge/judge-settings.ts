@@ -106,7 +106,8 @@ export function loadJudgeSettings(env: Env = process.env, argv: string[] = proce
   const secretAccessKey = read.optional("JUDGER_SECRET_ACCESS_KEY");
   if (!accessKeyId || !secretAccessKey) {
     problems.push(
-      "JUDGER_ACCESS_KEY_ID and JUDGER_SECRET_ACCESS_KEY are required: create a judger with POST /admin/judgers (site root) and use its access key",
+      "JUDGER_ACCESS_KEY_ID and JUDGER_SECRET_ACCESS_KEY are required: create a judger with POST /admin/judgers " +
+        "(site root) and use its access key",
     );
   }
   const dataDir = resolve(read.string("DATA_DIR", ".data"));

@@ -60,7 +60,8 @@ export async function startEmbeddedPostgres(options: {
     onLog,
     onError: (error) => logger.warn("embedded postgres error", { error }),
   });
-  // The lines that say why a start failed, e.g. `LOG: could not bind ...` then `FATAL: could not create any TCP/IP sockets`.
+  // The lines that say why a start failed, e.g. `LOG: could not bind ...` then `FATAL: could not create any TCP/IP
+  // sockets`.
   const fatal = () =>
     recent
       .filter((l) => /FATAL|PANIC|ERROR|could not/.test(l))
@@ -87,7 +88,8 @@ export async function startEmbeddedPostgres(options: {
     if (serverOf(pg)?.exitCode === null && serverOf(pg)?.signalCode === null) await pg.stop().catch(() => {});
     throw new StartupError(
       `embedded PostgreSQL did not start on port ${port} (${errorText(error) || fatal() || "no output"}). ` +
-        "Is another PostgreSQL using that port or data directory? Set EMBEDDED_POSTGRES_PORT, or DATABASE_URL to use your own PostgreSQL.",
+        "Is another PostgreSQL using that port or data directory? Set EMBEDDED_POSTGRES_PORT, or DATABASE_URL to " +
+        "use your own PostgreSQL.",
     );
   }
   let exited = false;
@@ -120,7 +122,8 @@ function readPassword(file: string, dir: string, initialised: boolean): string {
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   if (initialised) {
     throw new StartupError(
-      `the embedded PostgreSQL cluster in ${dir} exists but its password file ${file} is missing. Restore the file, or delete ${dir} to start over (its data is lost).`,
+      `the embedded PostgreSQL cluster in ${dir} exists but its password file ${file} is missing. Restore the ` +
+        `file, or delete ${dir} to start over (its data is lost).`,
     );
   }
   mkdirSync(dirname(file), { recursive: true });

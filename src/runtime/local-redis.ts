@@ -35,7 +35,8 @@ export async function redisForStart(config: Config, logger: Logger, env = proces
   if (!bin) {
     throw new StartupError(
       `no Redis answers at ${url} and redis-server is not installed. Either install it (e.g. \`apt-get install redis-server\`, ` +
-        "or `brew install redis`) and `bun run start` starts it for you; or set REDIS_URL to a running Redis; or run `docker compose up -d redis`.",
+        "or `brew install redis`) and `bun run start` starts it for you; or set REDIS_URL to a running Redis; or " +
+        "run `docker compose up -d redis`.",
     );
   }
   return startRedisServer(bin, port, url, join(config.dataDir, "redis"), logger);

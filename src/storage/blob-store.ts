@@ -6,7 +6,9 @@ import { createHash } from "node:crypto";
  */
 export interface BlobStore {
   readonly kind: "fs" | "s3";
-  /** Stores bytes under their SHA-256 hex digest; idempotent; verifies the digest when given one. Returns the digest. */
+  /**
+   * Stores bytes under their SHA-256 hex digest; idempotent; verifies the digest when given one. Returns the digest.
+   */
   put(data: Uint8Array, expectedDigest?: string): Promise<string>;
   has(digest: string): Promise<boolean>;
   /** Throws BlobNotFoundError if absent. */

@@ -91,7 +91,9 @@ export class FsBlobStore implements BlobStore {
   }
 }
 
-/** Written, flushed to disk and closed before the rename, so a crash cannot leave a truncated blob under a valid name. */
+/**
+ * Written, flushed to disk and closed before the rename, so a crash cannot leave a truncated blob under a valid name.
+ */
 async function writeDurably(path: string, data: Uint8Array): Promise<void> {
   const handle = await open(path, "wx", FILE_MODE);
   try {

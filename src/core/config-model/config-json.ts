@@ -40,7 +40,10 @@ export interface ConfigContext {
   archiveFiles?: Iterable<string>;
 }
 
-/** Parses and validates config.json bytes (either key case); every problem is a FileValidationError saying what and where. */
+/**
+ * Parses and validates config.json bytes (either key case); every problem is a FileValidationError saying what and
+ * where.
+ */
 export function parseConfigJson(bytes: Uint8Array | string, context: ConfigContext = {}): ConfigJson {
   let raw: unknown;
   try {

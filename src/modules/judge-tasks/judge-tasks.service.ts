@@ -6,7 +6,9 @@ import type { RecordJudgePayload } from "../../jobs/catalogue";
 import { findRecord } from "../records/records.service";
 import { REQUEUE_ASSIGNMENTS, WAITING_SQL, WORKING_SQL } from "../records/record-states";
 
-/** A task a judger may claim (the queue's payload: record, domain, the task id the claim must name) and its language. */
+/**
+ * A task a judger may claim (the queue's payload: record, domain, the task id the claim must name) and its language.
+ */
 export type JudgeTask = RecordJudgePayload & { language: string };
 
 /** How long a task handed to one poller is kept from the others; after that its claim is presumed lost. */

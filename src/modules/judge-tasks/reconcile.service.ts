@@ -23,7 +23,8 @@ function abandonedCase(attempts: number, leaseSeconds: number): StoredCase {
     ...pendingCase(),
     state: "system_error",
     stderr:
-      `Judging was abandoned ${attempts} time(s): each judger stopped reporting for ${leaseSeconds} s, so its lease lapsed. ` +
+      `Judging was abandoned ${attempts} time(s): each judger stopped reporting for ${leaseSeconds} s, so its ` +
+      `lease lapsed. ` +
       "The record is marked failed; it was not judged.",
   };
 }
@@ -45,7 +46,8 @@ export async function reconcileRecords(
 ): Promise<ReconcileReport> {
   const report: ReconcileReport = { requeued: 0, failed: 0, reenqueued: 0 };
   const lapsed = await em.execute<{ id: string; attempts: number }[]>(
-    `select id, attempts from records where state in ${WORKING} and lease_expires_at <= now() order by lease_expires_at limit ${BATCH}`,
+    `select id, attempts from records where state in ${WORKING} and lease_expires_at <= now() order by ` +
+      `lease_expires_at limit ${BATCH}`,
   );
   for (const { id, attempts } of lapsed) {
     if (attempts >= settings.maxAttempts) {

@@ -44,7 +44,8 @@ async function refreshGauges(deps: AppDeps): Promise<void> {
     deps.orm.em
       .getConnection()
       .execute<{ state: string; n: string }[]>(
-        `select state, count(*)::text as n from records where state in (${OPEN_STATES.map(() => "?").join(", ")}) group by state`,
+        `select state, count(*)::text as n from records where state in (${OPEN_STATES.map(() => "?").join(", ")}) ` +
+          `group by state`,
         OPEN_STATES,
       ),
   ).then((rows) => {

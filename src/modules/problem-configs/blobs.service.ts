@@ -26,7 +26,8 @@ export async function storeBlob(
 ): Promise<{ digest: string; size: number }> {
   const digest = sha256Hex(data);
   await em.execute(
-    `insert into blobs (digest, size, created_at) values (?, ?, now()) on conflict (digest) do update set created_at = now()`,
+    `insert into blobs (digest, size, created_at) values (?, ?, now()) on conflict (digest) do update set ` +
+      `created_at = now()`,
     [digest, data.byteLength],
   );
   await store.put(data, digest);
@@ -66,7 +67,8 @@ export async function collectGarbage(
   for (const { digest } of candidates) {
     const deleted = await em.transactional(async (tx) => {
       const rows = await tx.execute<{ digest: string }[]>(
-        `delete from blobs b where b.digest = ? and b.created_at < now() - make_interval(secs => ?) ${unreferenced} returning b.digest`,
+        `delete from blobs b where b.digest = ? and b.created_at < now() - make_interval(secs => ?) ` +
+          `${unreferenced} returning b.digest`,
         [digest, graceSeconds],
       );
       if (rows.length === 0) return false;

@@ -169,7 +169,8 @@ export function configsRoutes(deps: AppDeps) {
           responses: {
             200: {
               description:
-                "the archive; a business error (ProblemConfigNotFoundError, FileDownloadError) comes as the JSON envelope",
+                "the archive; a business error (ProblemConfigNotFoundError, FileDownloadError) comes as the JSON " +
+                "envelope",
               content: {
                 "application/zip": { schema: { type: "string", format: "binary" } },
                 "application/gzip": { schema: { type: "string", format: "binary" } },

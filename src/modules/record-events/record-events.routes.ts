@@ -179,7 +179,8 @@ export function recordEventsRoutes(deps: AppDeps) {
         detail: {
           operationId: "v1_stream_record",
           summary:
-            "One record's state, totals and cases as they are judged, as Server-Sent Events; ends when final (extension)",
+            "One record's state, totals and cases as they are judged, as Server-Sent Events; ends when final " +
+            "(extension)",
           responses: SSE_DOC("`record`, `case` and finally `end` events"),
         },
       },

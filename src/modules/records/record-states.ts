@@ -34,7 +34,8 @@ export const WAITING_SQL = sqlList(WAITING_STATES);
 export const WORKING_SQL = sqlList(WORKING_STATES);
 /** Back to the queue under a new task id (the one parameter), the previous attempt's results cleared. */
 export const REQUEUE_ASSIGNMENTS =
-  "state = 'queueing', task_id = ?, judger_id = null, lease_expires_at = null, updated_at = now(), score = 0, time_ms = 0, memory_kb = 0, cases = '[]'::jsonb";
+  "state = 'queueing', task_id = ?, judger_id = null, lease_expires_at = null, updated_at = now(), score = 0, " +
+  "time_ms = 0, memory_kb = 0, cases = '[]'::jsonb";
 
 export const isWaiting = (state: string) => WAITING_STATES.includes(state as RecordState);
 export const isWorking = (state: string) => WORKING_STATES.includes(state as RecordState);

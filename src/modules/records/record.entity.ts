@@ -42,7 +42,8 @@ export const JudgeRecord = defineEntity({
       events: ["insert"],
       forEach: "statement",
       expression:
-        "create trigger records_counted_insert after insert on records referencing new table as new_rows for each statement execute function record_counts_add()",
+        "create trigger records_counted_insert after insert on records referencing new table as new_rows for each " +
+        "statement execute function record_counts_add()",
     },
     {
       name: "records_counted_delete",
@@ -50,7 +51,8 @@ export const JudgeRecord = defineEntity({
       events: ["delete"],
       forEach: "statement",
       expression:
-        "create trigger records_counted_delete after delete on records referencing old table as old_rows for each statement execute function record_counts_remove()",
+        "create trigger records_counted_delete after delete on records referencing old table as old_rows for each " +
+        "statement execute function record_counts_remove()",
     },
     {
       name: "records_counted_update",
@@ -58,7 +60,10 @@ export const JudgeRecord = defineEntity({
       events: ["update"],
       forEach: "row",
       expression:
-        "create trigger records_counted_update after update of domain_id, problem_set_id, problem_id, committer_id on records for each row when ((old.domain_id, old.problem_set_id, old.problem_id, old.committer_id) is distinct from (new.domain_id, new.problem_set_id, new.problem_id, new.committer_id)) execute function record_counts_move()",
+        "create trigger records_counted_update after update of domain_id, problem_set_id, problem_id, committer_id " +
+        "on records for each row when ((old.domain_id, old.problem_set_id, old.problem_id, old.committer_id) is " +
+        "distinct from (new.domain_id, new.problem_set_id, new.problem_id, new.committer_id)) execute function " +
+        "record_counts_move()",
     },
   ],
   properties: {

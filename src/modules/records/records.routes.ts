@@ -65,7 +65,8 @@ export function recordsRoutes(deps: AppDeps) {
         detail: {
           operationId: "v1_download_record_code",
           summary:
-            "The submitted files as an archive: for their author, record.code holders and the judging judger (extension)",
+            "The submitted files as an archive: for their author, record.code holders and the judging judger " +
+            "(extension)",
           responses: binaryResponse("zip or tar.gz", "application/zip", "application/gzip"),
         },
       },

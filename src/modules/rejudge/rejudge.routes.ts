@@ -55,7 +55,8 @@ export function rejudgeRoutes(deps: AppDeps) {
         detail: {
           operationId: "v1_rejudge_problem",
           summary:
-            "Queue the problem's matching records to be judged again behind new submissions; answers at once (extension)",
+            "Queue the problem's matching records to be judged again behind new submissions; answers at once " +
+            "(extension)",
         },
       },
     );

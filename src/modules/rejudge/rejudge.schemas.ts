@@ -40,7 +40,8 @@ export const RejudgeQueued = t.Object(
     queued: OutInt({ description: "records queued to be judged again (at a lower priority than new submissions)" }),
     skipped: OutInt({
       description:
-        "matching records left as they were: no config version to pin (the latest lacks their language, or their own is gone)",
+        "matching records left as they were: no config version to pin (the latest lacks their language, or their " +
+        "own is gone)",
     }),
   },
   { title: "RejudgeQueued" },

@@ -89,7 +89,8 @@ export function oauthRoutes(deps: AppDeps) {
         if (!pending)
           throw new HttpError(
             400,
-            `this browser has no pending ${provider.displayName} login (it expired, was used, or was started elsewhere): start again`,
+            `this browser has no pending ${provider.displayName} login (it expired, was used, or was started ` +
+              `elsewhere): start again`,
           );
         const issued = await finishLogin(
           { em, redis: deps.redis, codec: tokens, lifetimes: config, logger: deps.logger },

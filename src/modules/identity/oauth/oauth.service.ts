@@ -164,7 +164,8 @@ export async function registerWithOAuth(
         throw refused(`this ${claims.oauth_name} account is already registered: log in with it`);
       if (await tx.count(User, { emailLower: identityKey(email) })) {
         throw refused(
-          "email is already registered: log in to that account instead (linking an OAuth account to an existing user is not implemented)",
+          "email is already registered: log in to that account instead (linking an OAuth account to an existing " +
+            "user is not implemented)",
         );
       }
       const user = await createFirstOrUser(tx, { username, email, password: input.password ?? "", ip });

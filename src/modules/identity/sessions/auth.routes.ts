@@ -77,7 +77,8 @@ export function authRoutes(deps: AppDeps) {
           detail: {
             operationId: "v1_register",
             summary:
-              "Register with username, e-mail and password, or finish an OAuth login (oauth_name, oauth_account_id + the oauth token); the first user becomes site root",
+              "Register with username, e-mail and password, or finish an OAuth login (oauth_name, oauth_account_id " +
+              "+ the oauth token); the first user becomes site root",
           },
         },
       )

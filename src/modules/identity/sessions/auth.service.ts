@@ -84,7 +84,8 @@ async function assertAvailable(em: EntityManager, username: string, email: strin
 }
 
 /**
- * Password login by username or e-mail, compared by identity key (case and width folded). One message for every failure, and the
+ * Password login by username or e-mail, compared by identity key (case and width folded). One message for every
+ * failure, and the
  * same work whether or not the account exists, so the answer never tells which accounts exist.
  */
 export async function loginWithPassword(em: EntityManager, login: string, password: string, ip: string): Promise<User> {
