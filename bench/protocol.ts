@@ -2,7 +2,7 @@ import { Queue, Worker } from "bullmq";
 import { benchApp, fmt, report } from "./harness";
 import { scriptedJudger, submit } from "../tests/helpers/records";
 import { queueConnection } from "../src/jobs/catalogue";
-import { enqueueJudging } from "../src/modules/judge-tasks/judge-queue";
+import { enqueueJudging } from "../src/modules/judging/tasks/judge-queue";
 import type { RecordJudgePayload } from "../src/jobs/catalogue";
 
 /**

@@ -20,11 +20,11 @@ import { configsRoutes } from "./modules/problem-configs/configs.routes";
 import { problemSetsRoutes } from "./modules/problem-sets/problem-sets.routes";
 import { submissionsRoutes } from "./modules/submissions/submissions.routes";
 import { recordsRoutes } from "./modules/records/records.routes";
-import { judgeRoutes } from "./modules/judge-protocol/judge.routes";
-import { judgeTasksRoutes } from "./modules/judge-tasks/judge-tasks.routes";
+import { judgeRoutes } from "./modules/judging/protocol/judge.routes";
+import { judgeTasksRoutes } from "./modules/judging/tasks/judge-tasks.routes";
 import { scoreboardRoutes } from "./modules/scoreboard/scoreboard.routes";
 import { recordEventsRoutes } from "./modules/record-events/record-events.routes";
-import { rejudgeRoutes } from "./modules/rejudge/rejudge.routes";
+import { rejudgeRoutes } from "./modules/judging/rejudge/rejudge.routes";
 import { auditRoutes } from "./modules/audit/audit.routes";
 
 /** Composes the plugins and the feature modules; nothing else. */

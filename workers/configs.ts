@@ -1,7 +1,7 @@
 import { runWorker, type HandlerTable } from "./run-worker";
 import { unpackConfigArchive } from "../src/modules/problem-configs/configs.jobs";
 import { collectGarbage } from "../src/modules/problem-configs/blobs.service";
-import { reconcileRecords } from "../src/modules/judge-tasks/reconcile.service";
+import { reconcileRecords } from "../src/modules/judging/tasks/reconcile.service";
 import { countReconcilerPass } from "../src/runtime/metrics";
 
 /** The configs queue's jobs (exported for tests, which run them in-process on a real queue). */

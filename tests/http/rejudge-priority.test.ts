@@ -4,8 +4,8 @@ import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
 import { createUser, type TestUser } from "../helpers/factories";
 import { acceptEverything, judgeableProblem, recordRow, scriptedJudger, submit } from "../helpers/records";
-import { reconcileRecords } from "../../src/modules/judge-tasks/reconcile.service";
-import { JUDGE_PRIORITY } from "../../src/modules/judge-tasks/judge-queue";
+import { reconcileRecords } from "../../src/modules/judging/tasks/reconcile.service";
+import { JUDGE_PRIORITY } from "../../src/modules/judging/tasks/judge-queue";
 
 // A bulk rejudge queues behind new submissions: for judges on the queue, for judges long-polling the
 // API, and after the reconciler re-enqueues its lost tasks.

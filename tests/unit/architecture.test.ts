@@ -46,3 +46,16 @@ describe("layers that only point down", () => {
     expect(cyclesAmong(sources)).toEqual([]);
   });
 });
+
+describe("one owner for a record's state", () => {
+  test("no statement or entity write outside record-transitions changes a record's state", async () => {
+    const writers: string[] = [];
+    for (const file of sources) {
+      if (file === "src/modules/judging/record-transitions.sql.ts") continue;
+      const text = await Bun.file(`${ROOT}/${file}`).text();
+      if (/update\s+records\s+\w*\s*set\b[^`;]*?\bstate\s*=/is.test(text) || /\brecord\.state\s*=[^=]/.test(text))
+        writers.push(file);
+    }
+    expect(writers).toEqual([]);
+  });
+});

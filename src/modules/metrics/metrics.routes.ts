@@ -5,7 +5,7 @@ import { QUEUE_NAMES } from "../../jobs/catalogue";
 import * as metrics from "../../runtime/metrics";
 import { clientIp, isLoopback } from "../../http/client-ip";
 import { withTimeout } from "../../core/timeout";
-import { WAITING_STATES, WORKING_STATES } from "../records/record-states";
+import { WAITING_STATES, WORKING_STATES } from "../judging/record-states";
 import { poolUse } from "../../db/orm";
 
 /** States a record waits or is judged in: the gauges an operator watches (final states are counters). */

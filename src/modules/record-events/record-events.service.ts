@@ -4,7 +4,7 @@ import type { BlobStore } from "../../storage/blob-store";
 import { BizError } from "../../core/errors";
 import { readRecordDetail } from "../records/records.service";
 import { listRowsOf, type RecordListFilters } from "../records/record-list";
-import { isFinal } from "../records/record-states";
+import { isFinal } from "../judging/record-states";
 import type { Change, RecordBus } from "./record-events.bus";
 
 /** Where a stream's events go: the routes turn these into `text/event-stream` frames. */

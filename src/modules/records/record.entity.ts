@@ -6,7 +6,7 @@ import { Domain } from "../domains/domain.entity";
 import { Problem } from "../problems/problem.entity";
 import { ProblemSet } from "../problem-sets/problem-set.entity";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
-import type { RecordHistoryEntry, StoredCase } from "./record-states";
+import type { RecordHistoryEntry, StoredCase } from "../judging/record-states";
 
 /**
  * A submission and its judgement (Horse's `records`; named JudgeRecord so TypeScript's `Record`

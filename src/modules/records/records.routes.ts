@@ -6,7 +6,7 @@ import { listRecordPage } from "./record-list";
 import { binaryResponse } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
 import * as records from "./records.service";
-import { recordUrlOf } from "../judge-protocol/judger-credentials";
+import { recordUrlOf } from "../judging/protocol/judger-credentials";
 import { DomainParams } from "../domains/domains.schemas";
 import {
   ArchiveQuery,

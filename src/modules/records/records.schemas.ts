@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Choice, DateTime, Envelope, ListOf, PaginationQuery, Uuid, OutInt } from "../../http/schemas";
-import { CASE_RESULTS, RECORD_STATES } from "./record-states";
+import { CASE_RESULTS, RECORD_STATES } from "../judging/record-states";
 
 export const RecordStateSchema = Choice(RECORD_STATES, { title: "RecordState" });
 export const RecordCaseResultSchema = Choice(CASE_RESULTS, { title: "RecordCaseResult" });

@@ -7,8 +7,8 @@ import { holds, type DomainAccess } from "../identity/access";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Domain } from "../domains/domain.entity";
 import { JudgeRecord, RecordFile } from "./record.entity";
-import { isWorking, type RecordState, type StoredCase } from "./record-states";
-import { caseLayout, PUBLIC_CASE_CATEGORIES } from "../judge-protocol/case-layout";
+import { isWorking, type RecordState, type StoredCase } from "../judging/record-states";
+import { caseLayout, PUBLIC_CASE_CATEGORIES } from "../judging/protocol/case-layout";
 import type { RecordDetailView, RecordView } from "./records.schemas";
 
 const RELATIONS = ["problem", "problemSet", "committer"] as const;

@@ -8,7 +8,7 @@ import { findProblem } from "../problems/problems.service";
 import { SetProblemParams } from "../problem-sets/problem-sets.schemas";
 import { findProblemInSet, findProblemSet, submissionWindow } from "../problem-sets/problem-sets.service";
 import { submitSolution, type SubmitTarget } from "./submissions.service";
-import { enqueueJudging } from "../judge-tasks/judge-queue";
+import { enqueueJudging } from "../judging/tasks/judge-queue";
 import { ProblemSolutionSubmit, type SubmissionInput } from "./submissions.schemas";
 import { RecordResp } from "../records/records.schemas";
 import type { EntityManager } from "@mikro-orm/postgresql";

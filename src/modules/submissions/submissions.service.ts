@@ -1,3 +1,4 @@
+import { TRANSITIONS } from "../judging/record-transitions";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import * as metrics from "../../runtime/metrics";
 import { randomUUID } from "node:crypto";
@@ -61,6 +62,9 @@ const LATEST_SQL = `
 // The whole submission is this one statement, so one transaction and one durable commit: the blobs'
 // ledger rows (refreshed to "now", which keeps the collector off them), the record, its files and
 // the submit counters, which move in SQL so concurrent submissions never overwrite each other's.
+/** The state a submission is saved in (record-transitions.ts, `submit`). */
+const SUBMITTED = TRANSITIONS.submit.to[0];
+
 const SUBMIT_SQL = `
   with b as (
     insert into blobs (digest, size, created_at) select d, s, now() from unnest(?::text[], ?::bigint[]) u(d, s)
@@ -68,7 +72,7 @@ const SUBMIT_SQL = `
   r as (
     insert into records (id, created_at, updated_at, domain_id, problem_set_id, problem_id, config_id, committer_id, state, language,
                          task_id, commit_id, late)
-    values (?, ?, ?, ?, ?, ?, ?, ?, 'queueing', ?, ?, ?, ?) returning id),
+    values (?, ?, ?, ?, ?, ?, ?, ?, '${SUBMITTED}', ?, ?, ?, ?) returning id),
   f as (
     insert into record_files (id, record_id, path, digest, size)
     select gen_random_uuid(), r.id, u.p, u.d, u.s from r, unnest(?::text[], ?::text[], ?::bigint[]) u(p, d, s)),
@@ -144,7 +148,7 @@ export async function submitSolution(
     createdAt: now,
     updatedAt: now,
     domain: { id: target.domainId },
-    state: "queueing",
+    state: SUBMITTED,
     language: input.language,
     score: 0,
     timeMs: 0,

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../deps";
-import { authPlugin } from "../identity/http/auth.plugin";
-import { ok } from "../../http/respond";
+import type { AppDeps } from "../../../deps";
+import { authPlugin } from "../../identity/http/auth.plugin";
+import { ok } from "../../../http/respond";
 import { nextTask } from "./judge-tasks.service";
 import { JudgeTaskResp, NextTaskBody } from "./judge-tasks.schemas";
 

@@ -1,18 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
-import type { JudgingSettings } from "../../config";
-import type { JobClient } from "../../jobs/job-client";
-import type { ReconcileReport } from "../../jobs/catalogue";
-import type { Logger } from "../../core/logger";
+import type { JudgingSettings } from "../../../config";
+import type { JobClient } from "../../../jobs/job-client";
+import type { ReconcileReport } from "../../../jobs/catalogue";
+import type { Logger } from "../../../core/logger";
 import { enqueueJudging } from "./judge-queue";
-import { announceRecordChange } from "../record-events/record-events.bus";
-import {
-  pendingCase,
-  REQUEUE_ASSIGNMENTS,
-  WAITING_SQL as WAITING,
-  WORKING_SQL as WORKING,
-  type StoredCase,
-} from "../records/record-states";
+import { announceRecordChange } from "../../record-events/record-events.bus";
+import { pendingCase, WAITING_SQL as WAITING, WORKING_SQL as WORKING, type StoredCase } from "../record-states";
+import * as transitions from "../record-transitions";
 
 /** A waiting record this young may still be on its way to Redis from the API that just saved it. */
 const ENQUEUE_GRACE_SECONDS = 5;
@@ -51,33 +46,24 @@ export async function reconcileRecords(
   );
   for (const { id, attempts } of lapsed) {
     if (attempts >= settings.maxAttempts) {
-      const rows = await em.execute<{ id: string; domain_id: string }[]>(
-        `update records set state = 'failed', judger_id = null, lease_expires_at = null, judged_at = now(), updated_at = now(),
-                score = 0, time_ms = 0, memory_kb = 0, cases = ?::jsonb
-          where id = ? and state in ${WORKING} and lease_expires_at <= now() returning id, domain_id`,
-        [JSON.stringify([abandonedCase(attempts, settings.leaseSeconds)]), id],
-      );
-      if (rows.length) {
+      const failed = await transitions.exhaust(em, id, abandonedCase(attempts, settings.leaseSeconds));
+      if (failed) {
         report.failed++;
-        void announceRecordChange(jobs, logger, rows[0].domain_id, id);
+        void announceRecordChange(jobs, logger, failed.domain_id, id);
         logger.warn("record failed: judging abandoned too often", { recordId: id, attempts });
       }
       continue;
     }
     const taskId = randomUUID();
-    const rows = await em.execute<{ id: string; domain_id: string; priority: number }[]>(
-      `update records set ${REQUEUE_ASSIGNMENTS}
-        where id = ? and state in ${WORKING} and lease_expires_at <= now() returning id, domain_id, priority`,
-      [taskId, id],
-    );
-    if (rows.length) {
+    const requeued = await transitions.requeueLapsed(em, id, taskId);
+    if (requeued) {
       report.requeued++;
       logger.info("lease lapsed; record re-queued", { recordId: id, attempts, taskId });
       await enqueueJudging(jobs, logger, {
         recordId: id,
-        domainId: rows[0].domain_id,
+        domainId: requeued.domain_id,
         taskId,
-        priority: rows[0].priority,
+        priority: requeued.priority,
       });
     }
   }
@@ -107,15 +93,9 @@ async function reenqueueLost(em: EntityManager, jobs: JobClient, logger: Logger)
       if (live[i]) continue;
       // A new task id: the old job id may still sit among finished jobs, where an add would be ignored.
       const taskId = randomUUID();
-      const rows = await em.execute<{ id: string; domain_id: string; priority: number }[]>(
-        `update records set state = 'queueing', task_id = ?, updated_at = now()
-          where id = ? and state in ${WAITING} and task_id is not distinct from ? returning id, domain_id, priority`,
-        [taskId, id, oldTask],
-      );
+      const queued = await transitions.reenqueue(em, id, oldTask, taskId);
       // At the priority it was queued at: a lost bulk-rejudge task stays behind new submissions.
-      const task = rows.length
-        ? { recordId: id, domainId: rows[0].domain_id, taskId, priority: rows[0].priority }
-        : null;
+      const task = queued ? { recordId: id, domainId: queued.domain_id, taskId, priority: queued.priority } : null;
       if (task && (await enqueueJudging(jobs, logger, task))) {
         reenqueued++;
         logger.info("record had no live job; enqueued again", { recordId: id, taskId });

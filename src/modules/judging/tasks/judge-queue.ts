@@ -1,9 +1,9 @@
-import type { JobClient } from "../../jobs/job-client";
-import type { RecordJudgePayload } from "../../jobs/catalogue";
-import type { Logger } from "../../core/logger";
+import type { JobClient } from "../../../jobs/job-client";
+import type { RecordJudgePayload } from "../../../jobs/catalogue";
+import type { Logger } from "../../../core/logger";
 import { announceTask } from "./judge-tasks.service";
-import { announceRecordChange } from "../record-events/record-events.bus";
-import { withTimeout } from "../../core/timeout";
+import { announceRecordChange } from "../../record-events/record-events.bus";
+import { withTimeout } from "../../../core/timeout";
 
 /** How many finished judge jobs BullMQ keeps for inspection; the record is the lasting history. */
 const KEEP_FINISHED = { count: 10_000 };

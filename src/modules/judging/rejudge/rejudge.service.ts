@@ -1,17 +1,18 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { BizError } from "../../core/errors";
-import { isUuid } from "../../db/addressing";
-import { row } from "../../db/statements";
-import type { DomainAccess } from "../identity/access";
-import type { JobClient } from "../../jobs/job-client";
-import type { Logger } from "../../core/logger";
-import type { Problem } from "../problems/problem.entity";
-import type { ProblemSet } from "../problem-sets/problem-set.entity";
-import { quote } from "../problem-configs/archive-paths";
-import { enqueueJudgingBatch, JUDGE_PRIORITY, type QueuedTask } from "../judge-tasks/judge-queue";
-import { rejudgeSelected, type RejudgeOptions, type RejudgeResult } from "./rejudge-statements";
+import { BizError } from "../../../core/errors";
+import { isUuid } from "../../../db/addressing";
+import { row } from "../../../db/statements";
+import type { DomainAccess } from "../../identity/access";
+import type { JobClient } from "../../../jobs/job-client";
+import type { Logger } from "../../../core/logger";
+import type { Problem } from "../../problems/problem.entity";
+import type { ProblemSet } from "../../problem-sets/problem-set.entity";
+import { quote } from "../../problem-configs/archive-paths";
+import { enqueueJudgingBatch, JUDGE_PRIORITY, type QueuedTask } from "../tasks/judge-queue";
+import * as transitions from "../record-transitions";
+import type { RejudgeOptions, RejudgeResult } from "../record-transitions";
 import type { ProblemRejudgeInput, RejudgeConfigChoice, RejudgeQueuedView } from "./rejudge.schemas";
-import { audit } from "../audit/audit.service";
+import { audit } from "../../audit/audit.service";
 import { randomUUID } from "node:crypto";
 
 /** Records one bulk statement takes: bounded, so no statement locks a whole problem's records at once. */
@@ -42,7 +43,7 @@ export async function rejudgeRecord(
   const selection = { where: "r.id = ? and r.domain_id = ?", values: [id, access.domainId], limit: 1 };
   const done = await em.transactional(async (tx) => {
     const before = await judgementOf(tx, selection.values);
-    const result = await rejudgeSelected(tx, selection, options);
+    const result = await transitions.rejudge(tx, selection, options);
     if (result.queued.length === 1) {
       audit(tx, access, {
         action: "record.rejudge",
@@ -191,7 +192,7 @@ async function rejudgeBatches(
       : { where: PROBLEM_RECORDS, values: filters, limit: BATCH };
     // One event per bulk rejudge, written with the first batch: what was asked (the filters), by whom.
     const batch: RejudgeResult = after
-      ? await rejudgeSelected(em, selection, options)
+      ? await transitions.rejudge(em, selection, options)
       : await em.transactional(async (tx) => {
           audit(tx, access, {
             action: "problem.rejudge",
@@ -204,7 +205,7 @@ async function rejudgeBatches(
               config: input.config ?? "latest",
             },
           });
-          return rejudgeSelected(tx, selection, options);
+          return transitions.rejudge(tx, selection, options);
         });
     answer.queued += batch.queued.length;
     answer.skipped += batch.matched - batch.queued.length;

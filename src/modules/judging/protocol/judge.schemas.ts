@@ -1,7 +1,7 @@
 import { t } from "elysia";
-import { PATTERNS } from "../../core/patterns";
-import { DateTime, Envelope, Int32, TimestampInput, Uuid, OutInt } from "../../http/schemas";
-import { DomainRef, RecordCaseResultSchema, RecordStateSchema } from "../records/records.schemas";
+import { PATTERNS } from "../../../core/patterns";
+import { DateTime, Envelope, Int32, TimestampInput, Uuid, OutInt } from "../../../http/schemas";
+import { DomainRef, RecordCaseResultSchema, RecordStateSchema } from "../../records/records.schemas";
 
 const TaskIdField = t.Optional(
   t.String({ maxLength: 64, description: "the claimed task id; when given it must still be the record's (extension)" }),

@@ -1,10 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
-import { BizError } from "../../core/errors";
-import type { DomainAccess } from "../identity/access";
-import type { RecordJudgePayload } from "../../jobs/catalogue";
-import { findRecord } from "../records/records.service";
-import { REQUEUE_ASSIGNMENTS, WAITING_SQL, WORKING_SQL } from "../records/record-states";
+import { BizError } from "../../../core/errors";
+import type { DomainAccess } from "../../identity/access";
+import type { RecordJudgePayload } from "../../../jobs/catalogue";
+import { findRecord } from "../../records/records.service";
+import { WAITING_SQL } from "../record-states";
+import * as transitions from "../record-transitions";
 
 /**
  * A task a judger may claim (the queue's payload: record, domain, the task id the claim must name) and its language.
@@ -86,16 +87,8 @@ export async function releaseRecord(
 ): Promise<JudgeTask & { priority: number }> {
   const id = recordId.toLowerCase();
   const next = randomUUID();
-  const rows = await em.execute<{ language: string; priority: number }[]>(
-    `update records set ${REQUEUE_ASSIGNMENTS}, attempts = greatest(attempts - 1, 0)
-      where id = ? and domain_id = ? and judger_id = ? and task_id::text = ? and state in ${WORKING_SQL} and lease_expires_at > now()
-      returning language, priority`,
-    [next, id, access.domainId, access.userId, taskId.toLowerCase()],
-  );
-  if (rows.length === 1) {
-    const [{ language, priority }] = rows;
-    return { recordId: id, domainId: access.domainId, taskId: next, language, priority };
-  }
+  const released = await transitions.release(em, access, id, taskId.toLowerCase(), next);
+  if (released) return { recordId: id, domainId: access.domainId, taskId: next, ...released };
   await findRecord(em, access.domainId, id); // RecordNotFoundError first
   throw new BizError("Error", "only the judger holding this record's current task and lease may give it back");
 }

@@ -32,10 +32,6 @@ const sqlList = (states: readonly RecordState[]) => `(${states.map((s) => `'${s}
 /** The state groups as SQL lists, for the conditional UPDATEs that move records between them. */
 export const WAITING_SQL = sqlList(WAITING_STATES);
 export const WORKING_SQL = sqlList(WORKING_STATES);
-/** Back to the queue under a new task id (the one parameter), the previous attempt's results cleared. */
-export const REQUEUE_ASSIGNMENTS =
-  "state = 'queueing', task_id = ?, judger_id = null, lease_expires_at = null, updated_at = now(), score = 0, " +
-  "time_ms = 0, memory_kb = 0, cases = '[]'::jsonb";
 
 export const isWaiting = (state: string) => WAITING_STATES.includes(state as RecordState);
 export const isWorking = (state: string) => WORKING_STATES.includes(state as RecordState);

@@ -1,17 +1,18 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../deps";
-import { serverSecrets } from "../../config";
-import { Redactor } from "../../core/redact";
-import { BizError } from "../../core/errors";
-import { authPlugin } from "../identity/http/auth.plugin";
-import { ok } from "../../http/respond";
-import { binaryResponse, EmptyResp } from "../../http/schemas";
-import { archiveDownload } from "../problem-configs/archive-writer";
+import type { AppDeps } from "../../../deps";
+import { serverSecrets } from "../../../config";
+import { Redactor } from "../../../core/redact";
+import { BizError } from "../../../core/errors";
+import { authPlugin } from "../../identity/http/auth.plugin";
+import { ok } from "../../../http/respond";
+import { binaryResponse, EmptyResp } from "../../../http/schemas";
+import { archiveDownload } from "../../problem-configs/archive-writer";
 import * as judge from "./judge.service";
-import { releaseRecord } from "../judge-tasks/judge-tasks.service";
-import { enqueueJudging } from "../judge-tasks/judge-queue";
-import { announceRecordChange } from "../record-events/record-events.bus";
-import { ArchiveQuery, RecordParams } from "../records/records.schemas";
+import * as reports from "./judge-reports.service";
+import { releaseRecord } from "../tasks/judge-tasks.service";
+import { enqueueJudging } from "../tasks/judge-queue";
+import { announceRecordChange } from "../../record-events/record-events.bus";
+import { ArchiveQuery, RecordParams } from "../../records/records.schemas";
 import {
   BlobParams,
   CaseParams,
@@ -76,7 +77,7 @@ export function judgeRoutes(deps: AppDeps) {
     .put(
       "/judge",
       async ({ em, access, params, body }) => {
-        await judge.reportRecord(em, access, params.record, body, config.judging);
+        await reports.reportRecord(em, access, params.record, body, config.judging);
         announce(access.domainId, params.record);
         return ok({});
       },
@@ -94,14 +95,14 @@ export function judgeRoutes(deps: AppDeps) {
     .put(
       "/cases/:index/judge",
       async ({ em, access, params, body }) => {
-        const { report, hits } = judge.redactCase(body, redactor);
+        const { report, hits } = reports.redactCase(body, redactor);
         if (hits > 0)
           logger.warn("a secret of the server was cut out of a case's output", {
             recordId: params.record,
             case: params.index,
             hits,
           });
-        await judge.reportCase(em, store, access, params.record, params.index, report, config.judging);
+        await reports.reportCase(em, store, access, params.record, params.index, report, config.judging);
         announce(access.domainId, params.record);
         return ok({});
       },

@@ -1,16 +1,16 @@
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../../deps";
-import { authPlugin } from "../identity/http/auth.plugin";
-import { ok } from "../../http/respond";
-import { ProblemParams } from "../problems/problems.schemas";
-import { findProblem } from "../problems/problems.service";
-import { findProblemSet } from "../problem-sets/problem-sets.service";
-import { RecordDetailResp, RecordParams } from "../records/records.schemas";
-import { readRecordDetail } from "../records/records.service";
-import { recordUrlOf } from "../judge-protocol/judger-credentials";
-import { enqueueJudging } from "../judge-tasks/judge-queue";
+import type { AppDeps } from "../../../deps";
+import { authPlugin } from "../../identity/http/auth.plugin";
+import { ok } from "../../../http/respond";
+import { ProblemParams } from "../../problems/problems.schemas";
+import { findProblem } from "../../problems/problems.service";
+import { findProblemSet } from "../../problem-sets/problem-sets.service";
+import { RecordDetailResp, RecordParams } from "../../records/records.schemas";
+import { readRecordDetail } from "../../records/records.service";
+import { recordUrlOf } from "../protocol/judger-credentials";
+import { enqueueJudging } from "../tasks/judge-queue";
 import * as rejudge from "./rejudge.service";
-import * as metrics from "../../runtime/metrics";
+import * as metrics from "../../../runtime/metrics";
 import { ProblemRejudge, RecordRejudge, RejudgeQueuedResp } from "./rejudge.schemas";
 
 /** Judging again (extension): one record, or a problem's records in bulk behind new submissions. */

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { Choice, Envelope, OutInt } from "../../http/schemas";
-import { RECORD_STATES } from "../records/record-states";
+import { Choice, Envelope, OutInt } from "../../../http/schemas";
+import { RECORD_STATES } from "../record-states";
 
 const StateFilter = Choice(RECORD_STATES, { title: "RecordState" });
 

@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isoTime } from "../../http/schemas";
-import type { Domain } from "../domains/domain.entity";
-import type { Problem } from "../problems/problem.entity";
-import { ProblemConfig } from "../problem-configs/problem-config.entity";
-import { treeOf } from "../problem-configs/versions.service";
-import type { JudgeRecord } from "../records/record.entity";
-import { filesOf } from "../records/records.service";
+import { isoTime } from "../../../http/schemas";
+import type { Domain } from "../../domains/domain.entity";
+import type { Problem } from "../../problems/problem.entity";
+import { ProblemConfig } from "../../problem-configs/problem-config.entity";
+import { treeOf } from "../../problem-configs/versions.service";
+import type { JudgeRecord } from "../../records/record.entity";
+import { filesOf } from "../../records/records.service";
 import type { JudgerCredentialsView } from "./judge.schemas";
-import type { ClaimedRow } from "./judge-statements";
+import type { ClaimedRow } from "../record-transitions";
 
 /** Where a record's resources live under this API (absolute, for judgers on other machines). */
 export function recordUrl(publicUrl: string, record: JudgeRecord): string {

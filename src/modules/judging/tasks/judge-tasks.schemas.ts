@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Envelope, Uuid } from "../../http/schemas";
+import { Envelope, Uuid } from "../../../http/schemas";
 
 /** The next task for a judger over HTTP (extension): long-poll, then claim it with Horse's claim route. */
 export const NextTaskBody = t.Object(

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { BlobStore } from "../../storage/blob-store";
-import { ProblemConfig } from "../problem-configs/problem-config.entity";
-import { readConfigJson } from "../problem-configs/configs.service";
-import { resolveLanguages } from "../../core/config-model/config-json";
-import { BoundedMap } from "../../runtime/bounded-map";
+import type { BlobStore } from "../../../storage/blob-store";
+import { ProblemConfig } from "../../problem-configs/problem-config.entity";
+import { readConfigJson } from "../../problem-configs/configs.service";
+import { resolveLanguages } from "../../../core/config-model/config-json";
+import { BoundedMap } from "../../../runtime/bounded-map";
 
 /** Case categories whose output every viewer of the record may read (the rest need `record.detail`). */
 export const PUBLIC_CASE_CATEGORIES = new Set(["sample", "pretest"]);
