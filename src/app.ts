@@ -1,5 +1,13 @@
 import { Elysia } from "elysia";
+import type Redis from "ioredis";
+import type { Config } from "./config";
+import type { Logger } from "./core/logger";
+import type { Orm } from "./db/orm";
 import type { AppDeps } from "./deps";
+import { JobClient } from "./jobs/job-client";
+import { JudgerPresence } from "./runtime/judger-presence";
+import type { VersionInfo } from "./runtime/version";
+import { createBlobStore } from "./storage/create-blob-store";
 import { errorsPlugin } from "./http/errors.plugin";
 import { setPasswordHashing } from "./modules/identity/credentials/passwords";
 import { contextPlugin } from "./http/context.plugin";
@@ -26,6 +34,31 @@ import { scoreboardRoutes } from "./modules/scoreboard/scoreboard.routes";
 import { recordEventsRoutes } from "./modules/record-events/record-events.routes";
 import { rejudgeRoutes } from "./modules/judging/rejudge/rejudge.routes";
 import { auditRoutes } from "./modules/audit/audit.routes";
+
+/** What main.ts and the tests bring to assembleApp: the connections and the process's own parts. */
+export interface AppParts {
+  config: Config;
+  orm: Orm;
+  redis: Redis;
+  logger: Logger;
+  version: VersionInfo;
+  shuttingDown: () => boolean;
+}
+
+/**
+ * The dependencies built from the parts (the judger presence, the blob store, the job client) and the
+ * app over them: the one assembly both main.ts and the tests' spawnApp use.
+ */
+export function assembleApp(parts: AppParts): { app: App; deps: AppDeps } {
+  const { redis, logger, config } = parts;
+  const deps: AppDeps = {
+    ...parts,
+    presence: new JudgerPresence(redis, (error) => logger.warn("judger presence write failed", { error })),
+    store: createBlobStore(config.storage),
+    jobs: new JobClient(config),
+  };
+  return { app: createApp(deps), deps };
+}
 
 /** Composes the plugins and the feature modules; nothing else. */
 export function createApp(deps: AppDeps) {

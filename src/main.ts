@@ -1,10 +1,7 @@
 import { loadConfig, type Config } from "./config";
 import { createLogger, type Logger } from "./core/logger";
-import { createApp } from "./app";
+import { assembleApp } from "./app";
 import { readVersion } from "./runtime/version";
-import { JudgerPresence } from "./runtime/judger-presence";
-import { createBlobStore } from "./storage/create-blob-store";
-import { JobClient } from "./jobs/job-client";
 import { connectPostgres } from "./database";
 import { connectRedis, exitOnStartupError } from "./core/startup";
 import { onShutdown } from "./core/shutdown";
@@ -28,18 +25,15 @@ export async function runApi(config: Config, logger: Logger, around: AroundApi =
   const orm = await connectPostgres(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl);
   let shuttingDown = false;
-  const jobs = new JobClient(config);
-  const app = createApp({
+  const { app, deps } = assembleApp({
     config,
     orm,
     redis,
     logger,
-    presence: new JudgerPresence(redis, (error) => logger.warn("judger presence write failed", { error })),
     version: readVersion(),
-    store: createBlobStore(config.storage),
-    jobs,
     shuttingDown: () => shuttingDown,
   });
+  const { jobs } = deps;
   // Handlers before listening: a SIGTERM that arrives right after start-up must still stop cleanly.
   onShutdown(
     logger,

@@ -1,20 +1,18 @@
 import Redis from "ioredis";
 import { closeLiveStreams } from "../../src/modules/record-events/record-events.routes";
 import { randomUUID } from "node:crypto";
-import { createApp, type App } from "../../src/app";
+import { assembleApp, type App } from "../../src/app";
 import { loadConfig, type Config } from "../../src/config";
 import { createLogger, type Logger } from "../../src/core/logger";
 import type { Orm } from "../../src/db/orm";
 import { createOrm } from "../../src/database";
-import { JudgerPresence } from "../../src/runtime/judger-presence";
 import { createTokenCodec } from "../../src/modules/identity/http/auth.plugin";
 import type { TokenCodec } from "../../src/modules/identity/credentials/tokens";
 import { createTestDatabase } from "./database";
 import { HttpClient } from "./http-client";
 import { startConfigsWorker } from "./workers";
-import { JobClient } from "../../src/jobs/job-client";
+import type { JobClient } from "../../src/jobs/job-client";
 import type { BlobStore } from "../../src/storage/blob-store";
-import { createBlobStore } from "../../src/storage/create-blob-store";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,19 +71,10 @@ export async function spawnApp(
   redis.on("error", () => {}); // a test may point at a Redis that is down on purpose
   const logs: Record<string, unknown>[] = [];
   const logger: Logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
-  const store = createBlobStore(config.storage);
-  const jobs = new JobClient(config);
-  const app = createApp({
-    config,
-    orm,
-    redis,
-    logger,
-    presence: new JudgerPresence(redis),
-    version: { version: "0.0.0-test", git: "test@2026-01-01T00:00:00Z" },
-    store,
-    jobs,
-    shuttingDown: () => false,
-  });
+  const version = { version: "0.0.0-test", git: "test@2026-01-01T00:00:00Z" };
+  // The same assembly main.ts uses, over this test's own connections.
+  const { app, deps } = assembleApp({ config, orm, redis, logger, version, shuttingDown: () => false });
+  const { store, jobs } = deps;
   const testApp: TestApp = {
     app,
     api: new HttpClient(app),
