@@ -44,3 +44,8 @@ export interface CaseReport {
   stdout: string;
   stderr: string;
 }
+
+/** A case with no run behind it (pending, skipped, refused): nothing but its state and a message. */
+export function caseWithout(state: CaseResult, stderr = ""): CaseReport {
+  return { state, score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr };
+}

@@ -5,7 +5,8 @@ import { randomUUID } from "node:crypto";
  * Columns every table has (Horse's common columns): a server-generated UUID and timestamptz
  * created/updated stamps. Spread into each entity's properties.
  */
-export const baseProperties = {
+/** The id and the creation stamp alone: for rows never updated (the audit log). */
+export const createdProperties = {
   id: p
     .uuid()
     .primary()
@@ -14,6 +15,10 @@ export const baseProperties = {
     .datetime()
     .defaultRaw("now()")
     .onCreate(() => new Date()),
+};
+
+export const baseProperties = {
+  ...createdProperties,
   updatedAt: p
     .datetime()
     .defaultRaw("now()")

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Logger } from "../core/logger";
-import { Refused, type CaseReport, type Claim, type JudgeApi, type JudgeTask, type RemoteFile } from "./judge-api";
-import type { CaseResult } from "../core/judge-protocol";
+import { Refused, type Claim, type JudgeApi, type JudgeTask, type RemoteFile } from "./judge-api";
+import { caseWithout } from "../core/judge-protocol";
 import type { FileCache } from "./file-cache";
 import { CheckerShelf, runChecker } from "./checker";
 import { normalisePath, planJudging, type CasePlan, type JudgePlan } from "./plan";
@@ -19,15 +19,7 @@ export interface EngineDeps {
 /** What became of a task: judged, not ours (another judger, a re-queue), given back on stop, or lost. */
 export type Outcome = "judged" | "refused" | "released" | "lost";
 
-const caseOf = (state: CaseResult, message: string): CaseReport => ({
-  state,
-  score: 0,
-  timeMs: 0,
-  memoryKb: 0,
-  returnCode: 0,
-  stdout: "",
-  stderr: message,
-});
+const caseOf = caseWithout;
 
 /**
  * Judges one task under the protocol's rules: claim it (another judger may have won), keep the lease

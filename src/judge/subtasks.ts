@@ -1,5 +1,6 @@
 import type { ResolvedSubtask } from "../core/config-model/config-judging";
 import type { CaseReport } from "./judge-api";
+import { caseWithout } from "../core/judge-protocol";
 import type { CasePlan, JudgePlan } from "./plan";
 import type { CaseRun } from "./steps";
 
@@ -17,15 +18,7 @@ export interface CaseWork {
 
 export type FinalState = "accepted" | "rejected" | "failed";
 
-const canceled = (message: string): CaseReport => ({
-  state: "canceled",
-  score: 0,
-  timeMs: 0,
-  memoryKb: 0,
-  returnCode: 0,
-  stdout: "",
-  stderr: message,
-});
+const canceled = (message: string): CaseReport => caseWithout("canceled", message);
 
 /** Subtasks in an order that puts each after the ones it depends on (lowest index first; config.json has no cycle). */
 export function subtaskOrder(subtasks: ResolvedSubtask[]): number[] {

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
-import { randomUUID } from "node:crypto";
+import { createdProperties } from "../../db/base-properties";
 import type { AuditChanges } from "./audit-fields";
 
 /**
@@ -18,14 +18,7 @@ export const AuditEvent = defineEntity({
     { name: "audit_events_created_index", properties: ["createdAt", "id"] },
   ],
   properties: {
-    id: p
-      .uuid()
-      .primary()
-      .onCreate(() => randomUUID()),
-    createdAt: p
-      .datetime()
-      .defaultRaw("now()")
-      .onCreate(() => new Date()),
+    ...createdProperties,
     /** The staff member (null: their account is unknown, e.g. a config committed for a vanished user). */
     actorId: p.uuid().nullable(),
     actorUsername: p.string().length(255).nullable(),

@@ -1,4 +1,4 @@
-import type { CaseReport } from "../../core/judge-protocol";
+import { type CaseReport, caseWithout } from "../../core/judge-protocol";
 /**
  * The record state machine. Waiting states hold a task in the queue; a claim moves the record to
  * `fetched`; the judger then moves it forward only, and a final state is never left by a judger. A
@@ -79,15 +79,7 @@ export interface RecordHistoryEntry {
   rejudgedBy: string | null;
 }
 
-export const pendingCase = (): StoredCase => ({
-  state: "etc",
-  score: 0,
-  timeMs: 0,
-  memoryKb: 0,
-  returnCode: 0,
-  stdout: "",
-  stderr: "",
-});
+export const pendingCase = (): StoredCase => caseWithout("etc");
 
 /** Kept per case output stream; a judger may send more, the rest is cut with a marker. */
 export const MAX_CASE_OUTPUT = 64 * 1024;
