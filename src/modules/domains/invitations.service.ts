@@ -14,6 +14,7 @@ import { DomainUser } from "./domain-user.entity";
 import type { JoinLimiter } from "./join-limiter";
 import type { DomainInvitationView, InvitationCreateInput, InvitationEditInput } from "./invitations.schemas";
 import { audit } from "../audit/audit.service";
+import { auditedDelete, auditedUpdate } from "../audit/audited";
 import { pick } from "../audit/audit-fields";
 
 // `code` is a secret: the audit log notes that it changed, never its value (audit-fields.ts).
@@ -97,40 +98,36 @@ export async function updateInvitation(
   input: InvitationEditInput,
 ): Promise<DomainInvitation> {
   const invitation = await findInvitation(em, access, ref);
-  const before = pick(invitation, AUDITED);
   const { domain } = access;
-  if (input.role !== undefined) await assertRoleExists(em, domain, input.role);
-  if (input.code !== undefined) await assertFree(em, domain, "code", input.code, invitation.id);
-  if (input.url !== undefined) {
-    const url = input.url || invitation.id;
-    await assertFree(em, domain, "url", url, invitation.id);
-    invitation.url = url;
-  }
-  if (input.code !== undefined) invitation.code = input.code;
-  if (input.role !== undefined) invitation.role = input.role;
-  if (input.expireAt !== undefined) invitation.expireAt = expiryOf(input.expireAt);
-  audit(em, access, {
+  const what = {
     action: "domain_invitation.update",
-    target: { type: "domain_invitation", id: invitation.id },
-    domainId: domain.id,
-    before,
-    after: pick(invitation, AUDITED),
+    type: "domain_invitation",
+    row: invitation,
+    fields: AUDITED,
+  } as const;
+  return auditedUpdate(em, access, { ...what, domainId: domain.id }, async () => {
+    if (input.role !== undefined) await assertRoleExists(em, domain, input.role);
+    if (input.code !== undefined) await assertFree(em, domain, "code", input.code, invitation.id);
+    if (input.url !== undefined) {
+      const url = input.url || invitation.id;
+      await assertFree(em, domain, "url", url, invitation.id);
+      invitation.url = url;
+    }
+    if (input.code !== undefined) invitation.code = input.code;
+    if (input.role !== undefined) invitation.role = input.role;
+    if (input.expireAt !== undefined) invitation.expireAt = expiryOf(input.expireAt);
   });
-  await em.flush();
-  return invitation;
 }
 
 export async function deleteInvitation(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
   const invitation = await findInvitation(em, access, ref);
-  await em.transactional(async (tx) => {
-    audit(tx, access, {
-      action: "domain_invitation.delete",
-      target: { type: "domain_invitation", id: invitation.id },
-      domainId: access.domainId,
-      before: pick(invitation, AUDITED),
-    });
-    await tx.nativeDelete(DomainInvitation, { id: invitation.id });
-  });
+  const what = {
+    action: "domain_invitation.delete",
+    type: "domain_invitation",
+    row: invitation,
+    fields: AUDITED,
+  } as const;
+  await auditedDelete(em, access, { ...what, domainId: access.domainId }, DomainInvitation);
 }
 
 /**
