@@ -13,6 +13,7 @@ import { ProblemSetProblem } from "./problem-set-problem.entity";
 import { parseWindow, windowState } from "./problem-set-window";
 import type { ProblemSetCreateInput, ProblemSetEditInput, ProblemSetView } from "./problem-sets.schemas";
 import { audit } from "../audit/audit.service";
+import { auditedDelete, auditedUpdate } from "../audit/audited";
 import { pick } from "../audit/audit-fields";
 
 const AUDITED = [
@@ -93,38 +94,24 @@ export async function updateProblemSet(
   input: ProblemSetEditInput,
 ): Promise<ProblemSet> {
   const set = await findProblemSet(em, access, ref);
-  const before = pick(set, AUDITED);
-  Object.assign(set, parseWindow(input, set));
-  if (input.url !== undefined) {
-    const url = input.url || set.id;
-    await assertUrlFree(em, access.domain, url, set.id);
-    set.url = url;
-  }
-  for (const key of ["title", "content", "hidden", "scoreboardHidden", "scoreboardRule"] as const) {
-    if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
-  }
-  audit(em, access, {
-    action: "problem_set.update",
-    target: { type: "problem_set", id: set.id },
-    domainId: access.domainId,
-    before,
-    after: pick(set, AUDITED),
+  const what = { action: "problem_set.update", type: "problem_set", row: set, fields: AUDITED } as const;
+  return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
+    Object.assign(set, parseWindow(input, set));
+    if (input.url !== undefined) {
+      const url = input.url || set.id;
+      await assertUrlFree(em, access.domain, url, set.id);
+      set.url = url;
+    }
+    for (const key of ["title", "content", "hidden", "scoreboardHidden", "scoreboardRule"] as const) {
+      if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
+    }
   });
-  await em.flush();
-  return set;
 }
 
 export async function deleteProblemSet(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
   const set = await findProblemSet(em, access, ref);
-  await em.transactional(async (tx) => {
-    audit(tx, access, {
-      action: "problem_set.delete",
-      target: { type: "problem_set", id: set.id },
-      domainId: access.domainId,
-      before: pick(set, AUDITED),
-    });
-    await tx.nativeDelete(ProblemSet, { id: set.id });
-  });
+  const what = { action: "problem_set.delete", type: "problem_set", row: set, fields: AUDITED } as const;
+  await auditedDelete(em, access, { ...what, domainId: access.domainId }, ProblemSet);
 }
 
 /**

@@ -14,6 +14,7 @@ import { Problem } from "./problem.entity";
 import { ProblemGroup } from "./problem-group.entity";
 import type { ProblemCreateInput, ProblemDetailView, ProblemEditInput, ProblemView } from "./problems.schemas";
 import { audit } from "../audit/audit.service";
+import { auditedDelete, auditedUpdate } from "../audit/audited";
 import { pick } from "../audit/audit-fields";
 
 const AUDITED = ["url", "title", "content", "hidden"] as const;
@@ -115,24 +116,17 @@ export async function updateProblem(
   input: ProblemEditInput,
 ): Promise<Problem> {
   const problem = await findProblem(em, access, ref);
-  const before = pick(problem, AUDITED);
-  if (input.url !== undefined) {
-    const url = input.url || problem.id;
-    await assertUrlFree(em, access.domain, url, problem.id);
-    problem.url = url;
-  }
-  if (input.title !== undefined) problem.title = input.title;
-  if (input.content !== undefined) problem.content = input.content;
-  if (input.hidden !== undefined) problem.hidden = input.hidden;
-  audit(em, access, {
-    action: "problem.update",
-    target: { type: "problem", id: problem.id },
-    domainId: access.domainId,
-    before,
-    after: pick(problem, AUDITED),
+  const what = { action: "problem.update", type: "problem", row: problem, fields: AUDITED } as const;
+  return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
+    if (input.url !== undefined) {
+      const url = input.url || problem.id;
+      await assertUrlFree(em, access.domain, url, problem.id);
+      problem.url = url;
+    }
+    if (input.title !== undefined) problem.title = input.title;
+    if (input.content !== undefined) problem.content = input.content;
+    if (input.hidden !== undefined) problem.hidden = input.hidden;
   });
-  await em.flush();
-  return problem;
 }
 
 /**
@@ -141,15 +135,8 @@ export async function updateProblem(
  */
 export async function deleteProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
   const problem = await findProblem(em, access, ref);
-  await em.transactional(async (tx) => {
-    audit(tx, access, {
-      action: "problem.delete",
-      target: { type: "problem", id: problem.id },
-      domainId: access.domainId,
-      before: pick(problem, AUDITED),
-    });
-    await tx.nativeDelete(Problem, { id: problem.id });
-  });
+  const what = { action: "problem.delete", type: "problem", row: problem, fields: AUDITED } as const;
+  await auditedDelete(em, access, { ...what, domainId: access.domainId }, Problem);
 }
 
 /**
