@@ -49,3 +49,15 @@ export async function auditedDelete<T extends { id: string }, K extends keyof T 
     await tx.nativeDelete(entity, { id: what.row.id } as never);
   });
 }
+
+/** Flushes a new row with the event of its creation. */
+export async function auditedCreate<T extends { id: string }, K extends keyof T & string>(
+  em: EntityManager,
+  actor: AuditActor,
+  what: Audited<T, K>,
+): Promise<T> {
+  const target = { type: what.type, id: what.row.id };
+  audit(em, actor, { action: what.action, target, domainId: what.domainId, after: pick(what.row, what.fields) });
+  await em.flush();
+  return what.row;
+}

@@ -13,9 +13,7 @@ import { DomainRole } from "./domain-role.entity";
 import { DomainUser } from "./domain-user.entity";
 import type { JoinLimiter } from "./join-limiter";
 import type { DomainInvitationView, InvitationCreateInput, InvitationEditInput } from "./invitations.schemas";
-import { audit } from "../audit/audit.service";
-import { auditedDelete, auditedUpdate } from "../audit/audited";
-import { pick } from "../audit/audit-fields";
+import { auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
 
 // `code` is a secret: the audit log notes that it changed, never its value (audit-fields.ts).
 const AUDITED = ["url", "code", "role", "expireAt"] as const;
@@ -81,14 +79,13 @@ export async function createInvitation(
   await assertFree(em, domain, "code", input.code);
   await assertFree(em, domain, "url", url);
   const invitation = em.create(DomainInvitation, { id, domain, url, code: input.code, role, expireAt });
-  audit(em, access, {
+  return auditedCreate(em, access, {
     action: "domain_invitation.create",
-    target: { type: "domain_invitation", id },
+    type: "domain_invitation",
+    row: invitation,
+    fields: AUDITED,
     domainId: domain.id,
-    after: pick(invitation, AUDITED),
   });
-  await em.flush();
-  return invitation;
 }
 
 export async function updateInvitation(

@@ -13,8 +13,7 @@ import { ProblemSetProblem } from "./problem-set-problem.entity";
 import { parseWindow, windowState } from "./problem-set-window";
 import type { ProblemSetCreateInput, ProblemSetEditInput, ProblemSetView } from "./problem-sets.schemas";
 import { audit } from "../audit/audit.service";
-import { auditedDelete, auditedUpdate } from "../audit/audited";
-import { pick } from "../audit/audit-fields";
+import { auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
 
 const AUDITED = [
   "url",
@@ -77,14 +76,13 @@ export async function createProblemSet(
     scoreboardRule: input.scoreboardRule ?? "best",
     ...parseWindow(input),
   });
-  audit(em, access, {
+  return auditedCreate(em, access, {
     action: "problem_set.create",
-    target: { type: "problem_set", id },
+    type: "problem_set",
+    row: set,
+    fields: AUDITED,
     domainId: access.domainId,
-    after: pick(set, AUDITED),
   });
-  await em.flush();
-  return set;
 }
 
 export async function updateProblemSet(
