@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { pageWindow, parseOrdering, type ListPage } from "../../db/listing";
-import { isoSql, rows } from "../../db/statements";
+import { rows } from "../../db/statements";
+import { type AuditFilter, type AuditOrdering, auditPageSql } from "./audit.sql";
 import { AuditEvent } from "./audit-event.entity";
 import { diffFields, type AuditAction, type AuditFields, type AuditTargetType } from "./audit-fields";
 import type { AuditEventView, AuditListQueryInput } from "./audit.schemas";
@@ -42,12 +43,6 @@ export function audit(em: EntityManager, actor: AuditActor, input: AuditInput): 
   });
 }
 
-const COLUMNS = { createdAt: "created_at", id: "id" } as const;
-
-const ROW_JSON = `json_build_object('id', a.id, 'createdAt', ${isoSql("a.created_at")}, 'action', a.action,
-  'targetType', a.target_type, 'targetId', a.target_id, 'domainId', a.domain_id, 'actorId', a.actor_id,
-  'actorUsername', a.actor_username, 'ip', a.ip, 'changes', a.changes)`;
-
 /**
  * A page of events, newest first unless `ordering` says otherwise, in one statement: the page's ids
  * come from an index alone (audit-event.entity.ts), then only those rows are read. `domainId` null is
@@ -58,29 +53,22 @@ export async function listAuditEvents(
   domainId: string | null,
   query: AuditListQueryInput,
 ): Promise<ListPage<AuditEventView>> {
-  const where: string[] = [];
+  const filters: AuditFilter[] = [];
   const values: unknown[] = [];
-  const filter = (column: string, value: string | undefined | null) => {
+  const filter = (name: AuditFilter, value: string | undefined | null) => {
     if (value === undefined || value === null) return;
-    where.push(`${column} = ?`);
+    filters.push(name);
     values.push(value);
   };
-  filter("domain_id", domainId);
+  filter("domain", domainId);
   filter("action", query.action);
-  filter("actor_id", query.actor?.toLowerCase());
+  filter("actor", query.actor?.toLowerCase());
   const ordering = parseOrdering(query.ordering, { created_at: "createdAt" });
   ordering.id = ordering.createdAt;
-  const order = Object.entries(ordering).map(
-    ([property, direction]) => `${COLUMNS[property as keyof typeof COLUMNS]} ${direction}`,
-  );
-  const condition = where.length ? `where ${where.join(" and ")}` : "";
   const { offset, limit } = pageWindow(query);
   const [page] = await rows<{ n: number; results: AuditEventView[] }>(
     em,
-    `with page as (select id from audit_events ${condition} order by ${order.join(", ")} limit ? offset ?)
-     select (select count(*)::int from audit_events ${condition}) as n,
-            coalesce((select json_agg(${ROW_JSON} order by ${order.map((o) => `a.${o}`).join(", ")})
-              from page join audit_events a on a.id = page.id), '[]') as results`,
+    auditPageSql(filters, Object.entries(ordering) as AuditOrdering),
     [...values, limit, offset, ...values],
   );
   return { count: page.n, results: page.results };

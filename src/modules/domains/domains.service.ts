@@ -12,6 +12,7 @@ import { Domain } from "./domain.entity";
 import { DomainUser } from "./domain-user.entity";
 import { DomainRole } from "./domain-role.entity";
 import { assertDomainEmpty } from "./domain-content";
+import { SEARCH_GROUPS_SQL } from "./domains.sql";
 import type { DomainCreateInput, DomainDetailView, DomainEditInput, DomainView } from "./domains.schemas";
 import { audit } from "../audit/audit.service";
 import { pick } from "../audit/audit-fields";
@@ -71,13 +72,7 @@ export async function listDomainsOf(
 export async function searchGroups(em: EntityManager, user: User, text: string): Promise<ListPage<string>> {
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const seesHidden = siteRoleGrants(user.role, "domain.view_hidden");
-  const rows = await em.execute<{ group: string }[]>(
-    `select distinct d."group" from domains d
-      where d."group" <> '' and d."group" ilike ?
-        and (? or not d.hidden or exists (select 1 from domain_users m where m.domain_id = d.id and m.user_id = ?))
-      order by d."group" limit 100`,
-    [pattern, seesHidden, user.id],
-  );
+  const rows = await em.execute<{ group: string }[]>(SEARCH_GROUPS_SQL, [pattern, seesHidden, user.id]);
   return { count: rows.length, results: rows.map((r) => r.group) };
 }
 

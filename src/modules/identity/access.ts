@@ -4,7 +4,8 @@ import { byUrlOrId, isUuid } from "../../db/addressing";
 import { User } from "../users/user.entity";
 import { row } from "../../db/statements";
 import { once } from "../../runtime/once";
-import { acceptKey, KEY_COLUMNS, KEY_FROM, keyStaleness, type KeyRow } from "./credentials/access-keys.service";
+import { acceptKey, keyStaleness, type KeyRow } from "./credentials/access-keys.service";
+import { DOMAIN_KEY, type DomainKey, standingOfCallerSql, standingOfKeySql, standingOfUserSql } from "./identity.sql";
 import { Domain } from "../domains/domain.entity";
 import { DomainUser } from "../domains/domain-user.entity";
 import { DomainRole } from "../domains/domain-role.entity";
@@ -72,7 +73,7 @@ export const principalOf = (user: User): Principal => ({
  */
 export async function loadDomainAccess(em: EntityManager, user: User, domainRef: string): Promise<DomainAccess> {
   const domain = domainMatch(domainRef);
-  const found = await row<StandingRow>(em, standingSql(domain.column, "where u.id = ?"), [
+  const found = await row<StandingRow>(em, standingOfUserSql(domain.column), [
     domain.value,
     DOMAIN_GUEST_ROLE,
     user.id,
@@ -92,15 +93,11 @@ export async function loadUserAndDomainAccess(
 ): Promise<Standing | null> {
   if (!isUuid(userId)) return null;
   const domain = domainMatch(domainRef);
-  const found = await row<StandingRow & CallerRow>(
-    em,
-    standingSql(
-      domain.column,
-      "where u.id = ? and u.is_active",
-      "to_json(u)::text as u, u.id as u_id, u.role as u_role,",
-    ),
-    [domain.value, DOMAIN_GUEST_ROLE, userId.toLowerCase()],
-  );
+  const found = await row<StandingRow & CallerRow>(em, standingOfCallerSql(domain.column), [
+    domain.value,
+    DOMAIN_GUEST_ROLE,
+    userId.toLowerCase(),
+  ]);
   return found && standingWith(em, found);
 }
 
@@ -116,11 +113,12 @@ export async function loadKeyAndDomainAccess(
   domainRef: string,
 ): Promise<Standing | null> {
   const domain = domainMatch(domainRef);
-  const found = await row<StandingRow & KeyRow>(
-    em,
-    standingSql(domain.column, "where k.key_id = ?", `${KEY_COLUMNS},`, KEY_FROM),
-    [keyStaleness, domain.value, DOMAIN_GUEST_ROLE, keyId],
-  );
+  const found = await row<StandingRow & KeyRow>(em, standingOfKeySql(domain.column), [
+    keyStaleness,
+    domain.value,
+    DOMAIN_GUEST_ROLE,
+    keyId,
+  ]);
   return found && (await acceptKey(em, found, secret)) ? standingWith(em, found) : null;
 }
 
@@ -141,22 +139,10 @@ function standingWith(em: EntityManager, found: StandingRow & CallerRow): Standi
 }
 
 /** How the path names the domain: by id or by url. */
-function domainMatch(domainRef: string): { column: string; value: string } {
+function domainMatch(domainRef: string): { column: DomainKey; value: string } {
   const where = byUrlOrId(domainRef);
-  return "id" in where ? { column: "d.id", value: where.id } : { column: "d.url", value: where.url };
+  return "id" in where ? { column: DOMAIN_KEY.id, value: where.id } : { column: DOMAIN_KEY.url, value: where.url };
 }
-
-// The user row is always there (the caller); the domain, membership and role rows may not be. The user
-// and domain rows come as JSON text, parsed only when a service asks for the entity.
-const standingSql = (domainKey: string, where: string, user = "", from = "users u") =>
-  `select ${user} to_json(d)::text as d, d.id as d_id, d.hidden as d_hidden, d.owner_id as d_owner,
-          m.id as m_id, m.created_at as m_created_at, m.updated_at as m_updated_at, m.role as m_role,
-          r.permission::text as r_permission
-     from ${from}
-     left join domains d on ${domainKey} = ?
-     left join domain_users m on m.domain_id = d.id and m.user_id = u.id
-     left join domain_roles r on r.domain_id = d.id and r.role = coalesce(m.role, ?)
-    ${where}`;
 
 interface StandingRow {
   d: string | null;

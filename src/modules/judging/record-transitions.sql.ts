@@ -1,5 +1,12 @@
 import { isoSql } from "../../db/statements";
-import { judgerMayMove, type RecordState } from "./record-states";
+import {
+  FINAL_STATES,
+  judgerMayMove,
+  RECORD_STATES,
+  type RecordState,
+  WAITING_STATES,
+  WORKING_STATES,
+} from "./record-states";
 
 /**
  * Every statement that changes a record's state, and only those (record-transitions.ts runs them). Each
@@ -178,3 +185,20 @@ export const rejudgeSql = (where: string, limit: number, final: StateList) => `
          coalesce((select json_agg(json_build_object(
                             'recordId', id, 'domainId', domain_id, 'taskId', task_id, 'priority', priority))
                      from upd), '[]') as queued`;
+
+/**
+ * Every statement this file can produce, for tests/db/statements-prepare.test.ts: each builder over the
+ * state groups, a report for every target (none: the state kept), and a rejudge of one record (the
+ * rejudge's own selections are in judging.sql.ts's samples).
+ */
+export const SAMPLE_STATEMENTS: string[] = [
+  claimSql(WAITING_STATES),
+  renewSql(WORKING_STATES),
+  caseSql(WAITING_STATES, WORKING_STATES),
+  ...[null, ...RECORD_STATES].map((to) => reportSql(to, WORKING_STATES, FINAL_STATES)).filter((sql) => sql !== ""),
+  releaseSql(WORKING_STATES),
+  requeueLapsedSql(WORKING_STATES),
+  exhaustSql(WORKING_STATES),
+  reenqueueSql(WAITING_STATES),
+  rejudgeSql("r.id = ?", 1, FINAL_STATES),
+];

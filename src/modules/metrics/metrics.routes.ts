@@ -7,9 +7,11 @@ import { clientIp, isLoopback } from "../../http/client-ip";
 import { withTimeout } from "../../core/timeout";
 import { WAITING_STATES, WORKING_STATES } from "../judging/record-states";
 import { poolUse } from "../../db/orm";
+import { recordsInStatesSql } from "./metrics.sql";
 
 /** States a record waits or is judged in: the gauges an operator watches (final states are counters). */
 const OPEN_STATES = [...WAITING_STATES, ...WORKING_STATES];
+const RECORDS_IN_STATES_SQL = recordsInStatesSql(OPEN_STATES.length);
 const QUEUE_STATES = ["waiting", "prioritized", "active", "delayed", "failed"] as const;
 const SCRAPE_TIMEOUT_MS = 2_000;
 
@@ -41,13 +43,7 @@ async function refreshGauges(deps: AppDeps): Promise<void> {
   });
   // Open states only: the (state, …) index answers this at any size; a count of final states would scan.
   const records = inTime(
-    deps.orm.em
-      .getConnection()
-      .execute<{ state: string; n: string }[]>(
-        `select state, count(*)::text as n from records where state in (${OPEN_STATES.map(() => "?").join(", ")}) ` +
-          `group by state`,
-        OPEN_STATES,
-      ),
+    deps.orm.em.getConnection().execute<{ state: string; n: string }[]>(RECORDS_IN_STATES_SQL, OPEN_STATES),
   ).then((rows) => {
     const byState = new Map(rows.map((r) => [r.state, Number(r.n)]));
     for (const state of OPEN_STATES) metrics.recordsInState.set({ state }, byState.get(state) ?? 0);

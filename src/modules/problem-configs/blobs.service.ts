@@ -1,16 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { BlobStore } from "../../storage/blob-store";
 import { sha256Hex } from "../../storage/blob-store";
+import { collectableBlobsSql, collectVersionsSql, deleteBlobSql, STORE_BLOB_SQL } from "./problem-configs.sql";
 
-/**
- * Tables whose `config_id` pins a config version for as long as a row points at it. Versions of
- * deleted problems that nothing pins are collected. (Static on purpose: the collector must know every
- * pin even in a process that never loads the module owning the table.)
- */
-export const CONFIG_PINS: readonly { table: string }[] = [{ table: "records" }];
-
-/** Tables whose `digest` column keeps a blob alive: config files and submitted files. */
-export const BLOB_REFS: readonly { table: string }[] = [{ table: "problem_config_files" }, { table: "record_files" }];
+/** What pins a config version and what keeps a blob alive (problem-configs.sql.ts, with their statements). */
+export { BLOB_REFS, CONFIG_PINS } from "./problem-configs.sql";
 
 /** How long an unreferenced blob is kept: longer than any upload takes to become a version. */
 export const DEFAULT_BLOB_GRACE_SECONDS = 3600;
@@ -25,11 +19,7 @@ export async function storeBlob(
   data: Uint8Array,
 ): Promise<{ digest: string; size: number }> {
   const digest = sha256Hex(data);
-  await em.execute(
-    `insert into blobs (digest, size, created_at) values (?, ?, now()) on conflict (digest) do update set ` +
-      `created_at = now()`,
-    [digest, data.byteLength],
-  );
+  await em.execute(STORE_BLOB_SQL, [digest, data.byteLength]);
   await store.put(data, digest);
   return { digest, size: data.byteLength };
 }
@@ -50,27 +40,13 @@ export async function collectGarbage(
   store: BlobStore,
   graceSeconds = DEFAULT_BLOB_GRACE_SECONDS,
 ): Promise<CollectionReport> {
-  const pinned = CONFIG_PINS.map(
-    ({ table }) => `and not exists (select 1 from "${table}" x where x.config_id = c.id)`,
-  ).join(" ");
-  const versions = await em.execute<{ id: string }[]>(
-    `delete from problem_configs c where c.problem_id is null ${pinned} returning c.id`,
-  );
-  const unreferenced = BLOB_REFS.map(
-    ({ table }) => `and not exists (select 1 from "${table}" f where f.digest = b.digest)`,
-  ).join(" ");
-  const candidates = await em.execute<{ digest: string }[]>(
-    `select b.digest from blobs b where b.created_at < now() - make_interval(secs => ?) ${unreferenced}`,
-    [graceSeconds],
-  );
+  const versions = await em.execute<{ id: string }[]>(collectVersionsSql());
+  const candidates = await em.execute<{ digest: string }[]>(collectableBlobsSql(), [graceSeconds]);
+  const deleteBlob = deleteBlobSql();
   let blobs = 0;
   for (const { digest } of candidates) {
     const deleted = await em.transactional(async (tx) => {
-      const rows = await tx.execute<{ digest: string }[]>(
-        `delete from blobs b where b.digest = ? and b.created_at < now() - make_interval(secs => ?) ` +
-          `${unreferenced} returning b.digest`,
-        [digest, graceSeconds],
-      );
+      const rows = await tx.execute<{ digest: string }[]>(deleteBlob, [digest, graceSeconds]);
       if (rows.length === 0) return false;
       await store.delete(digest);
       return true;

@@ -5,6 +5,7 @@ import type { User } from "../users/user.entity";
 import type { Problem } from "../problems/problem.entity";
 import { ProblemConfig } from "./problem-config.entity";
 import { ProblemConfigFile } from "./problem-config-file.entity";
+import { VERSION_LOCK_SQL } from "./problem-configs.sql";
 import { audit } from "../audit/audit.service";
 import type { Domain } from "../domains/domain.entity";
 
@@ -50,7 +51,7 @@ export async function commitVersion(
   },
 ): Promise<ProblemConfig> {
   return em.transactional(async (tx) => {
-    await tx.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`problem-config:${input.problem.id}`]);
+    await tx.execute(VERSION_LOCK_SQL, [`problem-config:${input.problem.id}`]);
     const commitId = commitIdOf(input.tree);
     const latest = await latestConfig(tx, input.problem);
     if (latest?.commitId === commitId)

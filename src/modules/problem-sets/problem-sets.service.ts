@@ -12,6 +12,7 @@ import { ProblemSet } from "./problem-set.entity";
 import { ProblemSetProblem } from "./problem-set-problem.entity";
 import { parseWindow, windowState } from "./problem-set-window";
 import type { ProblemSetCreateInput, ProblemSetEditInput, ProblemSetView } from "./problem-sets.schemas";
+import { LOCK_SET_SQL } from "./problem-sets.sql";
 import { audit } from "../audit/audit.service";
 import { auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
 
@@ -179,7 +180,7 @@ async function reorder(
   change: (problemIds: string[]) => string[],
 ): Promise<void> {
   await em.transactional(async (tx) => {
-    await tx.execute("select id from problem_sets where id = ? for update", [set.id]);
+    await tx.execute(LOCK_SET_SQL, [set.id]);
     const links = await tx.find(ProblemSetProblem, { problemSet: set.id }, { orderBy: { position: "asc" } });
     const before = links.map((l) => (l.problem as unknown as Problem).id);
     const ids = change(before);

@@ -1,5 +1,5 @@
-import { isoSql, row } from "../../db/statements";
-import { latestRecordSql } from "../records/records.service";
+import { row } from "../../db/statements";
+import { problemPageSql, problemSql } from "./problems.sql";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../core/errors";
@@ -26,16 +26,11 @@ const AUDITED = ["url", "title", "content", "hidden"] as const;
  */
 export async function findProblemWithLatest(em: EntityManager, access: DomainAccess, ref: string): Promise<string> {
   const where = byUrlOrId(ref);
-  const found = await row<{ hidden: boolean; page: string }>(
-    em,
-    `select p.hidden, json_build_object('id', p.id, 'domainId', p.domain_id, 'url', p.url, 'title', p.title,
-              'hidden', p.hidden, 'numSubmit', p.num_submit, 'numAccept', p.num_accept, 'ownerId', p.owner_id,
-              'problemGroupId', p.problem_group_id, 'content', p.content, 'createdAt', ${isoSql("p.created_at")},
-              'updatedAt', ${isoSql("p.updated_at")}, 'languages', p.languages,
-              'latestRecord', ${latestRecordSql("p.id", false)})::text as page
-       from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
-    [access.userId, "id" in where ? where.id : where.url, access.domainId],
-  );
+  const found = await row<{ hidden: boolean; page: string }>(em, problemPageSql("id" in where ? "id" : "url"), [
+    access.userId,
+    "id" in where ? where.id : where.url,
+    access.domainId,
+  ]);
   if (!found || (found.hidden && !holds(access, "problem.viewHidden"))) throw problemNotFound();
   return found.page;
 }
@@ -46,11 +41,10 @@ export async function findProblemWithLatest(em: EntityManager, access: DomainAcc
  */
 export async function findProblem(em: EntityManager, access: DomainAccess, ref: string): Promise<Problem> {
   const where = byUrlOrId(ref);
-  const found = await row<Record<string, unknown>>(
-    em,
-    `select * from problems p where p.${"id" in where ? "id" : "url"} = ? and p.domain_id = ?`,
-    ["id" in where ? where.id : where.url, access.domainId],
-  );
+  const found = await row<Record<string, unknown>>(em, problemSql("id" in where ? "id" : "url"), [
+    "id" in where ? where.id : where.url,
+    access.domainId,
+  ]);
   const problem = found && em.map(Problem, found);
   if (!problem || (problem.hidden && !holds(access, "problem.viewHidden"))) throw problemNotFound();
   return problem;

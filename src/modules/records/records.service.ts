@@ -1,7 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, permissionDenied } from "../../core/errors";
 import { uuidArray } from "../../db/addressing";
-import { isoSql, row, rows } from "../../db/statements";
+import { row, rows } from "../../db/statements";
+import { DETAIL_SQL, latestRecordsSql, RECORD_SQL } from "./records.sql";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../identity/access";
 import type { BlobStore } from "../../storage/blob-store";
@@ -27,10 +28,9 @@ export async function findRecord(
     populate.length > 0
       ? await em.findOne(JudgeRecord, { id: id.toLowerCase(), domain: domainId }, { populate })
       : // Relations by id only: one prepared statement (a hot read: every record page polls it).
-        await row<Record<string, unknown>>(em, "select * from records where id = ? and domain_id = ?", [
-          id.toLowerCase(),
-          domainId,
-        ]).then((found) => found && em.map(JudgeRecord, found));
+        await row<Record<string, unknown>>(em, RECORD_SQL, [id.toLowerCase(), domainId]).then(
+          (found) => found && em.map(JudgeRecord, found),
+        );
   if (!record) throw new BizError("RecordNotFoundError", "record not found");
   return record;
 }
@@ -101,14 +101,6 @@ export function toRecordView(record: JudgeRecord): RecordView {
 
 type DetailRow = Omit<RecordDetailView, "codeUrl">;
 
-/** The detail view's fields, written by PostgreSQL (timestamps as Horse writes them). */
-const DETAIL_SQL = `select r.id, r.domain_id as "domainId", r.state, r.language, r.score, r.time_ms as "timeMs",
-    r.memory_kb as "memoryKb", ${isoSql("r.created_at")} as "createdAt", ${isoSql("r.updated_at")} as "updatedAt",
-    ${isoSql("r.judged_at")} as "judgedAt", r.late, r.commit_id as "commitId", r.task_id as "taskId", r.cases,
-    r.problem_set_id as "problemSetId", r.problem_id as "problemId", r.config_id as "problemConfigId",
-    r.committer_id as "committerId", r.judger_id as "judgerId", r.attempts, r.history
-  from records r where r.id = ? and r.domain_id = ?`;
-
 /**
  * The full record of the path's domain, in one prepared statement and with no entity (the page changes
  * nothing). Unless `anyone`, only its author or a holder of `record.view` may read it. Case output
@@ -143,17 +135,7 @@ export interface RecordPreviewView {
   createdAt: string;
 }
 
-/**
- * The caller's newest record for a problem (`problemColumn`), through the problem's own route or
- * through one set, as a RecordPreview JSON value or null: one index lookup (records_latest_index), read
- * straight from the records, so it is never stale. Its placeholders: the committer, then the set.
- */
-export const latestRecordSql = (problemColumn: string, throughSet: boolean) =>
-  `(select json_build_object('id', r.id, 'state', r.state, 'createdAt', ${isoSql("r.created_at")}) from records r
-     where r.committer_id = ? and r.problem_id = ${problemColumn} and ${throughSet ? "r.problem_set_id = ?" : "r.problem_set_id is null"}
-     order by r.created_at desc, r.id desc limit 1)`;
-
-/** The caller's newest record for each problem (see latestRecordSql), in one statement. */
+/** The caller's newest record for each problem (records.sql.ts, latestRecordSql), in one statement. */
 export async function latestRecords(
   em: EntityManager,
   userId: string,
@@ -163,7 +145,7 @@ export async function latestRecords(
   if (problemIds.length === 0) return new Map();
   const found = await rows<{ problem_id: string; latest: RecordPreviewView | null }>(
     em,
-    `select p.id as problem_id, ${latestRecordSql("p.id", setId !== null)} as latest from unnest(?::uuid[]) as p(id)`,
+    latestRecordsSql(setId !== null),
     [userId, ...(setId === null ? [] : [setId]), uuidArray(problemIds)],
   );
   return new Map(found.filter((r) => r.latest !== null).map((r) => [r.problem_id, r.latest!]));

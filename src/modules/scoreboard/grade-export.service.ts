@@ -5,6 +5,7 @@ import { uuidArray } from "../../db/addressing";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { scoreboard } from "./scoreboard.service";
 import { managesProblemSets } from "../problem-sets/problem-sets.service";
+import { GRADE_PEOPLE_SQL } from "./scoreboard.sql";
 
 interface Person {
   id: string;
@@ -34,13 +35,13 @@ export async function gradeCsv(em: EntityManager, access: DomainAccess, set: Pro
   const board = await scoreboard(em, access, set);
   const ranked = new Map(board.rows.map((row) => [row.userId, row]));
   const staff = managesProblemSets(access);
-  const people = await em.execute<Person[]>(
-    `select u.id, u.username, case when ? then u.student_id else '' end as student_id,
-            case when ? then u.real_name else '' end as real_name
-       from users u
-      where (? and u.id in (select user_id from domain_users where domain_id = ?)) or u.id = any(?::uuid[])`,
-    [staff, staff, staff, access.domainId, uuidArray([...ranked.keys()])],
-  );
+  const people = await em.execute<Person[]>(GRADE_PEOPLE_SQL, [
+    staff,
+    staff,
+    staff,
+    access.domainId,
+    uuidArray([...ranked.keys()]),
+  ]);
   people.sort((a, b) => compareText(a.student_id, b.student_id) || compareText(a.username, b.username));
   const header = ["student id", "real name", "username"];
   for (const problem of board.problems) header.push(problem.title, `${problem.title} (late)`);

@@ -6,6 +6,7 @@ import { isoTime } from "../../http/schemas";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { managesProblemSets, visibleProblems } from "../problem-sets/problem-sets.service";
 import type { ScoreboardView } from "./scoreboard.schemas";
+import { JUDGED_ROWS_SQL } from "./scoreboard.sql";
 
 interface JudgedRow {
   id: string;
@@ -34,13 +35,7 @@ export async function scoreboard(em: EntityManager, access: DomainAccess, set: P
   const rows =
     problems.length === 0
       ? []
-      : await em.execute<JudgedRow[]>(
-          `select r.id, r.committer_id, u.username, r.problem_id, r.score, r.state, r.late, r.created_at
-       from records r join users u on u.id = r.committer_id
-      where r.problem_set_id = ? and r.problem_id = any(?::uuid[]) and r.state in ('accepted', 'rejected')
-      order by r.created_at, r.id`,
-          [set.id, uuidArray(problems.map((p) => p.id))],
-        );
+      : await em.execute<JudgedRow[]>(JUDGED_ROWS_SQL, [set.id, uuidArray(problems.map((p) => p.id))]);
   const byUser = new Map<string, { username: string; cells: Map<string, Cell & { at: Date }> }>();
   for (const row of rows) {
     const user = byUser.get(row.committer_id) ?? { username: row.username, cells: new Map() };

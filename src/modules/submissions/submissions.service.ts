@@ -13,6 +13,7 @@ import type { JudgeRecord } from "../records/record.entity";
 import { toRecordView } from "../records/records.service";
 import type { RecordView } from "../records/records.schemas";
 import { row } from "../../db/statements";
+import { LATEST_CONFIG_SQL, submitSql } from "./submissions.sql";
 import { sha256Hex } from "../../storage/blob-store";
 
 export interface SubmitTarget {
@@ -54,31 +55,10 @@ function checkFiles(files: File[], limits: SubmissionLimits): string[] {
   return paths;
 }
 
-const LATEST_SQL = `
-  select c.id as config_id, p.languages from problems p
-    left join lateral (select id from problem_configs where problem_id = p.id order by version desc limit 1) c on true
-   where p.id = ?`;
-
-// The whole submission is this one statement, so one transaction and one durable commit: the blobs'
-// ledger rows (refreshed to "now", which keeps the collector off them), the record, its files and
-// the submit counters, which move in SQL so concurrent submissions never overwrite each other's.
 /** The state a submission is saved in (record-transitions.ts, `submit`). */
 const SUBMITTED = TRANSITIONS.submit.to[0];
-
-const SUBMIT_SQL = `
-  with b as (
-    insert into blobs (digest, size, created_at) select d, s, now() from unnest(?::text[], ?::bigint[]) u(d, s)
-    on conflict (digest) do update set created_at = now()),
-  r as (
-    insert into records (id, created_at, updated_at, domain_id, problem_set_id, problem_id, config_id, committer_id, state, language,
-                         task_id, commit_id, late)
-    values (?, ?, ?, ?, ?, ?, ?, ?, '${SUBMITTED}', ?, ?, ?, ?) returning id),
-  f as (
-    insert into record_files (id, record_id, path, digest, size)
-    select gen_random_uuid(), r.id, u.p, u.d, u.s from r, unnest(?::text[], ?::text[], ?::bigint[]) u(p, d, s)),
-  p as (update problems set num_submit = num_submit + 1 where id = ?),
-  s as (update problem_sets set num_submit = num_submit + 1 where id = ?::uuid)
-  select id from r`;
+/** The whole submission in one statement (submissions.sql.ts). */
+const SUBMIT_SQL = submitSql(SUBMITTED);
 
 /**
  * Stores a submission: the files as blobs, then, in one statement, the record (state `queueing`,
@@ -96,7 +76,9 @@ export async function submitSolution(
 ): Promise<{ id: string; taskId: string; view: RecordView }> {
   const paths = checkFiles(input.files, limits);
   // One statement, one snapshot: the latest version and the languages it wrote always agree.
-  const latest = await row<{ config_id: string | null; languages: string[] }>(em, LATEST_SQL, [target.problem.id]);
+  const latest = await row<{ config_id: string | null; languages: string[] }>(em, LATEST_CONFIG_SQL, [
+    target.problem.id,
+  ]);
   if (!latest) throw new BizError("ProblemNotFoundError", "problem not found");
   if (!latest.config_id)
     throw new BizError("ProblemConfigNotFoundError", "the problem has no config yet, so it cannot be judged");

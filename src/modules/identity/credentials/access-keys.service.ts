@@ -3,6 +3,7 @@ import { generateAccessKey, secretMatches } from "./access-keys";
 import { AccessKey } from "./access-key.entity";
 import { User } from "../../users/user.entity";
 import { row } from "../../../db/statements";
+import { ACCESS_KEY_SQL } from "../identity.sql";
 
 // last_used_at is advisory: writing it on every judger request would cost a row update per call.
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -20,13 +21,11 @@ export async function createAccessKey(em: EntityManager, user: User): Promise<{ 
  * so the key and its user come from one prepared statement (the ORM's findOne with its user cost
  * about 1 ms of CPU); the SHA-256 check itself is microseconds. Nothing is cached: a revoked key or
  * a deactivated judger is refused on its next call. A domain route reads the key together with the
- * caller's standing (access.ts, loadKeyAndDomainAccess), through the same KEY_COLUMNS and acceptKey.
+ * caller's standing (access.ts, loadKeyAndDomainAccess), through the same columns (identity.sql.ts,
+ * KEY_COLUMNS) and acceptKey.
  */
 export async function authenticateAccessKey(em: EntityManager, keyId: string, secret: string): Promise<User | null> {
-  const found = await row<KeyRow>(em, `select ${KEY_COLUMNS} from ${KEY_FROM} where k.key_id = ?`, [
-    keyStaleness,
-    keyId,
-  ]);
+  const found = await row<KeyRow>(em, ACCESS_KEY_SQL, [keyStaleness, keyId]);
   return found && (await acceptKey(em, found, secret)) ? em.map(User, JSON.parse(found.u)) : null;
 }
 
@@ -41,10 +40,7 @@ export interface KeyRow {
   stale: boolean;
 }
 
-/** The columns of a KeyRow from KEY_FROM; its one placeholder is the staleness in seconds (keyStaleness). */
-export const KEY_COLUMNS = `to_json(u)::text as u, u.id as u_id, u.role as u_role, u.is_active as u_active,
-  k.id as key_id, k.secret_digest, k.last_used_at is null or k.last_used_at < now() - make_interval(secs => ?) as stale`;
-export const KEY_FROM = "access_keys k join users u on u.id = k.user_id";
+/** The staleness in seconds, the first parameter of a statement reading a KeyRow (identity.sql.ts). */
 export const keyStaleness = LAST_USED_RESOLUTION_MS / 1000;
 
 /** Whether a found key admits the caller (secret matches, user active); notes its use when stale. */

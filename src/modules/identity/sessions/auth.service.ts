@@ -15,6 +15,7 @@ import {
 import { User } from "../../users/user.entity";
 import { findActiveUser } from "../../users/users.service";
 import type { UserCreateInput } from "./auth.schemas";
+import { FIRST_USER_LOCK_SQL } from "../identity.sql";
 
 // Serialises registrations so that exactly one first user becomes root, however many arrive at once.
 const FIRST_USER_LOCK = 0x4a4f4a01;
@@ -43,7 +44,7 @@ export async function registerWithPassword(em: EntityManager, input: UserCreateI
 export async function createFirstOrUser(tx: EntityManager, account: Omit<NewAccount, "role">): Promise<User> {
   // Serialised, so that exactly one first user becomes root however many register at once.
   // em.execute (not getConnection().execute) runs on the transaction's own connection.
-  await tx.execute("select pg_advisory_xact_lock(?)", [FIRST_USER_LOCK]);
+  await tx.execute(FIRST_USER_LOCK_SQL, [FIRST_USER_LOCK]);
   const first = (await tx.count(User, { role: { $ne: "judger" } })) === 0;
   return createAccount(tx, { ...account, role: first ? "root" : "user" });
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../../core/errors";
 import { row } from "../../../db/statements";
+import { PIN_SQL } from "../judging.sql";
 import { BoundedMap } from "../../../runtime/bounded-map";
 import { JudgeRecord } from "../../records/record.entity";
 
@@ -29,11 +30,7 @@ export function pin(id: string, configId: string | null, language: string) {
 export async function pinOf(em: EntityManager, domainId: string, id: string, fresh = false) {
   const known = fresh ? undefined : pins.get(id);
   if (known) return known;
-  const found = await row<{ config_id: string | null; language: string }>(
-    em,
-    "select config_id, language from records where id = ? and domain_id = ?",
-    [id, domainId],
-  );
+  const found = await row<{ config_id: string | null; language: string }>(em, PIN_SQL, [id, domainId]);
   if (found) pin(id, found.config_id, found.language);
   return found ? pins.get(id)! : null;
 }

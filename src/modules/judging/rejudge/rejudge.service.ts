@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../../core/errors";
 import { isUuid } from "../../../db/addressing";
 import { row } from "../../../db/statements";
+import { JUDGEMENT_SQL, KEYSET, PIN_CANDIDATES_SQL, PROBLEM_RECORDS, REJUDGE_ONE } from "../judging.sql";
 import type { DomainAccess } from "../../identity/access";
 import type { JobClient } from "../../../jobs/job-client";
 import type { Logger } from "../../../core/logger";
@@ -40,7 +41,7 @@ export async function rejudgeRecord(
     force: true,
     actorId: access.userId,
   };
-  const selection = { where: "r.id = ? and r.domain_id = ?", values: [id, access.domainId], limit: 1 };
+  const selection = { where: REJUDGE_ONE, values: [id, access.domainId], limit: 1 };
   const done = await em.transactional(async (tx) => {
     const before = await judgementOf(tx, selection.values);
     const result = await transitions.rejudge(tx, selection, options);
@@ -61,12 +62,7 @@ export async function rejudgeRecord(
 }
 
 /** What a rejudge changes of a record, read around its statement for the audit log. */
-const judgementOf = (em: EntityManager, values: unknown[]) =>
-  row<Record<string, unknown>>(
-    em,
-    `select state, score, config_id as "configId" from records where id = ? and domain_id = ?`,
-    values,
-  );
+const judgementOf = (em: EntityManager, values: unknown[]) => row<Record<string, unknown>>(em, JUDGEMENT_SQL, values);
 
 interface PinRow {
   problem_id: string | null;
@@ -83,13 +79,7 @@ async function whyNotPinned(em: EntityManager, id: string, config: RejudgeConfig
       "the record's own config version no longer exists; rejudge it with the latest",
     );
   }
-  const found = await row<PinRow>(
-    em,
-    `select r.problem_id, r.language, p.languages,
-            (select c.id from problem_configs c where c.problem_id = p.id order by c.version desc limit 1) as latest
-       from records r left join problems p on p.id = r.problem_id where r.id = ?`,
-    [id],
-  );
+  const found = await row<PinRow>(em, PIN_CANDIDATES_SQL, [id]);
   const ownConfig = 'rejudge it with its own config version ("config": "record")';
   if (!found?.problem_id)
     return new BizError("ProblemNotFoundError", `the record's problem no longer exists; ${ownConfig}`);
@@ -101,13 +91,6 @@ async function whyNotPinned(em: EntityManager, id: string, config: RejudgeConfig
     `the latest config has no language ${quote(found.language)} (it has: ${languages}); ${ownConfig}`,
   );
 }
-
-/** A problem's records and the optional filters; `KEYSET` continues after a batch (on records_domain_problem_index). */
-const PROBLEM_RECORDS = `r.domain_id = ? and r.problem_id = ?
-  and (?::uuid is null or r.problem_set_id = ?::uuid)
-  and (?::text[] is null or r.state = any(?::text[]))
-  and (?::text is null or r.language = ?)`;
-const KEYSET = " and (r.created_at, r.id) > (?::timestamptz, ?::uuid)";
 
 /**
  * Judges again every record of a problem that matches the filters, in batches of BATCH records by

@@ -4,7 +4,7 @@ import { BizError } from "../../../core/errors";
 import type { DomainAccess } from "../../identity/access";
 import type { RecordJudgePayload } from "../../../jobs/catalogue";
 import { findRecord } from "../../records/records.service";
-import { WAITING_SQL } from "../record-states";
+import { NEXT_TASK_SQL } from "../judging.sql";
 import * as transitions from "../record-transitions";
 
 /**
@@ -47,12 +47,9 @@ const offered = new Map<string, number>();
 async function oldestUnoffered(em: EntityManager): Promise<JudgeTask | null> {
   const now = Date.now();
   for (const [taskId, until] of offered) if (until <= now) offered.delete(taskId);
-  const rows = await em.execute<{ id: string; domain_id: string; task_id: string; language: string }[]>(
-    `select id, domain_id, task_id, language from records
-      where state in ${WAITING_SQL} and config_id is not null and task_id is not null and not (task_id = any(?::uuid[]))
-      order by priority, created_at limit 1`,
-    [`{${[...offered.keys()].join(",")}}`],
-  );
+  const rows = await em.execute<{ id: string; domain_id: string; task_id: string; language: string }[]>(NEXT_TASK_SQL, [
+    `{${[...offered.keys()].join(",")}}`,
+  ]);
   if (rows.length === 0) return null;
   const { id, domain_id: domainId, task_id: taskId, language } = rows[0];
   offered.set(taskId, now + OFFER_MS);

@@ -6,7 +6,8 @@ import type { ReconcileReport } from "../../../jobs/catalogue";
 import type { Logger } from "../../../core/logger";
 import { enqueueJudging } from "./judge-queue";
 import { announceRecordChange } from "../../record-events/record-events.bus";
-import { pendingCase, WAITING_SQL as WAITING, WORKING_SQL as WORKING, type StoredCase } from "../record-states";
+import { pendingCase, type StoredCase } from "../record-states";
+import { lapsedLeasesSql, waitingPageSql } from "../judging.sql";
 import * as transitions from "../record-transitions";
 
 /** A waiting record this young may still be on its way to Redis from the API that just saved it. */
@@ -40,10 +41,7 @@ export async function reconcileRecords(
   settings: JudgingSettings,
 ): Promise<ReconcileReport> {
   const report: ReconcileReport = { requeued: 0, failed: 0, reenqueued: 0 };
-  const lapsed = await em.execute<{ id: string; attempts: number }[]>(
-    `select id, attempts from records where state in ${WORKING} and lease_expires_at <= now() order by ` +
-      `lease_expires_at limit ${BATCH}`,
-  );
+  const lapsed = await em.execute<{ id: string; attempts: number }[]>(lapsedLeasesSql(BATCH));
   for (const { id, attempts } of lapsed) {
     if (attempts >= settings.maxAttempts) {
       const failed = await transitions.exhaust(em, id, abandonedCase(attempts, settings.leaseSeconds));
@@ -80,13 +78,12 @@ async function reenqueueLost(em: EntityManager, jobs: JobClient, logger: Logger)
   // The position as PostgreSQL's own text: a JavaScript Date would drop the microseconds and skip rows.
   let after: { at: string; id: string } | null = null;
   for (;;) {
-    const page: { id: string; task_id: string | null; at: string }[] = await em.execute(
-      `select id, task_id, updated_at::text as at from records
-        where state in ${WAITING} and updated_at < now() - make_interval(secs => ?)
-          and (?::timestamptz is null or (updated_at, id) > (?::timestamptz, ?::uuid))
-        order by updated_at, id limit ${BATCH}`,
-      [ENQUEUE_GRACE_SECONDS, after?.at ?? null, after?.at ?? null, after?.id ?? null],
-    );
+    const page: { id: string; task_id: string | null; at: string }[] = await em.execute(waitingPageSql(BATCH), [
+      ENQUEUE_GRACE_SECONDS,
+      after?.at ?? null,
+      after?.at ?? null,
+      after?.id ?? null,
+    ]);
     if (page.length === 0) return reenqueued;
     const live = await Promise.all(page.map((row) => (row.task_id ? jobs.isLive("judge", row.task_id) : false)));
     for (const [i, { id, task_id: oldTask }] of page.entries()) {

@@ -1,0 +1,33 @@
+/**
+ * The domains' hand-written SQL; tests/db/statements-prepare.test.ts prepares every one of
+ * SAMPLE_STATEMENTS against the migrated schema.
+ */
+
+/**
+ * What a domain holds that must never be orphaned: a domain is deleted only when all of these are
+ * empty. Problems, problem sets and records register their tables here as they arrive (issues 4, 5);
+ * their foreign keys to `domains` use ON DELETE RESTRICT as the database's own backstop.
+ */
+export const DOMAIN_CONTENT: { table: string; label: string }[] = [
+  { table: "problems", label: "problem(s)" },
+  { table: "problem_sets", label: "problem set(s)" },
+  { table: "records", label: "record(s)" },
+];
+
+/** How many rows of a content table a domain holds. Parameter: the domain's id. */
+export const domainContentSql = (table: string) => `select count(*)::int as n from "${table}" where domain_id = ?`;
+
+/**
+ * Distinct groups matching a pattern; groups of hidden domains only for their members or site viewers.
+ * Parameters: the ILIKE pattern, whether the caller sees hidden domains, the caller's id.
+ */
+export const SEARCH_GROUPS_SQL = `select distinct d."group" from domains d
+      where d."group" <> '' and d."group" ilike ?
+        and (? or not d.hidden or exists (select 1 from domain_users m where m.domain_id = d.id and m.user_id = ?))
+      order by d."group" limit 100`;
+
+/** Every statement this file can produce, for the prepare test. */
+export const SAMPLE_STATEMENTS: string[] = [
+  ...DOMAIN_CONTENT.map(({ table }) => domainContentSql(table)),
+  SEARCH_GROUPS_SQL,
+];
