@@ -1,3 +1,5 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { EntityName, FilterQuery, OrderDefinition } from "@mikro-orm/core";
 import { BizError } from "../core/errors";
 
 export interface ListQuery {
@@ -42,4 +44,21 @@ export function parseOrdering(
 
 export function pageWindow(query: ListQuery): { offset: number; limit: number } {
   return { offset: query.offset ?? 0, limit: query.limit ?? 100 };
+}
+
+/** One page of an entity's rows in the query's ordering, and how many rows there are in all. */
+export async function findPage<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  where: FilterQuery<NoInfer<T>>,
+  query: ListQuery,
+): Promise<ListPage<T>> {
+  const { offset, limit } = pageWindow(query);
+  const [results, count] = await em.findAndCount(entity, where, {
+    // The default ordering's properties (createdAt, updatedAt, id) are every entity's; TypeScript cannot tell.
+    orderBy: parseOrdering(query.ordering) as OrderDefinition<T>,
+    offset,
+    limit,
+  });
+  return { count, results };
 }

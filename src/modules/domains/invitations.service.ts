@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
 import { BizError, HttpError } from "../../core/errors";
 import { byUrlOrId } from "../../db/addressing";
-import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { readTimestamp } from "../../http/timestamps";
 import type { DomainAccess } from "../identity/access";
@@ -47,18 +47,12 @@ async function findInvitation(em: EntityManager, access: DomainAccess, ref: stri
   return invitation;
 }
 
-export async function listInvitations(
+export function listInvitations(
   em: EntityManager,
   access: DomainAccess,
   query: ListQuery,
 ): Promise<ListPage<DomainInvitation>> {
-  const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(
-    DomainInvitation,
-    { domain: access.domain },
-    { orderBy: parseOrdering(query.ordering), offset, limit },
-  );
-  return { count, results };
+  return findPage(em, DomainInvitation, { domain: access.domain }, query);
 }
 
 export function getInvitation(em: EntityManager, access: DomainAccess, ref: string): Promise<DomainInvitation> {

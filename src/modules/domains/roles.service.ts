@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, permissionDenied } from "../../core/errors";
-import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { findPage, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { isDomainRoot, type DomainAccess } from "../identity/access";
 import {
@@ -46,14 +46,8 @@ export async function listRoles(
   return { count: results.length, results };
 }
 
-export async function listAllRoles(em: EntityManager, query: ListQuery): Promise<ListPage<DomainRole>> {
-  const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(
-    DomainRole,
-    {},
-    { orderBy: parseOrdering(query.ordering), offset, limit },
-  );
-  return { count, results };
+export function listAllRoles(em: EntityManager, query: ListQuery): Promise<ListPage<DomainRole>> {
+  return findPage(em, DomainRole, {}, query);
 }
 
 export function getRole(em: EntityManager, access: DomainAccess, role: string): Promise<DomainRole> {

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../core/errors";
 import { assertSlugFree, byUrlOrId } from "../../db/addressing";
-import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../identity/access";
 import type { Domain } from "../domains/domain.entity";
@@ -42,19 +42,13 @@ export async function findProblemSet(em: EntityManager, access: DomainAccess, re
 const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>
   assertSlugFree(em, ProblemSet, { domain, url }, "problem set of this domain", exceptId);
 
-export async function listProblemSets(
+export function listProblemSets(
   em: EntityManager,
   access: DomainAccess,
   query: ListQuery,
 ): Promise<ListPage<ProblemSet>> {
-  const where = manages(access) ? { domain: access.domain } : { domain: access.domain, hidden: false };
-  const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(ProblemSet, where, {
-    orderBy: parseOrdering(query.ordering),
-    offset,
-    limit,
-  });
-  return { count, results };
+  const where = manages(access) ? {} : { hidden: false };
+  return findPage(em, ProblemSet, { domain: access.domain, ...where }, query);
 }
 
 export async function createProblemSet(

@@ -4,7 +4,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
 import { BizError } from "../../core/errors";
 import { assertSlugFree, byUrlOrId, isUuid } from "../../db/addressing";
-import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { assertDomainVisible, assertPermitted, holds, loadDomainAccess, type DomainAccess } from "../identity/access";
 import type { User } from "../users/user.entity";
@@ -55,21 +55,9 @@ const problemNotFound = () => new BizError("ProblemNotFoundError", "problem not 
 const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>
   assertSlugFree(em, Problem, { domain, url }, "problem of this domain", exceptId);
 
-export async function listProblems(
-  em: EntityManager,
-  access: DomainAccess,
-  query: ListQuery,
-): Promise<ListPage<Problem>> {
-  const where = holds(access, "problem.viewHidden")
-    ? { domain: access.domain }
-    : { domain: access.domain, hidden: false };
-  const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(Problem, where, {
-    orderBy: parseOrdering(query.ordering),
-    offset,
-    limit,
-  });
-  return { count, results };
+export function listProblems(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<Problem>> {
+  const where = holds(access, "problem.viewHidden") ? {} : { hidden: false };
+  return findPage(em, Problem, { domain: access.domain, ...where }, query);
 }
 
 export async function createProblem(
@@ -183,13 +171,8 @@ export async function cloneProblems(
 
 /** Every problem group id (Horse's `GET /problem_groups`). */
 export async function listGroups(em: EntityManager, query: ListQuery): Promise<ListPage<{ id: string }>> {
-  const { offset, limit } = pageWindow(query);
-  const [rows, count] = await em.findAndCount(
-    ProblemGroup,
-    {},
-    { orderBy: parseOrdering(query.ordering), offset, limit, fields: ["id"] },
-  );
-  return { count, results: rows.map((row) => ({ id: row.id })) };
+  const { count, results } = await findPage(em, ProblemGroup, {}, query);
+  return { count, results: results.map((group) => ({ id: group.id })) };
 }
 
 export function toProblemView(problem: Problem): ProblemView {

@@ -3,7 +3,7 @@ import { ACTIVE_USER_SQL } from "./users.sql";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../core/errors";
 import { hashPassword, verifyPassword } from "../identity/credentials/passwords";
-import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
+import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { User } from "./user.entity";
 import type { UserDetailView, UserEditInput, UserPreviewView, UserResetPasswordInput, UserView } from "./users.schemas";
@@ -47,15 +47,12 @@ export async function changePassword(em: EntityManager, actor: User, input: User
   return actor;
 }
 
-export async function listUsers(
+export function listUsers(
   em: EntityManager,
   query: ListQuery,
   where: { role?: User["role"] } = {},
 ): Promise<ListPage<User>> {
-  const orderBy = parseOrdering(query.ordering);
-  const { offset, limit } = pageWindow(query);
-  const [results, count] = await em.findAndCount(User, where, { orderBy, offset, limit });
-  return { count, results };
+  return findPage(em, User, where, query);
 }
 
 export function toUserPreview(user: User): UserPreviewView {
