@@ -1,6 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { randomUUID } from "node:crypto";
-import { assertSlugFree } from "../../db/addressing";
+import { urlSlugs } from "../../db/addressing";
 import { BizError, permissionDenied } from "../../core/errors";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
@@ -19,15 +18,12 @@ import { pick } from "../audit/audit-fields";
 
 const AUDITED = ["url", "name", "gravatar", "bulletin", "hidden", "group"] as const;
 
-const assertUrlFree = (em: EntityManager, url: string, exceptId?: string) =>
-  assertSlugFree(em, Domain, { url }, "domain", exceptId);
+const slugs = urlSlugs(Domain, "domain");
 
 /** A domain, its four default roles and its creator as owner and `root` member: all or nothing. */
 export async function createDomain(em: EntityManager, creator: User, input: DomainCreateInput): Promise<Domain> {
   return em.transactional(async (tx) => {
-    const id = randomUUID();
-    const url = input.url || id;
-    await assertUrlFree(tx, url);
+    const { id, url } = await slugs.fresh(tx, {}, input.url);
     const domain = tx.create(Domain, {
       id,
       url,
@@ -101,11 +97,7 @@ export async function updateDomain(em: EntityManager, access: DomainAccess, inpu
   // Groups organise the whole site, so only site-level editors may move a domain between them.
   if (input.group !== undefined && !siteRoleGrants(access.siteRole, "domain.edit"))
     throw permissionDenied("domain", "edit");
-  if (input.url !== undefined) {
-    const url = input.url || domain.id;
-    await assertUrlFree(em, url, domain.id);
-    domain.url = url;
-  }
+  await slugs.change(em, {}, domain, input.url);
   for (const key of ["name", "gravatar", "bulletin", "hidden", "group"] as const) {
     if (input[key] !== undefined) (domain as Record<string, unknown>)[key] = input[key];
   }

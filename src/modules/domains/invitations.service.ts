@@ -1,8 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import { randomUUID } from "node:crypto";
 import { BizError, HttpError } from "../../core/errors";
-import { byUrlOrId } from "../../db/addressing";
+import { byUrlOrId, urlSlugs } from "../../db/addressing";
 import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { readTimestamp } from "../../http/timestamps";
@@ -28,18 +27,12 @@ async function assertRoleExists(em: EntityManager, domain: Domain, role: string)
     throw new BizError("DomainRoleNotFoundError", `role "${role}" does not exist in this domain`);
 }
 
-async function assertFree(
-  em: EntityManager,
-  domain: Domain,
-  field: "code" | "url",
-  value: string,
-  exceptId?: string,
-): Promise<void> {
-  const taken = await em.findOne(DomainInvitation, { domain, [field]: value }, { fields: ["id"] });
-  if (!taken || taken.id === exceptId) return;
-  if (field === "code") throw new BizError("DomainInvitationBadRequestError", "code is already used");
-  throw new BizError("IntegrityError", `url "${value}" is already used by another invitation of this domain`);
+async function assertCodeFree(em: EntityManager, domain: Domain, code: string, exceptId?: string): Promise<void> {
+  const taken = await em.findOne(DomainInvitation, { domain, code }, { fields: ["id"] });
+  if (taken && taken.id !== exceptId) throw new BizError("DomainInvitationBadRequestError", "code is already used");
 }
+
+const slugs = urlSlugs(DomainInvitation, "invitation of this domain");
 
 async function findInvitation(em: EntityManager, access: DomainAccess, ref: string): Promise<DomainInvitation> {
   const invitation = await em.findOne(DomainInvitation, { domain: access.domain, ...byUrlOrId(ref) });
@@ -66,12 +59,10 @@ export async function createInvitation(
 ): Promise<DomainInvitation> {
   const { domain } = access;
   const role = input.role ?? "user";
-  const id = randomUUID();
-  const url = input.url || id;
   const expireAt = expiryOf(input.expireAt);
   await assertRoleExists(em, domain, role);
-  await assertFree(em, domain, "code", input.code);
-  await assertFree(em, domain, "url", url);
+  await assertCodeFree(em, domain, input.code);
+  const { id, url } = await slugs.fresh(em, { domain }, input.url);
   const invitation = em.create(DomainInvitation, { id, domain, url, code: input.code, role, expireAt });
   return auditedCreate(em, access, {
     action: "domain_invitation.create",
@@ -98,12 +89,8 @@ export async function updateInvitation(
   } as const;
   return auditedUpdate(em, access, { ...what, domainId: domain.id }, async () => {
     if (input.role !== undefined) await assertRoleExists(em, domain, input.role);
-    if (input.code !== undefined) await assertFree(em, domain, "code", input.code, invitation.id);
-    if (input.url !== undefined) {
-      const url = input.url || invitation.id;
-      await assertFree(em, domain, "url", url, invitation.id);
-      invitation.url = url;
-    }
+    if (input.code !== undefined) await assertCodeFree(em, domain, input.code, invitation.id);
+    await slugs.change(em, { domain }, invitation, input.url);
     if (input.code !== undefined) invitation.code = input.code;
     if (input.role !== undefined) invitation.role = input.role;
     if (input.expireAt !== undefined) invitation.expireAt = expiryOf(input.expireAt);

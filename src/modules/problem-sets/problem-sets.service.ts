@@ -1,7 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { randomUUID } from "node:crypto";
 import { BizError } from "../../core/errors";
-import { assertSlugFree, byUrlOrId } from "../../db/addressing";
+import { byUrlOrId, urlSlugs } from "../../db/addressing";
 import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../identity/access";
@@ -39,8 +38,7 @@ export async function findProblemSet(em: EntityManager, access: DomainAccess, re
   return set;
 }
 
-const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>
-  assertSlugFree(em, ProblemSet, { domain, url }, "problem set of this domain", exceptId);
+const slugs = urlSlugs(ProblemSet, "problem set of this domain");
 
 export function listProblemSets(
   em: EntityManager,
@@ -56,9 +54,7 @@ export async function createProblemSet(
   access: DomainAccess,
   input: ProblemSetCreateInput,
 ): Promise<ProblemSet> {
-  const id = randomUUID();
-  const url = input.url || id;
-  await assertUrlFree(em, access.domain, url);
+  const { id, url } = await slugs.fresh(em, { domain: access.domain }, input.url);
   const set = em.create(ProblemSet, {
     id,
     url,
@@ -90,11 +86,7 @@ export async function updateProblemSet(
   const what = { action: "problem_set.update", type: "problem_set", row: set, fields: AUDITED } as const;
   return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
     Object.assign(set, parseWindow(input, set));
-    if (input.url !== undefined) {
-      const url = input.url || set.id;
-      await assertUrlFree(em, access.domain, url, set.id);
-      set.url = url;
-    }
+    await slugs.change(em, { domain: access.domain }, set, input.url);
     for (const key of ["title", "content", "hidden", "scoreboardHidden", "scoreboardRule"] as const) {
       if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
     }

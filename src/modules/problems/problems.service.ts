@@ -1,9 +1,8 @@
 import { row } from "../../db/statements";
 import { problemPageSql, problemSql } from "./problems.sql";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { randomUUID } from "node:crypto";
 import { BizError } from "../../core/errors";
-import { assertSlugFree, byUrlOrId, isUuid } from "../../db/addressing";
+import { byUrlOrId, isUuid, urlSlugs } from "../../db/addressing";
 import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { assertDomainVisible, assertPermitted, holds, loadDomainAccess, type DomainAccess } from "../identity/access";
@@ -52,8 +51,7 @@ export async function findProblem(em: EntityManager, access: DomainAccess, ref: 
 
 const problemNotFound = () => new BizError("ProblemNotFoundError", "problem not found");
 
-const assertUrlFree = (em: EntityManager, domain: Domain, url: string, exceptId?: string) =>
-  assertSlugFree(em, Problem, { domain, url }, "problem of this domain", exceptId);
+const slugs = urlSlugs(Problem, "problem of this domain");
 
 export function listProblems(em: EntityManager, access: DomainAccess, query: ListQuery): Promise<ListPage<Problem>> {
   const where = holds(access, "problem.viewHidden") ? {} : { hidden: false };
@@ -66,9 +64,7 @@ export async function createProblem(
   input: ProblemCreateInput,
 ): Promise<Problem> {
   return em.transactional(async (tx) => {
-    const id = randomUUID();
-    const url = input.url || id;
-    await assertUrlFree(tx, access.domain, url);
+    const { id, url } = await slugs.fresh(tx, { domain: access.domain }, input.url);
     const problem = tx.create(Problem, {
       id,
       url,
@@ -100,11 +96,7 @@ export async function updateProblem(
   const problem = await findProblem(em, access, ref);
   const what = { action: "problem.update", type: "problem", row: problem, fields: AUDITED } as const;
   return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
-    if (input.url !== undefined) {
-      const url = input.url || problem.id;
-      await assertUrlFree(em, access.domain, url, problem.id);
-      problem.url = url;
-    }
+    await slugs.change(em, { domain: access.domain }, problem, input.url);
     if (input.title !== undefined) problem.title = input.title;
     if (input.content !== undefined) problem.content = input.content;
     if (input.hidden !== undefined) problem.hidden = input.hidden;
@@ -140,10 +132,9 @@ export async function cloneProblems(
     const clones: Problem[] = [];
     for (const ref of input.problems) {
       const original = await findProblem(tx, source, ref);
-      const id = randomUUID();
       // Keep the source's slug across domains, unless it was only the source's id.
-      const url = sameDomain || isUuid(original.url) ? id : original.url;
-      await assertUrlFree(tx, access.domain, url);
+      const kept = sameDomain || isUuid(original.url) ? undefined : original.url;
+      const { id, url } = await slugs.fresh(tx, { domain: access.domain }, kept);
       const clone = tx.create(Problem, {
         id,
         url,
