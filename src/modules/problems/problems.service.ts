@@ -13,7 +13,7 @@ import { Problem } from "./problem.entity";
 import { ProblemGroup } from "./problem-group.entity";
 import type { ProblemCreateInput, ProblemDetailView, ProblemEditInput, ProblemView } from "./problems.schemas";
 import { audit } from "../audit/audit.service";
-import { auditedDelete, auditedUpdate } from "../audit/audited";
+import { auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
 import { pick } from "../audit/audit-fields";
 
 const AUDITED = ["url", "title", "content", "hidden"] as const;
@@ -64,26 +64,33 @@ export async function createProblem(
   input: ProblemCreateInput,
 ): Promise<Problem> {
   return em.transactional(async (tx) => {
-    const { id, url } = await slugs.fresh(tx, { domain: access.domain }, input.url);
-    const problem = tx.create(Problem, {
-      id,
-      url,
-      domain: access.domain,
+    const problem = await addProblem(tx, access, {
+      url: input.url,
       title: input.title,
       content: input.content ?? "",
       hidden: input.hidden ?? false,
-      owner: access.user,
-      problemGroup: tx.create(ProblemGroup, {}),
       languages: [],
     });
-    audit(tx, access, {
-      action: "problem.create",
-      target: { type: "problem", id },
-      domainId: access.domainId,
-      after: pick(problem, AUDITED),
-    });
-    await tx.flush();
-    return problem;
+    const what = { action: "problem.create", type: "problem", row: problem, fields: AUDITED } as const;
+    return auditedCreate(tx, access, { ...what, domainId: access.domainId });
+  });
+}
+
+type NewProblem = Pick<Problem, "title" | "content" | "hidden" | "languages"> & {
+  url: string | undefined;
+  /** The group of the problem it was cloned from; none gives it a group of its own. */
+  group?: Problem["problemGroup"];
+};
+
+/** A new problem of the caller's domain, owned by the caller (created and cloned alike). */
+async function addProblem(tx: EntityManager, access: DomainAccess, { url, group, ...fields }: NewProblem) {
+  const address = await slugs.fresh(tx, { domain: access.domain }, url);
+  return tx.create(Problem, {
+    ...address,
+    ...fields,
+    domain: access.domain,
+    owner: access.user,
+    problemGroup: group ?? tx.create(ProblemGroup, {}),
   });
 }
 
@@ -132,24 +139,19 @@ export async function cloneProblems(
     const clones: Problem[] = [];
     for (const ref of input.problems) {
       const original = await findProblem(tx, source, ref);
-      // Keep the source's slug across domains, unless it was only the source's id.
-      const kept = sameDomain || isUuid(original.url) ? undefined : original.url;
-      const { id, url } = await slugs.fresh(tx, { domain: access.domain }, kept);
-      const clone = tx.create(Problem, {
-        id,
-        url,
-        domain: access.domain,
+      const clone = await addProblem(tx, access, {
+        // Keep the source's slug across domains, unless it was only the source's id.
+        url: sameDomain || isUuid(original.url) ? undefined : original.url,
         title: original.title,
         content: original.content,
         hidden: original.hidden,
         languages: [...original.languages],
-        owner: access.user,
-        problemGroup: input.newGroup || !original.problemGroup ? tx.create(ProblemGroup, {}) : original.problemGroup,
+        group: input.newGroup ? null : original.problemGroup,
       });
       await copyLatestConfig(tx, original, clone, access.user as User);
       audit(tx, access, {
         action: "problem.clone",
-        target: { type: "problem", id },
+        target: { type: "problem", id: clone.id },
         domainId: access.domainId,
         after: { ...pick(clone, AUDITED), sourceProblemId: original.id, sourceDomainId: source.domain.id },
       });
