@@ -80,15 +80,7 @@ export function viewDomain(access: DomainAccess): DomainDetailView {
   const { domain } = access;
   if (canSeeDomain(access) && hasDomainPermission(access.permissions, "general.view")) return toDomainDetail(domain);
   if (domain.hidden) return { id: domain.id, url: domain.url, name: domain.name };
-  return {
-    id: domain.id,
-    url: domain.url,
-    name: domain.name,
-    gravatar: domain.gravatar,
-    bulletin: domain.bulletin,
-    hidden: domain.hidden,
-    group: domain.group,
-  };
+  return publicCard(domain);
 }
 
 export async function updateDomain(em: EntityManager, access: DomainAccess, input: DomainEditInput): Promise<Domain> {
@@ -148,7 +140,8 @@ export async function transferDomain(em: EntityManager, access: DomainAccess, ta
   return domain;
 }
 
-export function toDomainView(domain: Domain): DomainView {
+/** A visible domain as anyone may see it: everything but who owns it. */
+function publicCard(domain: Domain): Omit<DomainView, "ownerId"> {
   return {
     id: domain.id,
     url: domain.url,
@@ -157,8 +150,11 @@ export function toDomainView(domain: Domain): DomainView {
     bulletin: domain.bulletin,
     hidden: domain.hidden,
     group: domain.group,
-    ownerId: domain.owner?.id ?? null,
   };
+}
+
+export function toDomainView(domain: Domain): DomainView {
+  return { ...publicCard(domain), ownerId: domain.owner?.id ?? null };
 }
 
 export function toDomainDetail(domain: Domain): DomainDetailView {
