@@ -6,6 +6,16 @@ import { DOMAIN_CONTENT, domainContentSql } from "./domains.sql";
 /** The tables a domain's content lives in (domains.sql.ts, where their statements are). */
 export { DOMAIN_CONTENT };
 
+/** The domain a row of its content belongs to (defineEntity's lazy relation types `domain` loosely). */
+export const domainIdOf = (row: { domain: unknown }): string => (row.domain as Domain).id;
+
+/** How the view of each addressable piece of a domain's content opens: its id, its domain's, its url. */
+export const contentAddress = (row: { id: string; url: string; domain: unknown }) => ({
+  id: row.id,
+  domainId: domainIdOf(row),
+  url: row.url,
+});
+
 export async function assertDomainEmpty(em: EntityManager, domain: Domain): Promise<void> {
   for (const { table, label } of DOMAIN_CONTENT) {
     const [row] = await em.execute<{ n: number }[]>(domainContentSql(table), [domain.id]);

@@ -7,6 +7,7 @@ import { isoTime } from "../../http/schemas";
 import { readTimestamp } from "../../http/timestamps";
 import type { DomainAccess } from "../identity/access";
 import type { Domain } from "./domain.entity";
+import { contentAddress } from "./domain-content";
 import { DomainInvitation } from "./domain-invitation.entity";
 import { DomainRole } from "./domain-role.entity";
 import { DomainUser } from "./domain-user.entity";
@@ -144,9 +145,7 @@ export async function joinDomain(
 
 export function toInvitationView(invitation: DomainInvitation): DomainInvitationView {
   return {
-    id: invitation.id,
-    domainId: (invitation.domain as unknown as Domain).id,
-    url: invitation.url,
+    ...contentAddress(invitation),
     code: invitation.code,
     expireAt: isoTime(invitation.expireAt ?? null),
     role: invitation.role,

@@ -12,7 +12,7 @@ import {
   permissionsBeyond,
   type DomainPermissionSet,
 } from "../identity/permissions";
-import type { Domain } from "./domain.entity";
+import { domainIdOf } from "./domain-content";
 import { DomainRole } from "./domain-role.entity";
 import { DomainUser } from "./domain-user.entity";
 import { DomainInvitation } from "./domain-invitation.entity";
@@ -126,8 +126,7 @@ export async function deleteRole(em: EntityManager, access: DomainAccess, role: 
 }
 
 export function toRoleView(row: DomainRole) {
-  const domainId = (row.domain as unknown as Domain).id;
-  return { id: row.id, domainId, role: row.role, permission: normalizePermissionSet(row.permission) };
+  return { id: row.id, domainId: domainIdOf(row), role: row.role, permission: normalizePermissionSet(row.permission) };
 }
 
 export function toRoleDetail(row: DomainRole): DomainRoleDetailView {

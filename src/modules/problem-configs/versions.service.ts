@@ -7,7 +7,7 @@ import { ProblemConfig } from "./problem-config.entity";
 import { ProblemConfigFile } from "./problem-config-file.entity";
 import { VERSION_LOCK_SQL } from "./problem-configs.sql";
 import { audit } from "../audit/audit.service";
-import type { Domain } from "../domains/domain.entity";
+import { domainIdOf } from "../domains/domain-content";
 
 export interface TreeEntry {
   path: string;
@@ -73,7 +73,7 @@ export async function commitVersion(
         {
           action: input.audited.action,
           target: { type: "problem_config", id: config.id },
-          domainId: (problem.domain as unknown as Domain).id,
+          domainId: domainIdOf(problem),
           before: { version: latest?.version, commitId: latest?.commitId, languages: problem.languages },
           after: { version: config.version, commitId, languages: input.languages },
         },

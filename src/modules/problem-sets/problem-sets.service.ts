@@ -4,7 +4,7 @@ import { byUrlOrId, urlSlugs } from "../../db/addressing";
 import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../identity/access";
-import type { Domain } from "../domains/domain.entity";
+import { contentAddress } from "../domains/domain-content";
 import type { Problem } from "../problems/problem.entity";
 import { findProblem } from "../problems/problems.service";
 import { ProblemSet } from "./problem-set.entity";
@@ -231,9 +231,7 @@ export async function removeProblemFromSet(
 
 export function toProblemSetView(set: ProblemSet): ProblemSetView {
   return {
-    id: set.id,
-    domainId: (set.domain as unknown as Domain).id,
-    url: set.url,
+    ...contentAddress(set),
     title: set.title,
     content: set.content,
     hidden: set.hidden,

@@ -7,7 +7,7 @@ import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import { assertDomainVisible, assertPermitted, holds, loadDomainAccess, type DomainAccess } from "../identity/access";
 import type { User } from "../users/user.entity";
-import type { Domain } from "../domains/domain.entity";
+import { contentAddress } from "../domains/domain-content";
 import { copyLatestConfig } from "../problem-configs/versions.service";
 import { Problem } from "./problem.entity";
 import { ProblemGroup } from "./problem-group.entity";
@@ -170,9 +170,7 @@ export async function listGroups(em: EntityManager, query: ListQuery): Promise<L
 
 export function toProblemView(problem: Problem): ProblemView {
   return {
-    id: problem.id,
-    domainId: (problem.domain as unknown as Domain).id,
-    url: problem.url,
+    ...contentAddress(problem),
     title: problem.title,
     hidden: problem.hidden,
     numSubmit: problem.numSubmit,

@@ -6,7 +6,7 @@ import { DETAIL_SQL, latestRecordsSql, RECORD_SQL } from "./records.sql";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../identity/access";
 import type { BlobStore } from "../../storage/blob-store";
-import type { Domain } from "../domains/domain.entity";
+import { domainIdOf } from "../domains/domain-content";
 import { JudgeRecord, RecordFile } from "./record.entity";
 import { isWorking, type RecordState, type StoredCase } from "../judging/record-states";
 import { caseLayout, PUBLIC_CASE_CATEGORIES } from "../judging/protocol/case-layout";
@@ -88,7 +88,7 @@ export function toRecordView(record: JudgeRecord): RecordView {
     createdAt: isoTime(record.createdAt),
     updatedAt: isoTime(record.updatedAt),
     id: record.id,
-    domainId: (record.domain as unknown as Domain).id,
+    domainId: domainIdOf(record),
     state: record.state as RecordState,
     language: record.language,
     score: record.score,

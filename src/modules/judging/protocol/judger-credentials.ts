@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isoTime } from "../../../http/schemas";
-import type { Domain } from "../../domains/domain.entity";
+import { domainIdOf } from "../../domains/domain-content";
 import type { Problem } from "../../problems/problem.entity";
 import { ProblemConfig } from "../../problem-configs/problem-config.entity";
 import { treeOf } from "../../problem-configs/versions.service";
@@ -11,7 +11,7 @@ import type { ClaimedRow } from "../record-transitions";
 
 /** Where a record's resources live under this API (absolute, for judgers on other machines). */
 export function recordUrl(publicUrl: string, record: JudgeRecord): string {
-  return recordUrlOf(publicUrl, (record.domain as unknown as Domain).id, record.id);
+  return recordUrlOf(publicUrl, domainIdOf(record), record.id);
 }
 
 export const recordUrlOf = (publicUrl: string, domainId: string, recordId: string) =>
