@@ -113,18 +113,21 @@ export async function rejudgeProblem(
     force: false,
     actorId: access.userId,
   };
+  const problemId = target.problem.id;
   const setId = target.set?.id ?? null;
   const states = input.state === undefined ? null : `{${[input.state].flat().join(",")}}`;
   const language = input.language ?? null;
-  const filters = [access.domainId, target.problem.id, setId, setId, states, states, language, language];
-  const answer = { queued: 0, skipped: 0 };
-  const release = await lockProblem(jobs, target.problem.id);
-  try {
-    await rejudgeBatches(em, jobs, logger, access, target, input, { options, filters, setId, language, answer });
-  } finally {
-    await release();
-  }
-  logger.info("bulk rejudge queued", { problemId: target.problem.id, by: access.userId, ...answer });
+  const filters = [access.domainId, problemId, setId, setId, states, states, language, language];
+  const asked = {
+    problemSetId: setId,
+    states: input.state && [input.state].flat(),
+    language,
+    config: input.config ?? "latest",
+  };
+  const bulk = { em, jobs, logger, access, problemId, options, filters, asked };
+  const release = await lockProblem(jobs, problemId);
+  const answer = await rejudgeBatches(bulk).finally(release);
+  logger.info("bulk rejudge queued", { problemId, by: access.userId, ...answer });
   return answer;
 }
 
@@ -151,23 +154,23 @@ async function lockProblem(jobs: JobClient, problemId: string): Promise<() => Pr
   };
 }
 
-interface BatchState {
+/** One bulk rejudge of a problem, as its batches need it. */
+interface BulkRejudge {
+  em: EntityManager;
+  jobs: JobClient;
+  logger: Logger;
+  access: DomainAccess;
+  problemId: string;
   options: RejudgeOptions;
+  /** PROBLEM_RECORDS' parameters. */
   filters: unknown[];
-  setId: string | null;
-  language: string | null;
-  answer: { queued: number; skipped: number };
+  /** What was asked (the filters, not the statement's form of them), for the audit log. */
+  asked: Record<string, unknown>;
 }
 
-async function rejudgeBatches(
-  em: EntityManager,
-  jobs: JobClient,
-  logger: Logger,
-  access: DomainAccess,
-  target: { problem: Problem; set: ProblemSet | null },
-  input: ProblemRejudgeInput,
-  { options, filters, setId, language, answer }: BatchState,
-): Promise<void> {
+async function rejudgeBatches(bulk: BulkRejudge): Promise<RejudgeQueuedView> {
+  const { em, jobs, logger, access, options, filters } = bulk;
+  const answer = { queued: 0, skipped: 0 };
   let after: { at: string; id: string } | null = null;
   for (;;) {
     const selection = after
@@ -177,17 +180,8 @@ async function rejudgeBatches(
     const batch: RejudgeResult = after
       ? await transitions.rejudge(em, selection, options)
       : await em.transactional(async (tx) => {
-          audit(tx, access, {
-            action: "problem.rejudge",
-            target: { type: "problem", id: target.problem.id },
-            domainId: access.domainId,
-            after: {
-              problemSetId: setId,
-              states: input.state && [input.state].flat(),
-              language,
-              config: input.config ?? "latest",
-            },
-          });
+          const target = { type: "problem", id: bulk.problemId } as const;
+          audit(tx, access, { action: "problem.rejudge", target, domainId: access.domainId, after: bulk.asked });
           return transitions.rejudge(tx, selection, options);
         });
     answer.queued += batch.queued.length;
@@ -196,4 +190,5 @@ async function rejudgeBatches(
     if (batch.matched < BATCH || !batch.last) break;
     after = batch.last;
   }
+  return answer;
 }
