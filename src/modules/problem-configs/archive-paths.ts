@@ -86,13 +86,16 @@ export function requireFilePath(raw: string, limits: ArchiveLimits): string {
   return path;
 }
 
-export const linkRefused = (name: string) =>
+const linkRefused = (name: string) =>
   new ArchiveError("link", `${quote(name)} is a link; problem archives may only contain regular files and folders.`);
-export const specialFileRefused = (name: string, kind: string) =>
+const specialFileRefused = (name: string, kind: string) =>
   new ArchiveError(
     "special-file",
     `${quote(name)} is a ${kind}; problem archives may only contain regular files and folders.`,
   );
+
+/** What an entry is, as its format tells; `special` names any other kind for the refusal. */
+export type EntryKind = "file" | "directory" | "link" | { special: string };
 
 /** Counts what is actually produced, so limits hold whatever sizes the headers claim. */
 export class EntryCollector {
@@ -112,8 +115,24 @@ export class EntryCollector {
     }
   }
 
+  /**
+   * Only regular files and folders may be in a problem archive: a folder's name is checked and nothing
+   * kept (null), a file's path is admitted at the size its header claims and returned.
+   */
+  admitEntry(name: string, kind: EntryKind, claimedBytes: number): string | null {
+    if (kind === "link") throw linkRefused(name);
+    if (typeof kind === "object") throw specialFileRefused(name, kind.special);
+    if (kind === "directory") {
+      normaliseEntryPath(name, this.limits);
+      return null;
+    }
+    const path = requireFilePath(name, this.limits);
+    this.admitFile(path, claimedBytes);
+    return path;
+  }
+
   /** Before any of the file is inflated: a claimed size over a limit is refused at once. */
-  admitFile(path: string, claimedBytes: number): void {
+  private admitFile(path: string, claimedBytes: number): void {
     if (this.files.has(path))
       throw new ArchiveError("duplicate-path", `The archive contains ${quote(path)} more than once.`);
     if (this.files.size >= this.limits.maxFiles) {

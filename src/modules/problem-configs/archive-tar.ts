@@ -1,16 +1,7 @@
 import { Readable, Transform } from "node:stream";
 import zlib from "node:zlib";
 import * as tar from "tar-stream";
-import {
-  ArchiveError,
-  formatBytes,
-  normaliseEntryPath,
-  requireFilePath,
-  linkRefused,
-  specialFileRefused,
-  type ArchiveLimits,
-  type EntryCollector,
-} from "./archive-paths";
+import { ArchiveError, formatBytes, type ArchiveLimits, type EntryCollector, type EntryKind } from "./archive-paths";
 
 // The tar and tar.gz half of the archive reader: tar-stream, behind a cap on the unpacked stream.
 
@@ -52,31 +43,27 @@ function feedTar(bytes: Buffer, gzipped: boolean, extract: tar.Extract, limits: 
 
 type TarEntry = tar.ExtractEvents["entry"][1];
 
+const TAR_KINDS = new Map<string, EntryKind>([
+  ["file", "file"],
+  ["contiguous-file", "file"],
+  ["directory", "directory"],
+  ["link", "link"],
+  ["symlink", "link"],
+  ["character-device", { special: "character device" }],
+  ["block-device", { special: "block device" }],
+  ["fifo", { special: "named pipe (FIFO)" }],
+]);
+
 async function readTarEntry(entry: TarEntry, collector: EntryCollector): Promise<void> {
   collector.countEntry();
   const { name, size } = entry.header;
   // tar-stream reports typeflags it does not know (sparse, volume labels…) as null.
   const type: string | null = entry.header.type;
-  switch (type) {
-    case "file":
-    case "contiguous-file":
-      break;
-    case "directory":
-      normaliseEntryPath(name, collector.limits);
-      entry.resume();
-      return;
-    case "link":
-    case "symlink":
-      throw linkRefused(name);
-    case "character-device":
-    case "block-device":
-      throw specialFileRefused(name, type.replace("-", " "));
-    case "fifo":
-      throw specialFileRefused(name, "named pipe (FIFO)");
-    default:
-      throw specialFileRefused(name, "special file");
+  const kind = (type && TAR_KINDS.get(type)) || { special: "special file" };
+  const path = collector.admitEntry(name, kind, size ?? 0);
+  if (path === null) {
+    entry.resume();
+    return;
   }
-  const path = requireFilePath(name, collector.limits);
-  collector.admitFile(path, size ?? 0);
   collector.add(path, await collector.collect(path, entry as AsyncIterable<Uint8Array>));
 }

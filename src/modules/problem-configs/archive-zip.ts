@@ -1,15 +1,6 @@
 import zlib from "node:zlib";
 import { Open, type File as ZipFile } from "unzipper";
-import {
-  ArchiveError,
-  normaliseEntryPath,
-  quote,
-  requireFilePath,
-  linkRefused,
-  specialFileRefused,
-  type ArchiveLimits,
-  type EntryCollector,
-} from "./archive-paths";
+import { ArchiveError, quote, type ArchiveLimits, type EntryCollector, type EntryKind } from "./archive-paths";
 
 // The zip half of the archive reader: unzipper, checked against the raw bytes it takes on trust.
 
@@ -39,17 +30,8 @@ export async function readZip(bytes: Buffer, collector: EntryCollector): Promise
     collector.countEntry();
     // unzipper's own `path` is decoded loosely; judge the raw bytes the central directory holds.
     const name = decodeZipName(file.pathBuffer);
-    // Unix modes live in the top half of the external attributes (7-Zip sets them on Windows too).
-    const type = (file.externalFileAttributes >>> 16) & S_IFMT;
-    if (type === S_IFLNK) throw linkRefused(name);
-    if (type !== 0 && type !== S_IFREG && type !== S_IFDIR)
-      throw specialFileRefused(name, UNIX_FILE_KINDS[type] ?? "special file");
-    if (type === S_IFDIR || file.type === "Directory" || /[/\\]$/.test(name)) {
-      normaliseEntryPath(name, collector.limits);
-      continue;
-    }
-    const path = requireFilePath(name, collector.limits);
-    collector.admitFile(path, file.uncompressedSize);
+    const path = collector.admitEntry(name, zipEntryKind(file, name), file.uncompressedSize);
+    if (path === null) continue;
     checkZipEntry(file, bytes, path);
     const entry = file.stream();
     // unzipper re-emits inflater errors on the entry even after we stop reading it.
@@ -64,6 +46,14 @@ export async function readZip(bytes: Buffer, collector: EntryCollector): Promise
     }
     collector.add(path, data);
   }
+}
+
+function zipEntryKind(file: ZipFile, name: string): EntryKind {
+  // Unix modes live in the top half of the external attributes (7-Zip sets them on Windows too).
+  const type = (file.externalFileAttributes >>> 16) & S_IFMT;
+  if (type === S_IFLNK) return "link";
+  if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) return { special: UNIX_FILE_KINDS[type] ?? "special file" };
+  return type === S_IFDIR || file.type === "Directory" || /[/\\]$/.test(name) ? "directory" : "file";
 }
 
 const END_OF_DIRECTORY = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
