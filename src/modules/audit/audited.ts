@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { EntityName } from "@mikro-orm/core";
 import { audit, type AuditActor } from "./audit.service";
-import { pick, type AuditAction, type AuditTargetType } from "./audit-fields";
+import { pick, type AuditAction, type AuditFields, type AuditTargetType } from "./audit-fields";
 
 /**
  * The two shapes every staff edit and removal takes, once: the audited fields read before and after a
@@ -11,8 +11,13 @@ export interface Audited<T extends { id: string }, K extends keyof T & string> {
   action: AuditAction;
   type: AuditTargetType;
   row: T;
-  fields: readonly K[];
+  /** The fields the log keeps, or how to read them where they are not plain fields (a role's flags). */
+  fields: readonly K[] | ((row: T) => AuditFields);
   domainId: string | null;
+}
+
+function snapshot<T extends { id: string }, K extends keyof T & string>(what: Audited<T, K>): AuditFields {
+  return typeof what.fields === "function" ? what.fields(what.row) : pick(what.row, what.fields);
 }
 
 /** Applies `change` to the row and flushes it with the event of what it changed. */
@@ -22,7 +27,7 @@ export async function auditedUpdate<T extends { id: string }, K extends keyof T 
   what: Audited<T, K>,
   change: () => Promise<void> | void,
 ): Promise<T> {
-  const before = pick(what.row, what.fields);
+  const before = snapshot(what);
   await change();
   const target = { type: what.type, id: what.row.id };
   audit(em, actor, {
@@ -30,7 +35,7 @@ export async function auditedUpdate<T extends { id: string }, K extends keyof T 
     target,
     domainId: what.domainId,
     before,
-    after: pick(what.row, what.fields),
+    after: snapshot(what),
   });
   await em.flush();
   return what.row;
@@ -45,7 +50,7 @@ export async function auditedDelete<T extends { id: string }, K extends keyof T 
 ): Promise<void> {
   await em.transactional(async (tx) => {
     const target = { type: what.type, id: what.row.id };
-    audit(tx, actor, { action: what.action, target, domainId: what.domainId, before: pick(what.row, what.fields) });
+    audit(tx, actor, { action: what.action, target, domainId: what.domainId, before: snapshot(what) });
     await tx.nativeDelete(entity, { id: what.row.id } as never);
   });
 }
@@ -57,7 +62,7 @@ export async function auditedCreate<T extends { id: string }, K extends keyof T 
   what: Audited<T, K>,
 ): Promise<T> {
   const target = { type: what.type, id: what.row.id };
-  audit(em, actor, { action: what.action, target, domainId: what.domainId, after: pick(what.row, what.fields) });
+  audit(em, actor, { action: what.action, target, domainId: what.domainId, after: snapshot(what) });
   await em.flush();
   return what.row;
 }

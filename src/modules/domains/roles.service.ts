@@ -17,14 +17,23 @@ import { DomainRole } from "./domain-role.entity";
 import { DomainUser } from "./domain-user.entity";
 import { DomainInvitation } from "./domain-invitation.entity";
 import type { DomainRoleDetailView, PermissionInput } from "./roles.schemas";
-import { audit } from "../audit/audit.service";
-import { permissionFields } from "../audit/audit-fields";
+import { permissionFields, type AuditAction } from "../audit/audit-fields";
+import { auditedCreate, auditedDelete, auditedUpdate, type Audited } from "../audit/audited";
 
 async function findRole(em: EntityManager, access: DomainAccess, role: string): Promise<DomainRole> {
   const row = await em.findOne(DomainRole, { domain: access.domain, role });
   if (!row) throw new BizError("DomainRoleNotFoundError", `role "${role}" does not exist in this domain`);
   return row;
 }
+
+/** A role in the log: its name and each of its flags, so an edit shows only the flags it flipped. */
+const audited = (access: DomainAccess, row: DomainRole, action: AuditAction): Audited<DomainRole, never> => ({
+  action,
+  type: "domain_role",
+  row,
+  fields: (role) => ({ role: role.role, ...permissionFields(normalizePermissionSet(role.permission)) }),
+  domainId: access.domainId,
+});
 
 /** An editor who is not domain root cannot hand out a permission it does not hold itself. */
 function assertNoEscalation(access: DomainAccess, wanted: DomainPermissionSet): void {
@@ -67,14 +76,7 @@ export async function createRole(
   const permission = normalizePermissionSet(input.permission, defaultUserPermissions());
   assertNoEscalation(access, permission);
   const row = em.create(DomainRole, { domain: access.domain, role: input.role, permission });
-  audit(em, access, {
-    action: "domain_role.create",
-    target: { type: "domain_role", id: row.id },
-    domainId: access.domainId,
-    after: { role: input.role, ...permissionFields(permission) },
-  });
-  await em.flush();
-  return row;
+  return auditedCreate(em, access, audited(access, row, "domain_role.create"));
 }
 
 /** Merges the given flags into the stored set (Horse replaced it wholesale, unvalidated). `root` is always all-true. */
@@ -90,16 +92,9 @@ export async function updateRole(
   if (input.permission === undefined) return row;
   const permission = normalizePermissionSet(input.permission, normalizePermissionSet(row.permission));
   assertNoEscalation(access, permission);
-  audit(em, access, {
-    action: "domain_role.update",
-    target: { type: "domain_role", id: row.id },
-    domainId: access.domainId,
-    before: permissionFields(normalizePermissionSet(row.permission)),
-    after: permissionFields(permission),
+  return auditedUpdate(em, access, audited(access, row, "domain_role.update"), () => {
+    row.permission = permission;
   });
-  row.permission = permission;
-  await em.flush();
-  return row;
 }
 
 /** A role still held by a member or granted by an invitation cannot go. */
@@ -114,15 +109,7 @@ export async function deleteRole(em: EntityManager, access: DomainAccess, role: 
   if (members > 0) throw new BizError("DomainRoleUsedError", `role "${role}" is held by ${members} member(s)`);
   if (invitations > 0)
     throw new BizError("DomainRoleUsedError", `role "${role}" is granted by ${invitations} invitation(s)`);
-  await em.transactional(async (tx) => {
-    audit(tx, access, {
-      action: "domain_role.delete",
-      target: { type: "domain_role", id: row.id },
-      domainId: access.domainId,
-      before: { role, ...permissionFields(normalizePermissionSet(row.permission)) },
-    });
-    await tx.nativeDelete(DomainRole, { id: row.id });
-  });
+  await auditedDelete(em, access, audited(access, row, "domain_role.delete"), DomainRole);
 }
 
 export function toRoleView(row: DomainRole) {
