@@ -32,6 +32,13 @@ export function submissionsRoutes(deps: AppDeps) {
     await enqueueJudging(jobs, log, { recordId: record.id, domainId: target.domainId, taskId: record.taskId });
     return ok(record.view);
   }
+  // The two routes are one submission, to a problem directly or through a set: the same rule, form and answer.
+  const submission = {
+    domainPermission: "problem.submit",
+    body: ProblemSolutionSubmit,
+    type: "multipart/form-data",
+    response: RecordResp,
+  } as const;
 
   return new Elysia({ name: "submissions-routes", prefix: "/domains/:domain", detail: { tags: ["problem"] } })
     .use(authPlugin(deps))
@@ -42,11 +49,8 @@ export function submissionsRoutes(deps: AppDeps) {
         return submit(em, log, access, { domainId: access.domainId, problem, set: null, late: false }, body);
       },
       {
-        domainPermission: "problem.submit",
+        ...submission,
         params: ProblemParams,
-        body: ProblemSolutionSubmit,
-        type: "multipart/form-data",
-        response: RecordResp,
         detail: {
           operationId: "v1_submit_solution_to_problem",
           summary: "Submit files in a language of the latest config; the answer is the queued record",
@@ -62,11 +66,8 @@ export function submissionsRoutes(deps: AppDeps) {
         return submit(em, log, access, { domainId: access.domainId, problem, set, late }, body);
       },
       {
-        domainPermission: "problem.submit",
+        ...submission,
         params: SetProblemParams,
-        body: ProblemSolutionSubmit,
-        type: "multipart/form-data",
-        response: RecordResp,
         detail: {
           operationId: "v1_submit_solution_to_problem_set",
           tags: ["problem set"],
