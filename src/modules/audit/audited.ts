@@ -41,6 +41,15 @@ export async function auditedUpdate<T extends { id: string }, K extends keyof T 
   return what.row;
 }
 
+/** Copies the fields an edit gives onto the row, for `change`: an absent key leaves its field as it is. */
+export function assignGiven<T extends object, K extends keyof T & string>(
+  row: T,
+  input: { [P in K]?: T[P] },
+  keys: readonly K[],
+): void {
+  for (const key of keys) if (input[key] !== undefined) row[key] = input[key] as T[K];
+}
+
 /** Deletes the row (one native statement) and records its fields, in one transaction. */
 export async function auditedDelete<T extends { id: string }, K extends keyof T & string>(
   em: EntityManager,

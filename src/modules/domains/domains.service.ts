@@ -15,6 +15,7 @@ import { SEARCH_GROUPS_SQL } from "./domains.sql";
 import type { DomainCreateInput, DomainDetailView, DomainEditInput, DomainView } from "./domains.schemas";
 import { audit } from "../audit/audit.service";
 import { pick } from "../audit/audit-fields";
+import { assignGiven, auditedUpdate } from "../audit/audited";
 
 const AUDITED = ["url", "name", "gravatar", "bulletin", "hidden", "group"] as const;
 
@@ -85,23 +86,14 @@ export function viewDomain(access: DomainAccess): DomainDetailView {
 
 export async function updateDomain(em: EntityManager, access: DomainAccess, input: DomainEditInput): Promise<Domain> {
   const { domain } = access;
-  const before = pick(domain, AUDITED);
   // Groups organise the whole site, so only site-level editors may move a domain between them.
   if (input.group !== undefined && !siteRoleGrants(access.siteRole, "domain.edit"))
     throw permissionDenied("domain", "edit");
-  await slugs.change(em, {}, domain, input.url);
-  for (const key of ["name", "gravatar", "bulletin", "hidden", "group"] as const) {
-    if (input[key] !== undefined) (domain as Record<string, unknown>)[key] = input[key];
-  }
-  audit(em, access, {
-    action: "domain.update",
-    target: { type: "domain", id: domain.id },
-    domainId: domain.id,
-    before,
-    after: pick(domain, AUDITED),
+  const what = { action: "domain.update", type: "domain", row: domain, fields: AUDITED } as const;
+  return auditedUpdate(em, access, { ...what, domainId: domain.id }, async () => {
+    await slugs.change(em, {}, domain, input.url);
+    assignGiven(domain, input, ["name", "gravatar", "bulletin", "hidden", "group"]);
   });
-  await em.flush();
-  return domain;
 }
 
 /** Horse never implemented this: the owner or a site root may delete an empty domain. */

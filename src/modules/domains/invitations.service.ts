@@ -13,7 +13,7 @@ import { DomainRole } from "./domain-role.entity";
 import { DomainUser } from "./domain-user.entity";
 import type { JoinLimiter } from "./join-limiter";
 import type { DomainInvitationView, InvitationCreateInput, InvitationEditInput } from "./invitations.schemas";
-import { auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
+import { assignGiven, auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
 
 // `code` is a secret: the audit log notes that it changed, never its value (audit-fields.ts).
 const AUDITED = ["url", "code", "role", "expireAt"] as const;
@@ -92,8 +92,7 @@ export async function updateInvitation(
     if (input.role !== undefined) await assertRoleExists(em, domain, input.role);
     if (input.code !== undefined) await assertCodeFree(em, domain, input.code, invitation.id);
     await slugs.change(em, { domain }, invitation, input.url);
-    if (input.code !== undefined) invitation.code = input.code;
-    if (input.role !== undefined) invitation.role = input.role;
+    assignGiven(invitation, input, ["code", "role"]);
     if (input.expireAt !== undefined) invitation.expireAt = expiryOf(input.expireAt);
   });
 }

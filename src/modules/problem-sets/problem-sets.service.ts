@@ -13,7 +13,7 @@ import { parseWindow, windowState } from "./problem-set-window";
 import type { ProblemSetCreateInput, ProblemSetEditInput, ProblemSetView } from "./problem-sets.schemas";
 import { LOCK_SET_SQL } from "./problem-sets.sql";
 import { audit } from "../audit/audit.service";
-import { auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
+import { assignGiven, auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
 
 const AUDITED = [
   "url",
@@ -87,9 +87,7 @@ export async function updateProblemSet(
   return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
     Object.assign(set, parseWindow(input, set));
     await slugs.change(em, { domain: access.domain }, set, input.url);
-    for (const key of ["title", "content", "hidden", "scoreboardHidden", "scoreboardRule"] as const) {
-      if (input[key] !== undefined) (set as Record<string, unknown>)[key] = input[key];
-    }
+    assignGiven(set, input, ["title", "content", "hidden", "scoreboardHidden", "scoreboardRule"]);
   });
 }
 

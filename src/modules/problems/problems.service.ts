@@ -13,7 +13,7 @@ import { Problem } from "./problem.entity";
 import { ProblemGroup } from "./problem-group.entity";
 import type { ProblemCreateInput, ProblemDetailView, ProblemEditInput, ProblemView } from "./problems.schemas";
 import { audit } from "../audit/audit.service";
-import { auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
+import { assignGiven, auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
 import { pick } from "../audit/audit-fields";
 
 const AUDITED = ["url", "title", "content", "hidden"] as const;
@@ -104,9 +104,7 @@ export async function updateProblem(
   const what = { action: "problem.update", type: "problem", row: problem, fields: AUDITED } as const;
   return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
     await slugs.change(em, { domain: access.domain }, problem, input.url);
-    if (input.title !== undefined) problem.title = input.title;
-    if (input.content !== undefined) problem.content = input.content;
-    if (input.hidden !== undefined) problem.hidden = input.hidden;
+    assignGiven(problem, input, ["title", "content", "hidden"]);
   });
 }
 
