@@ -8,16 +8,18 @@ import { submission, submit } from "../tests/helpers/records";
 import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge } from "../tests/helpers/judging";
 import { loadJudgeSettings } from "../src/judge/judge-settings";
 import { planJudging } from "../src/judge/plan";
-import { ensureRunner, freshWorkDir, runSandboxed } from "../src/judge/sandbox";
+import { ensureRunner, freshWorkDir } from "../src/judge/sandbox";
+import { runSandboxed } from "../src/judge/container";
 import { SlotPool } from "../src/judge/slots";
 import { detectCgroups } from "../src/judge/cgroups";
-import { compareWith, runCase } from "../src/judge/steps";
+import { compareWith, runCase, runInSlot, slotWorkDir } from "../src/judge/steps";
 import { fmt, report, timed } from "./harness";
 
 /**
  * The judge on a trivial accepted C program, each number beside a floor measured in the same run:
- * 1. one run: the binary spawned bare, vs in the sandbox, vs a whole case (fresh directory, sandboxed
- *    run, output compared), RUNS times each, one at a time;
+ * 1. one run: the binary spawned bare, vs in a fresh sandbox (the old model), vs in the slot's living
+ *    container, vs a whole case (/work reset, run, output compared); and a program touching 64 MiB bare
+ *    vs in the container; RUNS times each, one at a time;
  * 2. throughput: RECORDS records of CASES cases submitted through the API and judged from the queue
  *    (compile + every case + every report), vs the same RECORDS × CASES runs of the binary bare, with
  *    the same concurrency.
@@ -27,6 +29,9 @@ const RUNS = Number(process.env.RUNS ?? 100);
 const RECORDS = Number(process.env.RECORDS ?? 40);
 const CASES = Number(process.env.CASES ?? 10);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? cpus().length);
+/** Touches 64 MiB, page by page: the cost of memory accounting beside the floor. */
+const ALLOC_SOURCE =
+  "#include <stdlib.h>\n#include <string.h>\nint main(void){ char *p = malloc(64 << 20); memset(p, 1, 64 << 20); return p[4096] - 1; }\n";
 const SOURCE =
   '#include <stdio.h>\nint main(void){ long a, b; if (scanf("%ld %ld", &a, &b) != 2) return 1; printf("%ld\\n", a + b); return 0; }\n';
 
@@ -37,6 +42,14 @@ await writeFile(join(scratch, "a.c"), SOURCE);
 if ((await Bun.spawn(["gcc", "-O2", "-o", binary, join(scratch, "a.c")]).exited) !== 0) throw new Error("gcc failed");
 await writeFile(join(scratch, "in"), "20 22\n");
 await writeFile(join(scratch, "out"), "42\n");
+const allocator = join(scratch, "alloc");
+await writeFile(join(scratch, "alloc.c"), ALLOC_SOURCE);
+if ((await Bun.spawn(["gcc", "-O2", "-o", allocator, join(scratch, "alloc.c")]).exited) !== 0)
+  throw new Error("gcc failed");
+
+async function bareAlloc(): Promise<void> {
+  if ((await Bun.spawn([allocator], { stdout: "ignore" }).exited) !== 0) throw new Error("the allocator failed");
+}
 
 async function bareRun(): Promise<void> {
   const child = Bun.spawn([binary], { stdin: Bun.file(join(scratch, "in")), stdout: "pipe" });
@@ -77,7 +90,8 @@ const dir = await freshWorkDir(slot.root, "bench", slot.uid);
 await writeFile(join(dir, "a.out"), await Bun.file(binary).bytes(), { mode: 0o755 });
 await writeFile(join(dir, "in"), "20 22\n");
 await Bun.spawn(["chown", "-R", `${slot.uid}:${slot.uid}`, dir]).exited;
-const sandboxRun = async () => {
+/** The old model, for comparison: a whole bubblewrap sandbox set up for one run and torn down. */
+const freshSandboxRun = async () => {
   const run = await runSandboxed({
     runner,
     workDir: dir,
@@ -90,6 +104,17 @@ const sandboxRun = async () => {
   });
   if (run.lost || run.exitCode !== 0) throw new Error(`sandboxed run failed: ${run.diagnostics}`);
 };
+// The slot's living container, its /work holding both programs and the input (filled once, like the floor's).
+const work = await slotWorkDir(slot);
+await writeFile(join(work, "a.out"), await Bun.file(binary).bytes(), { mode: 0o755 });
+await writeFile(join(work, "alloc"), await Bun.file(allocator).bytes(), { mode: 0o755 });
+await writeFile(join(work, "in"), "20 22\n");
+await Bun.spawn(["chown", "-R", `${slot.uid}:${slot.uid}`, work]).exited;
+const tools = { runner, settings };
+const containerRun = (argv: string[], stdin: string | null) => async () => {
+  const run = await runInSlot(slot, tools, { argv, stdin, limits: { ...plan.limits, memoryKb: 256 * 1024 } });
+  if (run.lost || run.exitCode !== 0) throw new Error(`sandboxed run failed: ${run.diagnostics}`);
+};
 const wholeCase = async () => {
   const { report: result } = await runCase(
     plan,
@@ -97,23 +122,35 @@ const wholeCase = async () => {
     join(scratch, "in"),
     compareWith(join(scratch, "out"), plan.compare),
     slot,
-    { runner, settings },
+    tools,
   );
   if (result.state !== "accepted") throw new Error(`case ended ${result.state}`);
 };
-for (const warm of [bareRun, sandboxRun, wholeCase]) await warm();
-const bareMs = (await timed(RUNS, 1, bareRun)) / RUNS;
-const sandboxMs = (await timed(RUNS, 1, sandboxRun)) / RUNS;
-const caseMs = (await timed(RUNS, 1, wholeCase)) / RUNS;
+const trivial = containerRun(["./a.out"], "in");
+const allocating = containerRun(["./alloc"], null);
+const perRun = async (run: () => Promise<void>) => {
+  await run();
+  return (await timed(RUNS, 1, run)) / RUNS;
+};
+const bareMs = await perRun(bareRun);
+const bareAllocMs = await perRun(bareAlloc);
+// Before the slot's container starts: a one-run sandbox's end kills every process of the slot uid.
+const freshMs = await perRun(freshSandboxRun);
+const containerMs = await perRun(trivial);
+const allocMs = await perRun(allocating);
+// Last: a case empties /work before its run, and the two runs above use what was put there.
+const caseMs = await perRun(wholeCase);
+await slot.container?.close();
 pool.release(slot);
 await pool.close();
-report(`One run of a trivial C program (${RUNS} each, one at a time)`, [
-  ["floor: the binary spawned bare", `${fmt(bareMs)} ms`],
-  [
-    `in the sandbox (bubblewrap + runner + seccomp + cgroup v${cgroups.version})`,
-    `${fmt(sandboxMs)} ms (${fmt(sandboxMs / bareMs)}x, +${fmt(sandboxMs - bareMs)} ms)`,
-  ],
-  ["a whole case: fresh dir, sandboxed run, compare", `${fmt(caseMs)} ms (${fmt(caseMs / bareMs)}x)`],
+const over = (ms: number, floor: number) => `${fmt(ms)} ms (${fmt(ms / floor)}x, +${fmt(ms - floor)} ms)`;
+report(`One run (${RUNS} each, one at a time; bubblewrap + runner + seccomp + cgroup v${cgroups.version})`, [
+  ["floor: the trivial binary spawned bare", `${fmt(bareMs)} ms`],
+  ["  in a fresh sandbox per run (the old model)", over(freshMs, bareMs)],
+  ["  in the slot's living container", over(containerMs, bareMs)],
+  ["  a whole case: /work reset and filled, run, compare", over(caseMs, bareMs)],
+  ["floor: a program touching 64 MiB, spawned bare", `${fmt(bareAllocMs)} ms`],
+  ["  in the slot's living container", over(allocMs, bareAllocMs)],
 ]);
 
 // 2. Throughput through the API, the queue and the judge.

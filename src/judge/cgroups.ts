@@ -1,4 +1,14 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmdirSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -16,11 +26,20 @@ export interface RunAccount {
   oomKilled: boolean;
 }
 
+/**
+ * A slot's run cgroup. Its procs files are opened once for each container (the runner writes every
+ * program into them); before each run its limits are set and its counters zeroed, after it whatever is
+ * left is killed and the counters read.
+ */
 export interface RunCgroup {
-  /** Sets the run's limits and zeroes its counters; returns the procs files the program joins, opened. */
-  prepare(limits: { memoryKb: number; processes: number }): Promise<number[]>;
+  /** Makes the group ready for a new container; returns the procs files the program joins, opened. */
+  open(): number[];
+  /** Sets the run's limits and zeroes its counters; refuses a group that still holds a process. */
+  reset(limits: { memoryKb: number; processes: number }): Promise<void>;
   /** After the run: kills whatever is left, then reads what the kernel counted. */
   finish(): Promise<RunAccount>;
+  /** Whether the group can be reset for another run; if not, each container serves one run. */
+  readonly reusable: boolean;
   remove(): Promise<void>;
 }
 
@@ -34,6 +53,8 @@ export interface CgroupHost {
 export class CgroupUnavailable extends Error {}
 
 const V1_CONTROLLERS = ["memory", "pids", "cpuacct"] as const;
+/** v1: what earlier runs may leave charged to a slot's group before it is emptied (see V1Group.reset). */
+const FORCE_EMPTY_ABOVE = 1 << 20;
 const V2_CONTROLLERS = ["memory", "pids", "cpu"] as const;
 
 /** The mount points of cgroup hierarchies, from /proc/self/mountinfo. */
@@ -123,6 +144,7 @@ function openV1(base: V1Dirs): CgroupHost {
 }
 
 class V1Group implements RunCgroup {
+  readonly reusable = true;
   private oomBefore = 0;
   private readonly memsw: boolean;
 
@@ -133,13 +155,24 @@ class V1Group implements RunCgroup {
     this.memsw = existsSync(join(dirs.memory, "memory.memsw.limit_in_bytes"));
   }
 
-  async prepare(limits: { memoryKb: number; processes: number }): Promise<number[]> {
+  open(): number[] {
+    return V1_CONTROLLERS.map((c) => openSync(join(this.dirs[c], "cgroup.procs"), "w"));
+  }
+
+  async reset(limits: { memoryKb: number; processes: number }): Promise<void> {
+    assertEmpty(join(this.dirs.pids, "cgroup.procs"));
     const memory = (file: string) => join(this.dirs.memory, file);
-    // Page cache a previous run left charged here would count in this run's peak.
-    try {
-      write(memory("memory.force_empty"), 0);
-    } catch {
-      /* busy or unsupported: the peak is merely higher */
+    // Earlier runs leave some kernel memory charged here (cached dentries and the like, freed under
+    // pressure). Emptying costs ~0.75 ms even when there is nothing to empty (it drains every CPU's
+    // caches), so it waits until FORCE_EMPTY_ABOVE: until then a run's peak may include that much of it.
+    // (Subtracting it instead is wrong both ways: part of it is per-CPU precharge that vanishes during
+    // the run, so a small program's peak came out as 0.)
+    if (Number(read(memory("memory.usage_in_bytes"))) > FORCE_EMPTY_ABOVE) {
+      try {
+        write(memory("memory.force_empty"), 0);
+      } catch {
+        /* busy or unsupported: the peak is merely higher */
+      }
     }
     const bytes = limits.memoryKb * 1024;
     // memsw must stay ≥ the memory limit at every step.
@@ -150,7 +183,6 @@ class V1Group implements RunCgroup {
     write(join(this.dirs.cpuacct, "cpuacct.usage"), 0);
     write(join(this.dirs.pids, "pids.max"), limits.processes);
     this.oomBefore = this.oomKills();
-    return V1_CONTROLLERS.map((c) => openSync(join(this.dirs[c], "cgroup.procs"), "w"));
   }
 
   async finish(): Promise<RunAccount> {
@@ -209,9 +241,18 @@ function enableControllers(dir: string): void {
   }
 }
 
-/** v2: a fresh leaf per run (`memory.peak` cannot be reset on most kernels), inside the slot's group. */
+/**
+ * v2: a leaf inside the slot's group, made anew for each container. It serves many runs only where
+ * `memory.peak` can be reset (Linux 6.12+: a write resets the peak seen through that descriptor); on
+ * older kernels it cannot, so each container (and leaf) serves one run. CPU time and OOM kills are read
+ * as the change over the run.
+ */
 class V2Group implements RunCgroup {
   private readonly run: string;
+  private peak: number | null = null;
+  private usecBefore = 0;
+  private oomBefore = 0;
+  reusable = false;
 
   constructor(private readonly slot: string) {
     mkdirSync(slot, { recursive: true });
@@ -219,27 +260,87 @@ class V2Group implements RunCgroup {
     this.run = join(slot, "run");
   }
 
-  async prepare(limits: { memoryKb: number; processes: number }): Promise<number[]> {
-    // The previous run's leaf goes now, not after that run: its reading needed no wait for the kernel.
-    await removeGroup(this.run);
+  open(): number[] {
+    this.closePeak();
+    removeGroupNow(this.run);
     mkdirSync(this.run);
+    try {
+      this.peak = openSync(join(this.run, "memory.peak"), "r+");
+      writeSync(this.peak, "reset");
+      this.reusable = true;
+    } catch {
+      this.closePeak();
+      this.reusable = false;
+    }
+    return [openSync(join(this.run, "cgroup.procs"), "w")];
+  }
+
+  async reset(limits: { memoryKb: number; processes: number }): Promise<void> {
+    assertEmpty(join(this.run, "cgroup.procs"));
     write(join(this.run, "memory.max"), limits.memoryKb * 1024);
     if (existsSync(join(this.run, "memory.swap.max"))) write(join(this.run, "memory.swap.max"), 0);
     write(join(this.run, "pids.max"), limits.processes);
-    return [openSync(join(this.run, "cgroup.procs"), "w")];
+    if (this.peak !== null) {
+      // Page cache an earlier run left charged here would count in this run's peak.
+      try {
+        write(join(this.run, "memory.reclaim"), "1G");
+      } catch {
+        /* nothing to reclaim, or an older kernel: the peak is merely higher */
+      }
+      writeSync(this.peak, "reset");
+    }
+    this.usecBefore = this.usec();
+    this.oomBefore = this.oomKills();
   }
 
   async finish(): Promise<RunAccount> {
     await killAll(join(this.run, "cgroup.procs"), join(this.run, "cgroup.kill"));
-    const usec = Number(/usage_usec (\d+)/.exec(read(join(this.run, "cpu.stat")))?.[1] ?? 0);
-    const peak = Number(read(join(this.run, "memory.peak")));
-    const oom = Number(/oom_kill (\d+)/.exec(read(join(this.run, "memory.events")))?.[1] ?? 0);
-    return { cpuMs: Math.round(usec / 1000), memoryKb: Math.ceil(peak / 1024), oomKilled: oom > 0 };
+    const peak = this.peak === null ? read(join(this.run, "memory.peak")) : readAt(this.peak);
+    return {
+      cpuMs: Math.round((this.usec() - this.usecBefore) / 1000),
+      memoryKb: Math.ceil(Number(peak) / 1024),
+      oomKilled: this.oomKills() > this.oomBefore,
+    };
+  }
+
+  private usec(): number {
+    return Number(/usage_usec (\d+)/.exec(read(join(this.run, "cpu.stat")))?.[1] ?? 0);
+  }
+
+  private oomKills(): number {
+    return Number(/oom_kill (\d+)/.exec(read(join(this.run, "memory.events")))?.[1] ?? 0);
+  }
+
+  private closePeak(): void {
+    if (this.peak !== null) closeSync(this.peak);
+    this.peak = null;
   }
 
   async remove(): Promise<void> {
+    this.closePeak();
     await removeGroup(this.run);
     await removeGroup(this.slot);
+  }
+}
+
+/** A file read from its start through an open descriptor (memory.peak's reset is per descriptor). */
+function readAt(fd: number): string {
+  const buffer = Buffer.alloc(64);
+  return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
+}
+
+/** A group about to take a run must hold no process: one would be a run's leftover, measured as this one's. */
+function assertEmpty(procs: string): void {
+  const left = read(procs).trim();
+  if (left) throw new Error(`the run cgroup still holds processes ${left.split("\n").join(", ")}`);
+}
+
+/** A leaf that holds no process, removed at once (a fresh container's group; its old one is empty). */
+function removeGroupNow(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }
 

@@ -1,13 +1,22 @@
 import { createHash } from "node:crypto";
-import { readdir, rm } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../core/logger";
 import type { FileCache, BuiltFile } from "./file-cache";
 import type { RemoteFile } from "./judge-api";
 import type { CheckerPlan } from "./plan";
-import { freshWorkDir, runSandboxed, STDERR_KEEP_BYTES, type Limits, type RunResult } from "./sandbox";
+import { STDERR_KEEP_BYTES, type Limits, type RunResult } from "./sandbox";
 import type { Slot } from "./slots";
-import { assertRan, inSlot, populate, takeFile, type OutputVerdict, type StagedFile, type Toolbox } from "./steps";
+import {
+  assertRan,
+  populate,
+  runInSlot,
+  slotWorkDir,
+  takeFile,
+  type OutputVerdict,
+  type StagedFile,
+  type Toolbox,
+} from "./steps";
 import { escapeOutput } from "./text";
 import { classifyRun, returnCodeOf } from "./verdict";
 
@@ -107,36 +116,32 @@ async function compileChecker(
   tools: Toolbox,
   signal: AbortSignal,
 ): Promise<{ ok: true; files: BuiltFile[] } | { ok: false; message: string }> {
-  const dir = await freshWorkDir(slot.root, "checker", slot.uid);
-  try {
-    await populate(dir, slot.uid, sources);
-    if (plan.compileArgs.length > 0) {
-      const limits = tools.settings.compile;
-      const compileRun = { workDir: dir, argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
-      const run = await runSandboxed(inSlot(slot, tools, compileRun), signal);
-      assertRan(run);
-      const verdict = classifyRun(run, limits);
-      if (verdict !== "ran") {
-        const said = escapeOutput(Buffer.concat([run.stdout, run.stderr]), CHECKER_MESSAGE_CHARS, run.stderrTruncated);
-        const why = verdict === "runtime_error" ? `exit ${returnCodeOf(run)}` : verdict;
-        return { ok: false, message: `the checker did not compile (${why}): ${said}`.trim() };
-      }
+  const dir = await slotWorkDir(slot);
+  await populate(dir, slot.uid, sources);
+  if (plan.compileArgs.length > 0) {
+    const limits = tools.settings.compile;
+    const compileRun = { argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
+    const run = await runInSlot(slot, tools, compileRun, signal);
+    assertRan(run);
+    const verdict = classifyRun(run, limits);
+    if (verdict !== "ran") {
+      const said = escapeOutput(Buffer.concat([run.stdout, run.stderr]), CHECKER_MESSAGE_CHARS, run.stderrTruncated);
+      const why = verdict === "runtime_error" ? `exit ${returnCodeOf(run)}` : verdict;
+      return { ok: false, message: `the checker did not compile (${why}): ${said}`.trim() };
     }
-    const files: BuiltFile[] = [];
-    let bytes = 0;
-    for (const path of await regularFiles(dir)) {
-      const file = await takeFile(dir, path);
-      if (!file?.bytes) continue;
-      bytes += file.bytes.length;
-      if (files.length >= MAX_BUILT_FILES || bytes > MAX_BUILT_BYTES) {
-        return { ok: false, message: "the checker's build left too many files or bytes" };
-      }
-      files.push({ path, mode: file.mode, bytes: file.bytes });
-    }
-    return { ok: true, files };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
+  const files: BuiltFile[] = [];
+  let bytes = 0;
+  for (const path of await regularFiles(dir)) {
+    const file = await takeFile(dir, path);
+    if (!file?.bytes) continue;
+    bytes += file.bytes.length;
+    if (files.length >= MAX_BUILT_FILES || bytes > MAX_BUILT_BYTES) {
+      return { ok: false, message: "the checker's build left too many files or bytes" };
+    }
+    files.push({ path, mode: file.mode, bytes: file.bytes });
+  }
+  return { ok: true, files };
 }
 
 /** Relative paths of the regular files under `dir` (links and anything else skipped). */
@@ -169,23 +174,19 @@ export async function runChecker(
   tools: Toolbox,
   signal?: AbortSignal,
 ): Promise<OutputVerdict> {
-  const dir = await freshWorkDir(slot.root, "check", slot.uid);
-  try {
-    await populate(dir, slot.uid, [
-      ...checker.files,
-      { path: `${CASE_DIR}/input`, mode: 0o644, hostPath: inputHost },
-      { path: `${CASE_DIR}/output`, mode: 0o644, bytes: output },
-      { path: `${CASE_DIR}/answer`, mode: 0o644, hostPath: expectedHost },
-    ]);
-    const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/output`, `${CASE_DIR}/answer`];
-    const limits = checkerLimits(tools);
-    const call = { workDir: dir, argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
-    const run = await runSandboxed(inSlot(slot, tools, call), signal);
-    assertRan(run);
-    return checkerVerdict(run, limits);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const dir = await slotWorkDir(slot);
+  await populate(dir, slot.uid, [
+    ...checker.files,
+    { path: `${CASE_DIR}/input`, mode: 0o644, hostPath: inputHost },
+    { path: `${CASE_DIR}/output`, mode: 0o644, bytes: output },
+    { path: `${CASE_DIR}/answer`, mode: 0o644, hostPath: expectedHost },
+  ]);
+  const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/output`, `${CASE_DIR}/answer`];
+  const limits = checkerLimits(tools);
+  const call = { argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
+  const run = await runInSlot(slot, tools, call, signal);
+  assertRan(run);
+  return checkerVerdict(run, limits);
 }
 
 /**

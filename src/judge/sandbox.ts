@@ -1,19 +1,17 @@
 import { createHash } from "node:crypto";
-import { chmod, chown, lstat, mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { constants } from "node:fs";
 import { join } from "node:path";
-import { closeFds, type RunCgroup } from "./cgroups";
-import { RunStop } from "./slot-processes";
 
 /**
- * One program run in a bubblewrap sandbox. The threat model (see README "The sandbox"): the program is
- * hostile. It gets a fresh work directory (mounted at /work, on the slot's size-limited tmpfs) and a
- * private size-limited /tmp as the only writable places, read-only system directories (/usr and the
+ * Programs run in a bubblewrap sandbox (a slot's container: container.ts). The threat model (see README
+ * "The sandbox"): the program is hostile. It gets a fresh work directory (mounted at /work, on the slot's
+ * size-limited tmpfs) and a private size-limited /tmp (and /dev/shm) as the only writable places, read-only system directories (/usr and the
  * links into it; no /etc, /home, /root, /var), no network, private PID/IPC/UTS/user/cgroup namespaces,
  * an unprivileged uid of the judge slot, a new session, a seccomp filter, and a cgroup of its own that
  * limits and measures memory (tmpfs pages included), processes and CPU from outside (cgroups.ts). Its
- * stdout and stderr are pipes to the judge, read here with a cap; the runner (runner.c) adds the wall
- * clock and reports how the program ended.
+ * stdout and stderr are pipes to the runner (runner.c), which keeps them with a cap, adds the wall clock
+ * and reports how the program ended.
  */
 
 export interface Limits {
@@ -53,8 +51,6 @@ const PROBE_SOURCE = join(import.meta.dir, "probe.c");
 const HELPER_BUILD = "gcc -O2 [-static]";
 /** Uids of judge slots: one per concurrent run, so process limits and signals never cross runs. */
 export const SLOT_UID_BASE = 60_000;
-/** How long past its wall clock a run may go (bubblewrap's set-up, the runner's kill) before it is killed. */
-const OVERDUE_MS = 10_000;
 /** What a report keeps of stderr (the compiler's, the program's). */
 export const STDERR_KEEP_BYTES = 64 * 1024;
 /**
@@ -105,6 +101,19 @@ async function ensureHelper(dir: string, name: string, sourcePath: string, libra
   return path;
 }
 
+/**
+ * A work directory emptied for a new run and owned by the slot's uid (the program may write only here
+ * and in /tmp). The directory itself stays: a slot's container has it mounted at /work.
+ */
+export async function emptyWorkDir(dir: string, uid: number): Promise<string> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
+  // The last program may have changed its mode; root passes anyway, the next program must too.
+  await chmod(dir, 0o700);
+  await chown(dir, uid, uid);
+  return dir;
+}
+
 /** A fresh work directory owned by the slot's uid (the program may write only here and in /tmp). */
 export async function freshWorkDir(root: string, name: string, uid: number): Promise<string> {
   const dir = join(root, name);
@@ -117,26 +126,11 @@ export async function freshWorkDir(root: string, name: string, uid: number): Pro
   return dir;
 }
 
-export interface SandboxRun {
-  runner: string;
-  workDir: string;
-  argv: string[];
-  /** A file in the work directory fed to stdin, or null for empty input. */
-  stdin: string | null;
-  limits: Limits;
-  uid: number;
-  cgroup: RunCgroup;
-  /** Size of the private /tmp. */
-  tmpBytes: number;
-  /** How much of stdout to keep (default: all of it up to `fileBytes`, for comparison). */
-  keepStdout?: number;
-  /** How long past `limits.wallMs` the run may go before it is killed from outside (default 10 s). */
-  overdueMs?: number;
-}
-
-/** bubblewrap's command line; the runner's fds are 1 (stdout), 3 (report), 4 (stderr), then the cgroup files. */
-export function bwrapArgv(run: SandboxRun, cgroupFds: number[]): string[] {
-  const { limits } = run;
+/**
+ * bubblewrap's command line for a slot's container (container.ts): the runner is PID 1 and serves runs
+ * until its requests end; its fds are 0 (requests), 1 (replies), 2 (diagnostics), then the cgroup files.
+ */
+export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[]): string[] {
   return [
     // --as-pid-1: the runner is the namespace's init, so no bubblewrap process (which would hold
     // bubblewrap's own environment, readable through /proc/1) lives inside with the program.
@@ -145,6 +139,10 @@ export function bwrapArgv(run: SandboxRun, cgroupFds: number[]): string[] {
     "--as-pid-1",
     "--die-with-parent",
     "--new-session",
+    // In the container's own user namespace only: the runner mounts each run's fresh /tmp with it; the
+    // program never has it (runner.c drops every capability before exec).
+    "--cap-add",
+    "CAP_SYS_ADMIN",
     "--hostname",
     "judge",
     "--clearenv",
@@ -183,131 +181,20 @@ export function bwrapArgv(run: SandboxRun, cgroupFds: number[]): string[] {
     "/proc",
     "--dev",
     "/dev",
-    "--size",
-    String(run.tmpBytes),
-    "--tmpfs",
+    // Where each run's own tmpfs is mounted (runner.c).
+    "--dir",
     "/tmp",
     "--ro-bind",
-    run.runner,
+    runner,
     "/.runner",
     "--bind",
-    run.workDir,
+    workDir,
     "/work",
     "--chdir",
     "/work",
     "/.runner",
-    String(limits.wallMs),
-    String(limits.cpuMs),
-    String(limits.memoryKb),
-    String(limits.fileBytes),
-    String(limits.processes),
     cgroupFds.length > 0 ? cgroupFds.join(",") : "-",
-    run.stdin ?? "-",
-    "--",
-    ...run.argv,
   ];
-}
-
-interface Captured {
-  data: Uint8Array;
-  size: number;
-}
-
-/** Reads a stream, keeping the first `keep` bytes; calls `over` once it passes `limit` and stops reading. */
-async function capture(
-  stream: ReadableStream<Uint8Array>,
-  keep: number,
-  limit: number,
-  over: () => void,
-): Promise<Captured> {
-  const chunks: Uint8Array[] = [];
-  let kept = 0;
-  let size = 0;
-  for await (const chunk of stream) {
-    size += chunk.length;
-    if (kept < keep) {
-      const part = chunk.subarray(0, keep - kept);
-      chunks.push(part);
-      kept += part.length;
-    }
-    if (size > limit) {
-      over();
-      break;
-    }
-  }
-  return { data: Buffer.concat(chunks), size };
-}
-
-/** Runs the program and returns what the kernel counted (cgroup) and how it ended (runner). */
-export async function runSandboxed(run: SandboxRun, signal?: AbortSignal): Promise<RunResult> {
-  const fds = await run.cgroup.prepare({ memoryKb: run.limits.memoryKb, processes: run.limits.processes });
-  const cgroupFds = fds.map((_, i) => 5 + i);
-  let child: ReturnType<typeof Bun.spawn>;
-  try {
-    // setuid/setgid and no supplementary groups or capabilities, before bubblewrap even starts.
-    child = Bun.spawn(bwrapArgv(run, cgroupFds), {
-      uid: run.uid,
-      gid: run.uid,
-      env: { ...BWRAP_ENV },
-      stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", ...fds],
-    });
-  } finally {
-    closeFds(fds);
-  }
-  // Killing bubblewrap ends its PID namespace, and with it every process the program started; what a
-  // kill during bubblewrap's set-up leaves behind goes with the slot uid's processes (slot-processes.ts).
-  const stop = new RunStop(child, run.uid, run.limits.wallMs, run.overdueMs ?? OVERDUE_MS, signal);
-  let outputExceeded = false;
-  const flooded = () => {
-    outputExceeded = true;
-    stop.kill();
-  };
-  const { fileBytes } = run.limits;
-  let unkilled = "";
-  let parts: [Captured, Captured, string, string, number];
-  try {
-    parts = await Promise.all([
-      capture(child.stdout as ReadableStream<Uint8Array>, run.keepStdout ?? fileBytes, fileBytes, flooded),
-      capture(Bun.file(child.stdio[4] as unknown as number).stream(), STDERR_KEEP_BYTES, fileBytes, flooded),
-      Bun.file(child.stdio[3] as unknown as number).text(),
-      new Response(child.stderr as ReadableStream<Uint8Array>).text(),
-      child.exited,
-    ]);
-  } finally {
-    unkilled = await stop.settle();
-  }
-  const [stdout, stderr, report, diagnostics] = parts;
-  const account = await run.cgroup.finish();
-  const base = {
-    ...account,
-    outputExceeded,
-    stdout: stdout.data,
-    stderr: stderr.data,
-    stderrTruncated: stderr.size > stderr.data.length,
-  };
-  const lost = { exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: true };
-  // Processes the kill could not end: whatever the runner said, the slot is at fault (assertRan, steps.ts).
-  if (unkilled) return { ...base, ...lost, diagnostics: `sandbox: ${unkilled}` };
-  try {
-    const { setupFailed, ...ended } = JSON.parse(report) as {
-      exitCode: number;
-      signal: number;
-      wallMs: number;
-      wallExceeded: boolean;
-      setupFailed: string;
-    };
-    // exec failing is the program's business (no such file), like a shell's 127; any other stage is the sandbox's.
-    if (setupFailed === "e") return { ...base, ...ended, exitCode: 127, lost: false, diagnostics: "" };
-    if (setupFailed)
-      return { ...base, ...ended, lost: true, diagnostics: `runner: set-up failed at stage ${setupFailed}` };
-    return { ...base, ...ended, lost: false, diagnostics: "" };
-  } catch {
-    // No report: the sandbox failed, or the run was stopped (a flood, the judge shutting down).
-    const grace = run.overdueMs ?? OVERDUE_MS;
-    const late = stop.overdue ? `sandbox: not ended ${grace} ms past its wall clock; killed from outside` : "";
-    const said = [diagnostics.trim(), late].filter(Boolean).join("\n");
-    return { ...base, ...lost, lost: !outputExceeded, diagnostics: said.slice(0, 2000) };
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { copyFile, chown } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { freshWorkDir, runSandboxed } from "./sandbox";
+import { runInSlot, slotWorkDir } from "./steps";
 import type { SlotPool } from "./slots";
 
 /**
@@ -78,20 +78,13 @@ export async function selfCheck(
   process.env.JOJ_SELF_CHECK_CANARY = canary;
   const slot = await pool.acquire();
   try {
-    const dir = await freshWorkDir(slot.root, "self-check", slot.uid);
+    // The slot's own container, which then serves the slot's runs: the probe checks what programs will meet.
+    const dir = await slotWorkDir(slot);
     await copyFile(tools.probe, join(dir, "probe"));
     await chown(join(dir, "probe"), slot.uid, slot.uid);
     const limits = { cpuMs: 2000, wallMs: 5000, memoryKb: 64 * 1024, fileBytes: 1 << 20, processes: 4 };
-    const run = await runSandboxed({
-      runner: tools.runner,
-      workDir: dir,
-      argv: ["./probe"],
-      stdin: null,
-      limits,
-      uid: slot.uid,
-      cgroup: slot.cgroup,
-      tmpBytes,
-    });
+    const toolbox = { runner: tools.runner, settings: { diskBytes: tmpBytes } };
+    const run = await runInSlot(slot, toolbox, { argv: ["./probe"], stdin: null, limits });
     if (run.lost || run.exitCode !== 0) {
       throw new Error(
         `the sandbox does not work on this machine: ${run.diagnostics || `the probe exited ${run.exitCode}`}`,

@@ -94,6 +94,11 @@ export class RunStop {
     );
   }
 
+  /** The run was stopped from outside (the caller's signal, the watchdog, `kill()`). */
+  get killed(): boolean {
+    return this.killing !== null;
+  }
+
   readonly kill = (): void => {
     this.child.kill("SIGKILL");
     this.killing ??= killSlotProcesses(this.uid).then(

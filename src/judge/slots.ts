@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CgroupHost, RunCgroup } from "./cgroups";
+import type { Container } from "./container";
 import { killSlotProcesses } from "./slot-processes";
 
 /**
@@ -12,6 +13,8 @@ export interface Slot {
   /** Parent of the slot's work directories (traversable, not listable, by every slot): a tmpfs mount. */
   root: string;
   cgroup: RunCgroup;
+  /** The slot's living sandbox, started by its first run (steps.ts, runInSlot). */
+  container?: Container;
 }
 
 export interface SlotOptions {
@@ -84,6 +87,7 @@ export class SlotPool {
 
   async close(): Promise<void> {
     for (const slot of this.slots) {
+      await slot.container?.close();
       await slot.cgroup.remove();
       unmount(slot.root);
       await rm(slot.root, { recursive: true, force: true });

@@ -1,10 +1,11 @@
-import { chmod, chown, copyFile, mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, copyFile, mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { CaseReport } from "./judge-api";
 import type { JudgeSettings } from "./judge-settings";
 import { judgeOutput, type CompareRule } from "./compare";
 import type { CasePlan, JudgePlan } from "./plan";
-import { freshWorkDir, readOutput, runSandboxed, STDERR_KEEP_BYTES, type RunResult, type SandboxRun } from "./sandbox";
+import { Container, type ContainerRun } from "./container";
+import { emptyWorkDir, readOutput, STDERR_KEEP_BYTES, type RunResult } from "./sandbox";
 import type { Slot } from "./slots";
 import { escapeOutput } from "./text";
 import { classifyRun, returnCodeOf } from "./verdict";
@@ -51,7 +52,8 @@ export async function populate(dir: string, uid: number, files: StagedFile[]): P
 
 /**
  * A file the sandboxed program left behind, read only if it is a regular file inside the directory:
- * the program is gone by now (its PID namespace ended), so nothing moves between this check and the read.
+ * the program is gone by now (the runner killed and reaped every process of its run before replying), so
+ * nothing moves between this check and the read.
  */
 export async function takeFile(dir: string, path: string): Promise<StagedFile | null> {
   // No link anywhere on the path (readOutput refuses one only as the last component).
@@ -70,18 +72,25 @@ export function assertRan(run: RunResult): void {
   if (run.lost && /^(bwrap|runner|sandbox):/.test(said)) throw new JudgeFault(`sandbox failed: ${said}`);
 }
 
-/** A sandboxed run in the slot: its uid, its cgroup, the judge's /tmp size. */
-export const inSlot = (
+/** The slot's work directory, emptied for the next run: the slot's container has it mounted at /work. */
+export const slotWorkDir = (slot: Slot): Promise<string> => emptyWorkDir(join(slot.root, "work"), slot.uid);
+
+/**
+ * A run in the slot's container (its uid, its cgroup, the judge's /tmp size); a new container when the
+ * slot has none yet or its last one was thrown away (container.ts).
+ */
+export async function runInSlot(
   slot: Slot,
-  tools: Toolbox,
-  run: Pick<SandboxRun, "workDir" | "argv" | "stdin" | "limits" | "keepStdout">,
-): SandboxRun => ({
-  ...run,
-  runner: tools.runner,
-  uid: slot.uid,
-  cgroup: slot.cgroup,
-  tmpBytes: tools.settings.diskBytes,
-});
+  tools: { runner: string; settings: { diskBytes: number } },
+  run: Omit<ContainerRun, "tmpBytes">,
+  signal?: AbortSignal,
+): Promise<RunResult> {
+  if (!slot.container?.usable) {
+    const options = { runner: tools.runner, workDir: join(slot.root, "work"), uid: slot.uid, cgroup: slot.cgroup };
+    slot.container = Container.start(options);
+  }
+  return slot.container.run({ ...run, tmpBytes: tools.settings.diskBytes }, signal);
+}
 
 /**
  * Compiles the sources in the slot's sandbox with the compile limits, then takes every file the
@@ -95,50 +104,38 @@ export async function compile(
   tools: Toolbox,
   signal?: AbortSignal,
 ): Promise<CompileResult> {
-  const dir = await freshWorkDir(slot.root, "compile", slot.uid);
-  try {
-    await populate(dir, slot.uid, sources);
-    if (plan.compileArgs.length > 0) {
-      const limits = tools.settings.compile;
-      const run = await runSandboxed(
-        inSlot(slot, tools, {
-          workDir: dir,
-          argv: plan.compileArgs,
-          stdin: null,
-          limits,
-          keepStdout: STDERR_KEEP_BYTES,
-        }),
-        signal,
-      );
-      assertRan(run);
-      const output = escapeOutput(
-        Buffer.concat([run.stdout, run.stderr]),
-        60 * 1024,
-        run.stderrTruncated || run.stdout.length >= STDERR_KEEP_BYTES,
-      );
-      const verdict = classifyRun(run, limits);
-      if (verdict !== "ran") {
-        const why =
-          verdict === "time_limit_exceeded"
-            ? "the compiler ran out of time"
-            : verdict === "memory_limit_exceeded"
-              ? "the compiler ran out of memory"
-              : `the compiler exited with ${returnCodeOf(run)}`;
-        return { ok: false, state: "compile_error", message: `${why}\n${output}`.trim() };
-      }
+  const dir = await slotWorkDir(slot);
+  await populate(dir, slot.uid, sources);
+  if (plan.compileArgs.length > 0) {
+    const limits = tools.settings.compile;
+    const compileRun = { argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
+    const run = await runInSlot(slot, tools, compileRun, signal);
+    assertRan(run);
+    const output = escapeOutput(
+      Buffer.concat([run.stdout, run.stderr]),
+      60 * 1024,
+      run.stderrTruncated || run.stdout.length >= STDERR_KEEP_BYTES,
+    );
+    const verdict = classifyRun(run, limits);
+    if (verdict !== "ran") {
+      const why =
+        verdict === "time_limit_exceeded"
+          ? "the compiler ran out of time"
+          : verdict === "memory_limit_exceeded"
+            ? "the compiler ran out of memory"
+            : `the compiler exited with ${returnCodeOf(run)}`;
+      return { ok: false, state: "compile_error", message: `${why}\n${output}`.trim() };
     }
-    const program: StagedFile[] = [];
-    const wanted = new Set(plan.cases.flatMap((c) => c.executeFiles));
-    for (const path of wanted) {
-      const built = await takeFile(dir, path);
-      if (built) program.push(built);
-      else if (configFiles.has(path)) program.push({ path, mode: 0o755, hostPath: configFiles.get(path)! });
-      else return { ok: false, state: "compile_error", message: `compilation produced no ${path}` };
-    }
-    return { ok: true, program };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
+  const program: StagedFile[] = [];
+  const wanted = new Set(plan.cases.flatMap((c) => c.executeFiles));
+  for (const path of wanted) {
+    const built = await takeFile(dir, path);
+    if (built) program.push(built);
+    else if (configFiles.has(path)) program.push({ path, mode: 0o755, hostPath: configFiles.get(path)! });
+    else return { ok: false, state: "compile_error", message: `compilation produced no ${path}` };
+  }
+  return { ok: true, program };
 }
 
 /** How a case's output was judged: by a built-in comparison or a checker (checker.ts). */
@@ -178,24 +175,14 @@ export async function runCase(
   tools: Toolbox,
   signal?: AbortSignal,
 ): Promise<CaseRun> {
-  const dir = await freshWorkDir(slot.root, "run", slot.uid);
-  let run: RunResult;
-  try {
-    const files = program.filter((f) => plan.executeFiles.includes(f.path));
-    // The input keeps its name (programs that open it by name work) unless the program uses that name.
-    const inputName = files.some((f) => f.path === basename(plan.inputPath))
-      ? ".judge-stdin"
-      : basename(plan.inputPath);
-    await populate(dir, slot.uid, [...files, { path: inputName, mode: 0o644, hostPath: inputHost }]);
-    const argv = plan.executeArgs;
-    run = await runSandboxed(
-      inSlot(slot, tools, { workDir: dir, argv, stdin: inputName, limits: plan.limits }),
-      signal,
-    );
-    assertRan(run);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const dir = await slotWorkDir(slot);
+  const files = program.filter((f) => plan.executeFiles.includes(f.path));
+  // The input keeps its name (programs that open it by name work) unless the program uses that name.
+  const inputName = files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath);
+  await populate(dir, slot.uid, [...files, { path: inputName, mode: 0o644, hostPath: inputHost }]);
+  const argv = plan.executeArgs;
+  const run = await runInSlot(slot, tools, { argv, stdin: inputName, limits: plan.limits }, signal);
+  assertRan(run);
   const ran = classifyRun(run, plan.limits);
   // A run that did not end cleanly keeps the run's verdict (time, memory, crash); its output is not judged.
   const verdict: OutputVerdict =

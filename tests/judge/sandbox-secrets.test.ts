@@ -4,14 +4,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  ensureProbe,
-  ensureRunner,
-  freshWorkDir,
-  runSandboxed,
-  SLOT_UID_BASE,
-  type Limits,
-} from "../../src/judge/sandbox";
+import { ensureProbe, ensureRunner, freshWorkDir, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
+import { runSandboxed } from "../../src/judge/container";
 import { processesOf } from "../../src/judge/slot-processes";
 import { judgeProbeReport } from "../../src/judge/self-check";
 import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";

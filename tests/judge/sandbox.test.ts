@@ -3,14 +3,8 @@ import { chmod, chown, readdir, symlink, writeFile } from "node:fs/promises";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  ensureRunner,
-  freshWorkDir,
-  readOutput,
-  runSandboxed,
-  SLOT_UID_BASE,
-  type Limits,
-} from "../../src/judge/sandbox";
+import { ensureRunner, freshWorkDir, readOutput, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
+import { runSandboxed } from "../../src/judge/container";
 import { classifyRun } from "../../src/judge/verdict";
 import { killSlotProcesses, processesOf } from "../../src/judge/slot-processes";
 import { assertRan, JudgeFault } from "../../src/judge/steps";

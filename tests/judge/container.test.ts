@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chown, copyFile, writeFile } from "node:fs/promises";
+import { chmodSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Container } from "../../src/judge/container";
+import { emptyWorkDir, ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
+import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
+import { processesOf } from "../../src/judge/slot-processes";
+import { runInSlot } from "../../src/judge/steps";
+import type { Slot } from "../../src/judge/slots";
+
+// Run N+1 in a slot's living container looks for anything run N left behind. Each planted thing has its
+// own defence (runner.c's header): the per-run mount and IPC namespace, the read-only root, the judge's
+// reset of /work, the runner's kill of every process, the cgroup's reset, the seccomp filter.
+const UID = SLOT_UID_BASE + 11;
+const LIMITS: Limits = { cpuMs: 2000, wallMs: 4000, memoryKb: 128 * 1024, fileBytes: 1 << 20, processes: 32 };
+const root = mkdtempSync(join(tmpdir(), "joj-container-"));
+const workDir = join(root, "work");
+const bin = join(root, "bin");
+let runner: string;
+let cgroup: RunCgroup;
+let container: Container;
+
+/** Compiles a C program on the host, once. */
+async function build(name: string, source: string): Promise<string> {
+  await writeFile(join(bin, `${name}.c`), source);
+  const gcc = Bun.spawn(["gcc", "-O1", "-o", join(bin, name), join(bin, `${name}.c`)], { stderr: "pipe" });
+  if ((await gcc.exited) !== 0) throw new Error(await new Response(gcc.stderr).text());
+  return join(bin, name);
+}
+
+/** One run in the shared container, its /work emptied and given the binary, as the judge does. */
+async function run(binary: string, limits: Partial<Limits> = {}) {
+  await emptyWorkDir(workDir, UID);
+  await copyFile(binary, join(workDir, "a.out"));
+  await chown(join(workDir, "a.out"), UID, UID);
+  const result = await container.run({
+    argv: ["./a.out"],
+    stdin: null,
+    limits: { ...LIMITS, ...limits },
+    tmpBytes: 8 << 20,
+  });
+  expect(result.diagnostics).toBe("");
+  return { result, text: new TextDecoder().decode(result.stdout) };
+}
+
+const PLANT = `#define _GNU_SOURCE
+#include <fcntl.h>
+#include <mqueue.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <unistd.h>
+static int made(const char *path) { int fd = open(path, O_CREAT | O_WRONLY, 0644); if (fd < 0) return 0; write(fd, "x", 1); close(fd); return 1; }
+int main(void) {
+  /* Files everywhere it might write. */
+  printf("tmp %d work %d root %d dev %d\\n", made("/tmp/left"), made("/work/left"), made("/left"), made("/dev/left"));
+  int shm = shm_open("/joj-left", O_CREAT | O_RDWR, 0600);
+  printf("posix-shm %d\\n", shm >= 0);
+  mqd_t mq = mq_open("/joj-left", O_CREAT | O_RDWR, 0600, NULL);
+  printf("mqueue %d\\n", mq != (mqd_t)-1);
+  printf("sysv %d %d %d\\n", shmget(0x4a4f4a, 4096, IPC_CREAT | 0600) >= 0, semget(0x4a4f4a, 1, IPC_CREAT | 0600) >= 0,
+         msgget(0x4a4f4a, IPC_CREAT | 0600) >= 0);
+  /* The runner's state, which the next program would inherit: each must be refused. */
+  struct rlimit few = { 16, 16 };
+  cpu_set_t one; CPU_ZERO(&one); CPU_SET(0, &one);
+  printf("runner %d %d %d %d\\n", prlimit(1, RLIMIT_NOFILE, &few, NULL), setpriority(PRIO_PROCESS, 1, 19),
+         setpriority(PRIO_USER, 0, 19), sched_setaffinity(1, sizeof one, &one));
+  /* Its own dispositions and limits, which end with it. */
+  signal(SIGPIPE, SIG_IGN); signal(SIGTERM, SIG_IGN);
+  setrlimit(RLIMIT_NOFILE, &few);
+  /* 48 MiB touched, and a daemon in a session of its own that would live for a minute. */
+  char *hog = malloc(48 << 20); memset(hog, 1, 48 << 20);
+  if (fork() == 0) { setsid(); if (fork() == 0) { sleep(60); _exit(0); } _exit(0); }
+  sleep(1);
+  fflush(stdout);
+  return 0;
+}
+`;
+
+const LOOK = `#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <unistd.h>
+extern char **environ;
+static int there(const char *path) { return access(path, F_OK) == 0; }
+int main(void) {
+  printf("files %d %d %d %d %d\\n", there("/tmp/left"), there("/work/left"), there("/left"), there("/dev/left"),
+         there("/dev/shm/joj-left"));
+  printf("mqueue %d\\n", mq_open("/joj-left", O_RDONLY) != (mqd_t)-1);
+  printf("sysv %d %d %d\\n", shmget(0x4a4f4a, 0, 0) >= 0, semget(0x4a4f4a, 0, 0) >= 0, msgget(0x4a4f4a, 0) >= 0);
+  int processes = 0; DIR *proc = opendir("/proc"); struct dirent *e;
+  while ((e = readdir(proc))) if (atoi(e->d_name) > 0) processes++;
+  printf("processes %d\\n", processes);
+  struct rlimit nofile; getrlimit(RLIMIT_NOFILE, &nofile);
+  cpu_set_t cpus; sched_getaffinity(0, sizeof cpus, &cpus);
+  printf("state nofile=%llu nice=%d cpus=%d\\n", (unsigned long long)nofile.rlim_cur, getpriority(PRIO_PROCESS, 0), CPU_COUNT(&cpus));
+  int handled = 0; sigset_t mask; sigprocmask(SIG_BLOCK, NULL, &mask);
+  for (int s = 1; s < 32; s++) { struct sigaction a; if (sigaction(s, NULL, &a) == 0 && a.sa_handler != SIG_DFL) handled++; if (sigismember(&mask, s)) handled++; }
+  printf("signals %d\\n", handled);
+  for (char **v = environ; *v; v++) printf("env %s\\n", *v);
+  return 0;
+}
+`;
+
+let plant: string;
+let look: string;
+beforeAll(async () => {
+  chmodSync(root, 0o711);
+  await Bun.spawn(["mkdir", "-p", bin]).exited;
+  runner = await ensureRunner(bin);
+  [plant, look] = await Promise.all([build("plant", PLANT), build("look", LOOK)]);
+  cgroup = detectCgroups("joj-judge-test").forSlot(`container-${UID}`);
+  await emptyWorkDir(workDir, UID);
+  container = Container.start({ runner, workDir, uid: UID, cgroup });
+});
+afterAll(async () => {
+  await container?.close();
+  await cgroup?.remove();
+});
+
+describe("a slot's container carries nothing from one run to the next", () => {
+  test("a run looking before anything was planted: the baseline", async () => {
+    const { text } = await run(look);
+    expect(text).toContain("files 0 0 0 0 0\nmqueue 0\nsysv 0 0 0\nprocesses 2\n");
+  });
+
+  test("run N plants files, IPC, a daemon, memory and signal changes; run N+1 finds none of it", async () => {
+    const baseline = (await run(look)).text;
+    const planted = await run(plant);
+    // /tmp and /work take files; the root and /dev are read-only; IPC objects are made; every attempt on
+    // the runner's limits, priority and CPUs is refused.
+    expect(planted.text).toBe("tmp 1 work 1 root 0 dev 0\nposix-shm 1\nmqueue 1\nsysv 1 1 1\nrunner -1 -1 -1 -1\n");
+    expect(planted.result.memoryKb).toBeGreaterThan(48 * 1024);
+    // The same container takes the next run: nothing about it was suspicious.
+    expect(container.usable).toBe(true);
+    const after = await run(look);
+    expect(after.text).toContain("files 0 0 0 0 0\nmqueue 0\nsysv 0 0 0\nprocesses 2\n");
+    // Limits, priority, CPUs, signal dispositions and mask, environment: as before the plant.
+    expect(after.text).toBe(baseline);
+    expect(after.text).toContain("signals 0\n");
+    const env = after.text.split("\n").filter((line) => line.startsWith("env "));
+    expect(env.map((line) => line.slice(4).split("=")[0]).sort()).toEqual(["HOME", "LANG", "PATH", "PWD"]);
+    // The cgroup was reset: the 48 MiB of run N are not in run N+1's peak.
+    expect(after.result.memoryKb).toBeLessThan(8 * 1024);
+    expect(container.usable).toBe(true);
+  });
+
+  test("the daemon of run N is gone from the host too: only bubblewrap and the runner have the slot uid", async () => {
+    await run(plant);
+    // bubblewrap (outside) and the runner (the sandbox's PID 1): no sleeping daemon.
+    expect(processesOf(UID)).toHaveLength(2);
+  });
+
+  test("a run stopped from outside throws its container away; the slot's next run gets a new one", async () => {
+    const slot: Slot = { uid: UID, root, cgroup };
+    const tools = { runner, settings: { diskBytes: 8 << 20 } };
+    await emptyWorkDir(workDir, UID);
+    await container.close();
+    const first = await runInSlot(slot, tools, { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS });
+    expect(first.exitCode).toBe(0);
+    const used = slot.container!;
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 200);
+    const stopped = await runInSlot(
+      slot,
+      tools,
+      { argv: ["/usr/bin/sleep", "5"], stdin: null, limits: LIMITS },
+      stop.signal,
+    );
+    expect(stopped.exitCode).not.toBe(0);
+    expect(used.usable).toBe(false);
+    expect(processesOf(UID)).toEqual([]);
+    const next = await runInSlot(slot, tools, { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS });
+    expect(next.exitCode).toBe(0);
+    expect(slot.container).not.toBe(used);
+    await slot.container!.close();
+  });
+});
