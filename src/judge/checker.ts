@@ -9,6 +9,7 @@ import { STDERR_KEEP_BYTES, type Limits, type RunResult } from "./sandbox";
 import type { Slot } from "./slots";
 import {
   assertRan,
+  compileInSlot,
   populate,
   runInSlot,
   slotWorkDir,
@@ -116,14 +117,9 @@ async function compileChecker(
   tools: Toolbox,
   signal: AbortSignal,
 ): Promise<{ ok: true; files: BuiltFile[] } | { ok: false; message: string }> {
-  const dir = await slotWorkDir(slot);
-  await populate(dir, slot.uid, sources);
-  if (plan.compileArgs.length > 0) {
-    const limits = tools.settings.compile;
-    const compileRun = { argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
-    const run = await runInSlot(slot, tools, compileRun, signal);
-    assertRan(run);
-    const verdict = classifyRun(run, limits);
+  const { dir, run } = await compileInSlot(sources, plan.compileArgs, slot, tools, signal);
+  if (run) {
+    const verdict = classifyRun(run, tools.settings.compile);
     if (verdict !== "ran") {
       const said = escapeOutput(Buffer.concat([run.stdout, run.stderr]), CHECKER_MESSAGE_CHARS, run.stderrTruncated);
       const why = verdict === "runtime_error" ? `exit ${returnCodeOf(run)}` : verdict;

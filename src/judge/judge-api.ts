@@ -100,19 +100,27 @@ export class JudgeApi {
     return this.call("PUT", `${this.recordPath(task)}/judge`, { ...body, taskId: task.taskId });
   }
 
-  /** Every case report passes here, so every output the server stores has been through the guard. */
+  /** One case's report (a failure's, say); the cases of a judged record go in batches (reportCases). */
   reportCase(task: JudgeTask, index: number, body: CaseReport): Promise<unknown> {
-    let report = body;
-    if (this.guard) {
-      const stdout = this.guard.redactor.redact(body.stdout);
-      const stderr = this.guard.redactor.redact(body.stderr);
-      const hits = stdout.hits + stderr.hits;
-      if (hits > 0) {
-        report = { ...body, stdout: stdout.text, stderr: stderr.text };
-        this.guard.onRedacted(task, index, hits);
-      }
-    }
+    const report = this.guarded(task, index, body);
     return this.call("PUT", `${this.recordPath(task)}/cases/${index}/judge`, { ...report, taskId: task.taskId });
+  }
+
+  /** Several cases' reports in one request, merged by the server all or none (an extension of ours). */
+  reportCases(task: JudgeTask, cases: { index: number; report: CaseReport }[]): Promise<unknown> {
+    const batch = cases.map(({ index, report }) => ({ ...this.guarded(task, index, report), index }));
+    return this.call("PUT", `${this.recordPath(task)}/cases/judge`, { cases: batch, taskId: task.taskId });
+  }
+
+  /** Every case report passes here, so every output the server stores has been through the guard. */
+  private guarded(task: JudgeTask, index: number, body: CaseReport): CaseReport {
+    if (!this.guard) return body;
+    const stdout = this.guard.redactor.redact(body.stdout);
+    const stderr = this.guard.redactor.redact(body.stderr);
+    const hits = stdout.hits + stderr.hits;
+    if (hits === 0) return body;
+    this.guard.onRedacted(task, index, hits);
+    return { ...body, stdout: stdout.text, stderr: stderr.text };
   }
 
   release(task: JudgeTask): Promise<unknown> {

@@ -93,6 +93,26 @@ export async function runInSlot(
 }
 
 /**
+ * The slot's work directory given the sources, and the compile command run there with the compile
+ * limits (no run when there is no command). What the run left is in `dir` for the caller to take.
+ */
+export async function compileInSlot(
+  sources: StagedFile[],
+  argv: string[],
+  slot: Slot,
+  tools: Toolbox,
+  signal?: AbortSignal,
+): Promise<{ dir: string; run: RunResult | null }> {
+  const dir = await slotWorkDir(slot);
+  await populate(dir, slot.uid, sources);
+  if (argv.length === 0) return { dir, run: null };
+  const compileRun = { argv, stdin: null, limits: tools.settings.compile, keepStdout: STDERR_KEEP_BYTES };
+  const run = await runInSlot(slot, tools, compileRun, signal);
+  assertRan(run);
+  return { dir, run };
+}
+
+/**
  * Compiles the sources in the slot's sandbox with the compile limits, then takes every file the
  * cases execute from the result (or, failing that, from the config: a problem's own script).
  */
@@ -104,13 +124,9 @@ export async function compile(
   tools: Toolbox,
   signal?: AbortSignal,
 ): Promise<CompileResult> {
-  const dir = await slotWorkDir(slot);
-  await populate(dir, slot.uid, sources);
-  if (plan.compileArgs.length > 0) {
+  const { dir, run } = await compileInSlot(sources, plan.compileArgs, slot, tools, signal);
+  if (run) {
     const limits = tools.settings.compile;
-    const compileRun = { argv: plan.compileArgs, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
-    const run = await runInSlot(slot, tools, compileRun, signal);
-    assertRan(run);
     const output = escapeOutput(
       Buffer.concat([run.stdout, run.stderr]),
       60 * 1024,

@@ -57,9 +57,11 @@ const totals = (cases: string) => `
   memory_kb = (select greatest(0, coalesce(max((c->>'memoryKb')::int), 0)) from jsonb_array_elements(${cases}) c)`;
 
 /**
- * A case report merged into the cases (earlier ones padded), totals and lease updated. The row is
- * locked first (FOR UPDATE re-reads it after a concurrent report), so reports of different cases
+ * Case reports merged into the cases (earlier ones padded), totals and lease updated: one report, or a
+ * judge's batch of them in one statement. The patches come as one JSON object keyed by case index. The
+ * row is locked first (FOR UPDATE re-reads it after a concurrent report), so reports of different cases
  * arriving together merge into the latest array and none is lost.
+ * Parameters: record, domain, judger, task twice, config, pending case, patches, highest index, lease.
  */
 export const caseSql = (waiting: StateList, working: StateList) => `
   with cur as (
@@ -67,11 +69,12 @@ export const caseSql = (waiting: StateList, working: StateList) => `
      where id = ? and domain_id = ? and state not in ${list(waiting)} and ${held(working)}
        and config_id is not distinct from ?::uuid
      for update),
+  given as (select ?::jsonb as pending, ?::jsonb as patches),
   merged as (
     select cur.id, cur.state,
-           jsonb_agg(case when i = ? then coalesce(cur.cases -> i, ?::jsonb) || ?::jsonb
-                          else coalesce(cur.cases -> i, ?::jsonb) end order by i) as cases
-      from cur, generate_series(0, greatest(jsonb_array_length(cur.cases) - 1, ?)) i
+           jsonb_agg(coalesce(cur.cases -> i, g.pending) || coalesce(g.patches -> i::text, '{}'::jsonb)
+                     order by i) as cases
+      from cur, given g, generate_series(0, greatest(jsonb_array_length(cur.cases) - 1, ?)) i
      group by cur.id, cur.state)
   update records r set cases = m.cases, ${totals("m.cases")}, updated_at = now(),
          lease_expires_at = case when m.state in ${list(working)} then now() + make_interval(secs => ?)

@@ -92,18 +92,20 @@ export async function renewClaim(
 
 const PENDING = JSON.stringify(pendingCase());
 
-/** A case report of the holder merged in (the state unchanged); false when a check fails. */
-export async function mergeCase(
+/** Case reports of the holder merged in, all or none (the state unchanged); false when a check fails. */
+export async function mergeCases(
   em: EntityManager,
   access: DomainAccess,
   id: string,
   configId: string | null,
-  report: { index: number; patch: object; taskId?: string; leaseSeconds: number },
+  report: { cases: { index: number; patch: object }[]; taskId?: string; leaseSeconds: number },
 ): Promise<boolean> {
   const task = report.taskId?.toLowerCase() ?? null;
-  const { index } = report;
-  const values = [id, access.domainId, access.userId, task, task, configId, index, PENDING];
-  return (await row(em, CASE, [...values, JSON.stringify(report.patch), PENDING, index, report.leaseSeconds])) !== null;
+  const patches: Record<number, object> = {};
+  for (const { index, patch } of report.cases) patches[index] = { ...patches[index], ...patch };
+  const highest = Math.max(...report.cases.map((c) => c.index));
+  const values = [id, access.domainId, access.userId, task, task, configId, PENDING, JSON.stringify(patches)];
+  return (await row(em, CASE, [...values, highest, report.leaseSeconds])) !== null;
 }
 
 /** report: the holder moves the record forward (null: keeps its state); false when refused. */

@@ -45,10 +45,10 @@ function assertHolder(record: JudgeRecord, access: DomainAccess, taskId: string 
 const raced = () => refused("the record changed while this report was on its way; report again");
 
 /** The report with the redactor's values cut out of its output, and how many were cut. */
-export function redactCase(
-  input: RecordCaseSubmitInput,
+export function redactCase<T extends { stdout?: string; stderr?: string }>(
+  input: T,
   redactor: Redactor,
-): { report: RecordCaseSubmitInput; hits: number } {
+): { report: T; hits: number } {
   const stdout = redactor.redact(input.stdout ?? "");
   const stderr = redactor.redact(input.stderr ?? "");
   if (stdout.hits + stderr.hits === 0) return { report: input, hits: 0 };
@@ -73,7 +73,7 @@ function casePatch(input: RecordCaseSubmitInput): Partial<StoredCase> {
  * A case report: merged into the case (padding earlier cases), totals recomputed, lease extended. A
  * rejudge may have pinned another version since the pin was remembered: it is read again once.
  */
-export async function reportCase(
+export function reportCase(
   em: EntityManager,
   store: BlobStore,
   access: DomainAccess,
@@ -82,19 +82,39 @@ export async function reportCase(
   input: RecordCaseSubmitInput,
   settings: JudgingSettings,
 ): Promise<void> {
+  return reportCases(em, store, access, recordId, { taskId: input.taskId, cases: [{ ...input, index }] }, settings);
+}
+
+/**
+ * Several case reports at once (our judge sends them in batches): merged in one statement, all or none.
+ * A batch naming a case the config does not have is refused whole.
+ */
+export async function reportCases(
+  em: EntityManager,
+  store: BlobStore,
+  access: DomainAccess,
+  recordId: string,
+  input: { taskId?: string; cases: (RecordCaseSubmitInput & { index: number })[] },
+  settings: JudgingSettings,
+): Promise<void> {
   const id = recordId.toLowerCase();
-  const report = { index, patch: casePatch(input), taskId: input.taskId, leaseSeconds: settings.leaseSeconds };
+  const cases = input.cases.map((c) => ({ index: c.index, patch: casePatch(c) }));
+  const report = { cases, taskId: input.taskId, leaseSeconds: settings.leaseSeconds };
+  const highest = Math.max(...cases.map((c) => c.index));
   for (const fresh of [false, true]) {
     const pinned = isUuid(id) ? await pinOf(em, access.domainId, id, fresh) : null;
     if (!pinned) break;
     const layout = await caseLayout(em, store, pinned.configId, pinned.language);
-    if (layout && index >= layout.categories.length) {
+    if (layout && highest >= layout.categories.length) {
       assertHolder(await loadForJudging(em, access.domainId, id), access, input.taskId, new Date());
       throw refused(
-        `case ${index} does not exist: the config has ${layout.categories.length} case(s) for ${pinned.language}`,
+        `case ${highest} does not exist: the config has ${layout.categories.length} case(s) for ${pinned.language}`,
       );
     }
-    if (await transitions.mergeCase(em, access, id, pinned.configId, report)) return countCase(report.patch.state);
+    if (await transitions.mergeCases(em, access, id, pinned.configId, report)) {
+      for (const c of cases) countCase(c.patch.state);
+      return;
+    }
   }
   assertHolder(await loadForJudging(em, access.domainId, id), access, input.taskId, new Date());
   throw raced();

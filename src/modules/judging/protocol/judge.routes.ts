@@ -18,6 +18,7 @@ import {
   CaseParams,
   JudgerClaim,
   JudgerCredentialsResp,
+  RecordCasesSubmit,
   RecordCaseSubmit,
   RecordSubmit,
 } from "./judge.schemas";
@@ -30,6 +31,11 @@ export function judgeRoutes(deps: AppDeps) {
     void announceRecordChange(jobs, logger, domainId, recordId.toLowerCase());
   // Any judger's output (ours or another's) loses the server's own secrets before it is stored.
   const redactor = new Redactor(serverSecrets(config));
+  const redacted = <T extends { stdout?: string; stderr?: string }>(body: T, recordId: string, index: number): T => {
+    const { report, hits } = reports.redactCase(body, redactor);
+    if (hits > 0) logger.warn("a secret of the server was cut out of a case's output", { recordId, case: index, hits });
+    return report;
+  };
   return new Elysia({ name: "judge-routes", prefix: "/domains/:domain/records/:record", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))
     .post(
@@ -95,13 +101,7 @@ export function judgeRoutes(deps: AppDeps) {
     .put(
       "/cases/:index/judge",
       async ({ em, access, params, body }) => {
-        const { report, hits } = reports.redactCase(body, redactor);
-        if (hits > 0)
-          logger.warn("a secret of the server was cut out of a case's output", {
-            recordId: params.record,
-            case: params.index,
-            hits,
-          });
+        const report = redacted(body, params.record, params.index);
         await reports.reportCase(em, store, access, params.record, params.index, report, config.judging);
         announce(access.domainId, params.record);
         return ok({});
@@ -114,6 +114,25 @@ export function judgeRoutes(deps: AppDeps) {
         detail: {
           operationId: "v1_submit_case_by_judger",
           summary: "The lease holder reports one case; totals follow from all cases",
+        },
+      },
+    )
+    .put(
+      "/cases/judge",
+      async ({ em, access, params, body }) => {
+        const cases = body.cases.map((c) => ({ ...redacted(c, params.record, c.index), index: c.index }));
+        await reports.reportCases(em, store, access, params.record, { taskId: body.taskId, cases }, config.judging);
+        announce(access.domainId, params.record);
+        return ok({});
+      },
+      {
+        domainPermission: "record.judge",
+        params: RecordParams,
+        body: RecordCasesSubmit,
+        response: EmptyResp,
+        detail: {
+          operationId: "v1_submit_cases_by_judger",
+          summary: "The lease holder reports several cases in one go, merged all or none (extension)",
         },
       },
     )

@@ -37,6 +37,25 @@ export const RecordCaseSubmit = t.Object(
 );
 export type RecordCaseSubmitInput = typeof RecordCaseSubmit.static;
 
+/** Most cases one batch may carry (a judge sends them as they finish, every ~50 ms). */
+export const MAX_CASES_PER_BATCH = 1000;
+
+/** Several cases' reports at once, each with its index (extension: our judge batches its reports). */
+export const RecordCasesSubmit = t.Object(
+  {
+    cases: t.Array(
+      t.Composite([
+        t.Omit(RecordCaseSubmit, ["taskId"]),
+        t.Object({ index: t.Integer({ minimum: 0, maximum: 9999 }) }),
+      ]),
+      { minItems: 1, maxItems: MAX_CASES_PER_BATCH },
+    ),
+    taskId: TaskIdField,
+  },
+  { title: "RecordCasesSubmit" },
+);
+export type RecordCasesSubmitInput = typeof RecordCasesSubmit.static;
+
 export const JudgerClaim = t.Object({ taskId: t.String({ minLength: 1, maxLength: 64 }) }, { title: "JudgerClaim" });
 
 const FileLink = t.Object(
