@@ -4,10 +4,12 @@ import { Refused, type Claim, type JudgeApi, type JudgeTask, type RemoteFile } f
 import { caseWithout } from "../core/judge-protocol";
 import type { FileCache } from "./file-cache";
 import { CheckerShelf, runChecker } from "./checker";
-import { normalisePath, planJudging, type CasePlan, type JudgePlan } from "./plan";
+import { normalisePath, planJudging, type CasePlan } from "./plan";
 import type { Slot } from "./slots";
-import { compareWith, compile, JudgeFault, runCase, type CaseRun, type StagedFile, type Toolbox } from "./steps";
+import { compareWith, JudgeFault, runCase, type CaseRun, type StagedFile, type Toolbox } from "./steps";
+import { compileProgram } from "./program-cache";
 import { judgeCases } from "./subtasks";
+import { CaseBatches } from "./case-batches";
 
 export interface EngineDeps {
   api: JudgeApi;
@@ -104,31 +106,31 @@ async function judgeClaimed(
   const plan = planJudging(await readFile(await cached(configJson)), claim.language, tools.settings);
   if (!plan) throw new JudgeFault(`the config version has no language "${claim.language}"`);
   await api.report(task, { state: "compiling" });
-  const sources = await stageSources(plan, claim, config, cached, api);
-  const needed = new Map<string, string>();
-  for (const path of new Set(plan.cases.flatMap((c) => c.executeFiles))) {
-    const file = config.get(path);
-    if (file) needed.set(path, await cached(file));
+  const { logger } = deps;
+  const compiled = await compileProgram({ plan, claim, config, cached, api, cache, slot, tools, logger, signal: halt });
+  const batches = new CaseBatches((cases) => api.reportCases(task, cases));
+  try {
+    if (!compiled.ok) {
+      for (const c of plan.cases)
+        batches.add(c.index, caseOf(compiled.state, c.index === 0 ? compiled.message : "see case 0"));
+      await batches.flush();
+      return finish(api, task, compiled.state === "system_error" ? "failed" : "rejected");
+    }
+    await api.report(task, { state: "running" });
+    const checkers = new CheckerShelf({ config, cached, cache, slot, tools, logger: deps.logger, signal: halt });
+    const final = await judgeCases(plan, {
+      run: (c) => runOneCase(c, compiled.program, config, cached, checkers, slot, tools, halt),
+      report: async (index, report) => {
+        halt.throwIfAborted();
+        batches.add(index, report);
+      },
+    });
+    // Every case is in before the final state: the totals come from them.
+    await batches.flush();
+    return finish(api, task, final);
+  } finally {
+    batches.discard();
   }
-  const compiled =
-    "missing" in sources
-      ? ({ ok: false, state: "compile_error", message: sources.missing } as const)
-      : await compile(plan, sources.files, needed, slot, tools, halt);
-  if (!compiled.ok) {
-    for (const c of plan.cases)
-      await api.reportCase(task, c.index, caseOf(compiled.state, c.index === 0 ? compiled.message : "see case 0"));
-    return finish(api, task, compiled.state === "system_error" ? "failed" : "rejected");
-  }
-  await api.report(task, { state: "running" });
-  const checkers = new CheckerShelf({ config, cached, cache, slot, tools, logger: deps.logger, signal: halt });
-  const final = await judgeCases(plan, {
-    run: (c) => runOneCase(c, compiled.program, config, cached, checkers, slot, tools, halt),
-    report: async (index, report) => {
-      halt.throwIfAborted();
-      await api.reportCase(task, index, report);
-    },
-  });
-  return finish(api, task, final);
 }
 
 /** One case: its files from the config, the program run, its output judged by the checker or the comparison. */
@@ -169,31 +171,4 @@ async function runOneCase(
 async function finish(api: JudgeApi, task: JudgeTask, state: string): Promise<string> {
   await api.report(task, { state, judgedAt: new Date().toISOString() });
   return state;
-}
-
-/**
- * The compile directory's sources: every submitted file, plus compile files the config provides (a
- * header, a driver). A lone submitted file stands for a lone compile file whatever its name (the web
- * front end uploads the student's file under its own name).
- */
-async function stageSources(
-  plan: JudgePlan,
-  claim: Claim,
-  config: Map<string, RemoteFile>,
-  cached: (f: RemoteFile) => Promise<string>,
-  api: JudgeApi,
-): Promise<{ files: StagedFile[] } | { missing: string }> {
-  const submitted = claim.codeFiles.map((f) => ({ ...f, path: normalisePath(f.path) }));
-  if (submitted.length === 1 && plan.compileFiles.length === 1 && !config.has(plan.compileFiles[0]))
-    submitted[0].path = plan.compileFiles[0];
-  const files: StagedFile[] = [];
-  for (const f of submitted) files.push({ path: f.path, mode: 0o644, bytes: await api.download(f) });
-  for (const path of plan.compileFiles) {
-    if (files.some((f) => f.path === path)) continue;
-    const file = config.get(path);
-    if (!file)
-      return { missing: `the submission has no ${path} (${plan.language} compiles ${plan.compileFiles.join(", ")})` };
-    files.push({ path, mode: 0o644, hostPath: await cached(file) });
-  }
-  return { files };
 }

@@ -94,6 +94,8 @@ test("a rejudge after a config change moves the verdicts, numAccept and the scor
     (await t.api.get(`${domain}/problems/${problem}`, { token: cast.owner.token })).body.data.numAccept;
 
   expect(await verdicts()).toEqual({ right: "rejected", alsoRight: "rejected", overfit: "accepted" });
+  const compiles = () => judge.logs.filter((line) => line.msg === "program compiled").length;
+  expect(compiles()).toBe(3);
   expect(await numAccept()).toBe(1);
   expect(await standing()).toEqual({ [cast.member.user.id]: 50, [chloe.user.id]: 50, [jose.user.id]: 100 });
   const before = (await t.api.get(`${domain}/records/${ids.overfit}`, { token: cast.owner.token })).body.data;
@@ -107,6 +109,8 @@ test("a rejudge after a config change moves the verdicts, numAccept and the scor
   expect(answer.body.data).toEqual({ queued: 3, skipped: 0 });
 
   expect(await verdicts()).toEqual({ right: "accepted", alsoRight: "accepted", overfit: "rejected" });
+  // The same sources, compile command and compiler under the new version: every program came from the cache.
+  expect(compiles()).toBe(3);
   expect(await numAccept()).toBe(2);
   expect(await standing()).toEqual({ [cast.member.user.id]: 100, [chloe.user.id]: 100, [jose.user.id]: 50 });
   const after = (await t.api.get(`${domain}/records/${ids.overfit}`, { token: jose.token })).body.data;
