@@ -5,7 +5,7 @@ import { ensureTemplate } from "../tests/helpers/database";
 import { spawnApp } from "../tests/helpers/spawn-app";
 import { makeCast } from "../tests/helpers/domain-factories";
 import { submission, submit } from "../tests/helpers/records";
-import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge } from "../tests/helpers/judging";
+import { finalRecord, judgeEnv, judgerKey, listen, problemWithData } from "../tests/helpers/judging";
 import { loadJudgeSettings } from "../src/judge/judge-settings";
 import { planJudging } from "../src/judge/plan";
 import { ensureRunner, freshWorkDir } from "../src/judge/sandbox";
@@ -23,11 +23,11 @@ import { fmt, report, timed } from "./harness";
  * 2. throughput: RECORDS records of CASES cases submitted through the API and judged from the queue
  *    (compile + every case + every report), vs the same RECORDS × CASES runs of the binary bare, with
  *    the same concurrency.
- *   bun bench/judge.ts        (RUNS=100 RECORDS=40 CASES=10 CONCURRENCY=<cpus>)
+ *   bun bench/judge.ts        (RUNS=100 RECORDS=16 CASES=100 CONCURRENCY=<cpus>)
  */
 const RUNS = Number(process.env.RUNS ?? 100);
-const RECORDS = Number(process.env.RECORDS ?? 40);
-const CASES = Number(process.env.CASES ?? 10);
+const RECORDS = Number(process.env.RECORDS ?? 16);
+const CASES = Number(process.env.CASES ?? 100);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? cpus().length);
 /** Touches 64 MiB, page by page: the cost of memory accounting beside the floor. */
 const ALLOC_SOURCE =
@@ -153,15 +153,37 @@ report(`One run (${RUNS} each, one at a time; bubblewrap + runner + seccomp + cg
   ["  in the slot's living container", over(allocMs, bareAllocMs)],
 ]);
 
+/** Resolves once the judge process logs that it is ready; its later lines are read and dropped. */
+async function ready(stdout: ReadableStream<Uint8Array>): Promise<void> {
+  const lines = stdout.pipeThrough(new TextDecoderStream())[Symbol.asyncIterator]();
+  let seen = "";
+  while (!seen.includes('"msg":"judge ready"')) {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`the judge ended before it was ready:\n${seen}`);
+    seen += value;
+  }
+  void (async () => {
+    while (!(await lines.next()).done) {}
+  })();
+}
+
 // 2. Throughput through the API, the queue and the judge.
 await ensureTemplate();
 const t = await spawnApp({ LOG_LEVEL: "warn" }, { configsWorker: true });
 try {
   const cast = await makeCast(t);
   const server = listen(t);
-  const judge = await startJudge(
-    judgeEnv(t, server, await judgerKey(t, cast), 63_100, { JUDGE_CONCURRENCY: String(CONCURRENCY) }),
-  );
+  // The judge as deployed: its own process (workers/judge.ts), talking to the API over HTTP and the queue.
+  const env = judgeEnv(t, server, await judgerKey(t, cast), 63_100, { JUDGE_CONCURRENCY: String(CONCURRENCY) });
+  await chmod(join(env.JUDGE_WORK_DIR, ".."), 0o711);
+  const profile = process.env.JUDGE_PROFILE ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.JUDGE_PROFILE}`] : [];
+  const judge = Bun.spawn([process.execPath, ...profile, "--no-env-file", "workers/judge.ts"], {
+    cwd: join(import.meta.dir, ".."),
+    env: { PATH: process.env.PATH ?? "", HOME: "/tmp", LOG_LEVEL: "info", ...env },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  await ready(judge.stdout);
   const cases = Array.from({ length: CASES }, () => ({}));
   const problem = await problemWithData(
     t,
@@ -207,7 +229,8 @@ try {
   );
   const rows = await Promise.all(ids.map((id) => finalRecord(t, id, 600_000)));
   const judgeMs = performance.now() - started;
-  await judge.stop();
+  judge.kill("SIGTERM");
+  await judge.exited;
   const accepted = rows.filter((r) => r.state === "accepted").length;
   report(`Judge throughput: ${RECORDS} records × ${CASES} cases, ${CONCURRENCY} judging at once`, [
     [

@@ -145,7 +145,10 @@ function openV1(base: V1Dirs): CgroupHost {
 
 class V1Group implements RunCgroup {
   readonly reusable = true;
-  private oomBefore = 0;
+  /** The OOM kills counted before the run (null: to be read). */
+  private oomBefore: number | null = null;
+  /** The limits the group holds ("memoryKb/processes"; null: to be written). */
+  private applied: string | null = null;
   private readonly memsw: boolean;
 
   constructor(private readonly dirs: V1Dirs) {
@@ -156,6 +159,8 @@ class V1Group implements RunCgroup {
   }
 
   open(): number[] {
+    this.applied = null;
+    this.oomBefore = null;
     return V1_CONTROLLERS.map((c) => openSync(join(this.dirs[c], "cgroup.procs"), "w"));
   }
 
@@ -174,24 +179,33 @@ class V1Group implements RunCgroup {
         /* busy or unsupported: the peak is merely higher */
       }
     }
-    const bytes = limits.memoryKb * 1024;
-    // memsw must stay ≥ the memory limit at every step.
-    if (this.memsw) write(memory("memory.memsw.limit_in_bytes"), -1);
-    write(memory("memory.limit_in_bytes"), bytes);
-    if (this.memsw) write(memory("memory.memsw.limit_in_bytes"), bytes);
+    // The limits stay in the group: the cases of a record, which share them, write them once.
+    const wanted = `${limits.memoryKb}/${limits.processes}`;
+    if (this.applied !== wanted) {
+      const bytes = limits.memoryKb * 1024;
+      // memsw must stay ≥ the memory limit at every step.
+      if (this.memsw) write(memory("memory.memsw.limit_in_bytes"), -1);
+      write(memory("memory.limit_in_bytes"), bytes);
+      if (this.memsw) write(memory("memory.memsw.limit_in_bytes"), bytes);
+      write(join(this.dirs.pids, "pids.max"), limits.processes);
+      this.applied = wanted;
+    }
     write(memory("memory.max_usage_in_bytes"), 0);
     write(join(this.dirs.cpuacct, "cpuacct.usage"), 0);
-    write(join(this.dirs.pids, "pids.max"), limits.processes);
-    this.oomBefore = this.oomKills();
+    // The count as the last run left it, unless this is a new container's first run.
+    this.oomBefore ??= this.oomKills();
   }
 
   async finish(): Promise<RunAccount> {
     await killAll(join(this.dirs.pids, "cgroup.procs"));
-    return {
+    const ooms = this.oomKills();
+    const account = {
       cpuMs: Math.round(Number(read(join(this.dirs.cpuacct, "cpuacct.usage"))) / 1e6),
       memoryKb: Math.ceil(Number(read(join(this.dirs.memory, "memory.max_usage_in_bytes"))) / 1024),
-      oomKilled: this.oomKills() > this.oomBefore,
+      oomKilled: ooms > (this.oomBefore ?? ooms),
     };
+    this.oomBefore = ooms;
+    return account;
   }
 
   private oomKills(): number {

@@ -20,6 +20,8 @@ export interface ContainerOptions {
   workDir: string;
   uid: number;
   cgroup: RunCgroup;
+  /** Size of the container's /tmp and /dev/shm (each made anew after a run that wrote to it). */
+  tmpBytes: number;
 }
 
 export interface ContainerRun {
@@ -27,8 +29,6 @@ export interface ContainerRun {
   /** A file in the work directory fed to stdin, or null for empty input. */
   stdin: string | null;
   limits: Limits;
-  /** Size of the run's private /tmp (and of its /dev/shm). */
-  tmpBytes: number;
   /** How much of stdout to keep (default: all of it up to `fileBytes`, for comparison). */
   keepStdout?: number;
   /** How long past `limits.wallMs` the run may go before it is killed from outside (default 10 s). */
@@ -73,6 +73,7 @@ export class Container {
           options.runner,
           options.workDir,
           fds.map((_, i) => 3 + i),
+          options.tmpBytes,
         ),
         {
           uid: options.uid,
@@ -187,7 +188,6 @@ export function requestOf(run: ContainerRun): Uint8Array {
     limits.memoryKb,
     limits.fileBytes,
     limits.processes,
-    run.tmpBytes,
     run.keepStdout ?? limits.fileBytes,
     STDERR_KEEP_BYTES,
     run.stdin ?? "-",

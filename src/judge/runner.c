@@ -3,20 +3,21 @@
  * runs programs one at a time, each in a fork of itself, and answers every request with how the program
  * ended, its wall clock, and its output.
  *
- *   runner CGROUP_FDS            (CGROUP_FDS: "5,6,7" or "-")
+ *   runner CGROUP_FDS TMP_BYTES  (CGROUP_FDS: "5,6,7" or "-"; TMP_BYTES: the size of /tmp and /dev/shm)
  *
  * fd 0 brings requests, fd 1 takes replies, fd 2 is for the runner's own complaints. A request is a
  * little-endian u32 length and that many bytes of NUL-terminated fields:
  *
- *   WALL_MS CPU_MS STACK_KB FILE_BYTES PROCESSES TMP_BYTES KEEP_STDOUT KEEP_STDERR STDIN PROGRAM [ARG...]
+ *   WALL_MS CPU_MS STACK_KB FILE_BYTES PROCESSES KEEP_STDOUT KEEP_STDERR STDIN PROGRAM [ARG...]
  *
  * A reply is a u32 length and a JSON object, then the kept stdout and the kept stderr (their lengths are
  * in the JSON). The program's output reaches the runner through pipes, so it never lands where the
  * program could rewrite it; past FILE_BYTES the program is stopped.
  *
  * No run leaves anything for the next one (README, "The container and its reset rules"):
- * - each program gets a new mount and IPC namespace with a fresh tmpfs on /tmp and /dev/shm, so its
- *   files there, its SysV IPC and its POSIX message queues end with it; / and /dev are read-only;
+ * - /tmp and /dev/shm are tmpfs of the runner's: one a run wrote to is unmounted and mounted anew (no
+ *   tree to walk, whatever the program made there); / and /dev are read-only;
+ * - SysV IPC objects (the container's IPC namespace) are removed; POSIX message queues are refused;
  * - /work is the judge's to empty and fill before each run (on the host);
  * - every process the program started is killed when it ends (the runner is alone in its PID
  *   namespace), and every one is reaped before the reply;
@@ -26,7 +27,7 @@
  *   runner checks that state after every run anyway and says "clean": false when anything differs or
  *   a process is left, and the judge throws the container away.
  *
- * The runner keeps CAP_SYS_ADMIN of its own user namespace (bwrap --cap-add) for the per-run mounts; the
+ * The runner keeps CAP_SYS_ADMIN of its own user namespace (bwrap --cap-add) for those mounts; the
  * program never has it: the fork drops every capability before exec.
  *
  * CGROUP_FDS are cgroup.procs files the judge opened as root: the program joins its slot's run cgroup
@@ -49,10 +50,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -61,7 +66,7 @@
 #include <unistd.h>
 
 
-enum { F_WALL, F_CPU, F_STACK, F_FILE, F_PROCS, F_TMP, F_KEEP_OUT, F_KEEP_ERR, F_STDIN, F_PROGRAM };
+enum { F_WALL, F_CPU, F_STACK, F_FILE, F_PROCS, F_KEEP_OUT, F_KEEP_ERR, F_STDIN, F_PROGRAM };
 #define MAX_REQUEST (1 << 20)
 #define MAX_FIELDS 4096
 
@@ -75,6 +80,8 @@ static const char *const DENIED[] = {
   "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "open_by_handle_at", "name_to_handle_at",
   "lookup_dcookie", "fanotify_init", "iopl", "ioperm", "io_uring_setup", "io_uring_enter", "io_uring_register",
   "personality", "uselib", "ustat", "sysfs", "nfsservctl", "_sysctl", "landlock_create_ruleset", "ioprio_set",
+  /* POSIX message queues would outlive the run in the container's IPC namespace, and no program needs them. */
+  "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
 };
 
 /* Calls whose first argument names the process they change: allowed on the caller itself (0) only, so a
@@ -165,10 +172,51 @@ static void limit(int resource, rlim_t value) {
   if (setrlimit(resource, &rl) != 0) setup_failed('l');
 }
 
-static void fresh_tmpfs(const char *where, long long bytes) {
+/* The size of the container's /tmp and /dev/shm (the judge's JUDGE_DISK_MB). */
+static long long tmp_bytes;
+
+static int fresh_tmpfs(const char *where) {
   char options[64];
-  snprintf(options, sizeof options, "size=%lld,mode=1777", bytes);
-  if (mount("tmpfs", where, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) setup_failed('m');
+  snprintf(options, sizeof options, "size=%lld,mode=1777", tmp_bytes);
+  return mount("tmpfs", where, "tmpfs", MS_NOSUID | MS_NODEV, options);
+}
+
+/* Whether a directory holds anything (an unreadable one counts as used). */
+static int used(const char *where) {
+  DIR *dir = opendir(where);
+  if (!dir) return 1;
+  struct dirent *entry;
+  int found = 0;
+  while (!found && (entry = readdir(dir))) found = strcmp(entry->d_name, ".") && strcmp(entry->d_name, "..");
+  closedir(dir);
+  return found;
+}
+
+/* /tmp or /dev/shm after a run: a fresh tmpfs in place of one the program wrote to (no tree to walk). */
+static int reset_tmpfs(const char *where) {
+  if (!used(where)) return 0;
+  if (umount2(where, MNT_DETACH) != 0) return -1;
+  return fresh_tmpfs(where);
+}
+
+/* SysV IPC objects the run made (this IPC namespace is the container's): all removed, as their owner. */
+static int reset_sysv(void) {
+  static const char *const tables[] = { "/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg" };
+  for (int t = 0; t < 3; t++) {
+    FILE *table = fopen(tables[t], "r");
+    if (!table) return -1;
+    char line[512];
+    int header = 1;
+    while (fgets(line, sizeof line, table)) {
+      if (header) { header = 0; continue; }
+      int key, id;
+      if (sscanf(line, "%d %d", &key, &id) != 2) continue;
+      int gone = t == 0 ? shmctl(id, IPC_RMID, NULL) : t == 1 ? semctl(id, 0, IPC_RMID) : msgctl(id, IPC_RMID, NULL);
+      if (gone != 0) { fclose(table); return -1; }
+    }
+    fclose(table);
+  }
+  return 0;
 }
 
 static void drop_capabilities(void) {
@@ -179,11 +227,6 @@ static void drop_capabilities(void) {
 
 static void run_program(char **f, int out, int err, const char *cgroup_fds) {
   setpgid(0, 0);
-  long long tmp_bytes = atoll(f[F_TMP]);
-  /* Its own /tmp, /dev/shm and IPC: they end with the program's last process. */
-  if (unshare(CLONE_NEWNS | CLONE_NEWIPC) != 0) setup_failed('n');
-  fresh_tmpfs("/tmp", tmp_bytes);
-  fresh_tmpfs("/dev/shm", tmp_bytes);
   /* Join the run's cgroup last of the set-up: from here on, every page and every cycle is the program's. */
   if (strcmp(cgroup_fds, "-") != 0) {
     char *list = strdup(cgroup_fds);
@@ -340,6 +383,8 @@ static int serve(char **f, int sigfd, const char *cgroup_fds, const struct prist
   observe(&after);
   int left_behind = others_alive();
   const char *why = left_behind != 0 ? "a process outlived its run"
+                    : reset_tmpfs("/tmp") != 0 || reset_tmpfs("/dev/shm") != 0 ? "a tmpfs could not be made anew"
+                    : reset_sysv() != 0 ? "an IPC object could not be removed"
                     : memcmp(before->limits, after.limits, sizeof after.limits) ? "the runner's limits changed"
                     : before->priority != after.priority || before->policy != after.policy ? "the runner's priority changed"
                     : !CPU_EQUAL(&before->cpus, &after.cpus) ? "the runner's CPUs changed"
@@ -362,7 +407,7 @@ static int serve(char **f, int sigfd, const char *cgroup_fds, const struct prist
   return ok && !*why;
 }
 
-/* The command line (the cgroup descriptors) reads as "/.runner" alone in /proc/1/cmdline. */
+/* The command line (the cgroup descriptors, the size) reads as "/.runner" alone in /proc/1/cmdline. */
 static char *blank_argument(char *argument) {
   char *copy = strdup(argument);
   memset(argument, 0, strlen(argument));
@@ -388,19 +433,22 @@ static int read_only(const char *where) {
 int main(int argc, char **argv) {
   /* First of all: nothing running as this uid may inspect or steal from this process. */
   if (prctl(PR_SET_DUMPABLE, 0) != 0) return 119;
-  if (argc != 2) {
-    fprintf(stderr, "usage: runner CGROUP_FDS\n");
+  if (argc != 3) {
+    fprintf(stderr, "usage: runner CGROUP_FDS TMP_BYTES\n");
     return 120;
   }
   char *cgroup_fds = blank_argument(argv[1]);
+  tmp_bytes = atoll(argv[2]);
+  free(blank_argument(argv[2]));
   int sigfd = child_signals();
   if (!cgroup_fds || sigfd < 0) return 124;
   if (build_seccomp() != 0) {
     fprintf(stderr, "runner: cannot build the seccomp filter\n");
     return 122;
   }
-  if (unshare(CLONE_NEWNS) != 0 || read_only("/") != 0 || read_only("/dev") != 0) {
-    fprintf(stderr, "runner: cannot make / and /dev read-only: %s\n", strerror(errno));
+  if (unshare(CLONE_NEWNS) != 0 || read_only("/") != 0 || read_only("/dev") != 0 || fresh_tmpfs("/tmp") != 0 ||
+      fresh_tmpfs("/dev/shm") != 0) {
+    fprintf(stderr, "runner: cannot set up the container's mounts: %s\n", strerror(errno));
     return 121;
   }
   fcntl(0, F_SETFD, FD_CLOEXEC);

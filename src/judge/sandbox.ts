@@ -130,7 +130,7 @@ export async function freshWorkDir(root: string, name: string, uid: number): Pro
  * bubblewrap's command line for a slot's container (container.ts): the runner is PID 1 and serves runs
  * until its requests end; its fds are 0 (requests), 1 (replies), 2 (diagnostics), then the cgroup files.
  */
-export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[]): string[] {
+export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[], tmpBytes: number): string[] {
   return [
     // --as-pid-1: the runner is the namespace's init, so no bubblewrap process (which would hold
     // bubblewrap's own environment, readable through /proc/1) lives inside with the program.
@@ -181,7 +181,7 @@ export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[]):
     "/proc",
     "--dev",
     "/dev",
-    // Where each run's own tmpfs is mounted (runner.c).
+    // Where the runner mounts the container's /tmp (runner.c).
     "--dir",
     "/tmp",
     "--ro-bind",
@@ -194,6 +194,7 @@ export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[]):
     "/work",
     "/.runner",
     cgroupFds.length > 0 ? cgroupFds.join(",") : "-",
+    String(tmpBytes),
   ];
 }
 

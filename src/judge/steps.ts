@@ -1,26 +1,22 @@
-import { chmod, chown, copyFile, mkdir, readFile, realpath, writeFile } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join } from "node:path";
+import { readFile, realpath } from "node:fs/promises";
+import { basename, join } from "node:path";
 import type { CaseReport } from "./judge-api";
 import type { JudgeSettings } from "./judge-settings";
 import { judgeOutput, type CompareRule } from "./compare";
 import type { CasePlan, JudgePlan } from "./plan";
 import { Container, type ContainerRun } from "./container";
-import { emptyWorkDir, readOutput, STDERR_KEEP_BYTES, type RunResult } from "./sandbox";
+import { readOutput, STDERR_KEEP_BYTES, type RunResult } from "./sandbox";
 import type { Slot } from "./slots";
 import { escapeOutput } from "./text";
 import { classifyRun, returnCodeOf } from "./verdict";
 
+import { JudgeFault, populate, slotWorkDir, stageCase, type StagedFile } from "./work-dir";
+
+export { JudgeFault, populate, slotWorkDir, type StagedFile };
+
 export interface Toolbox {
   runner: string;
   settings: JudgeSettings;
-}
-
-/** A file for a work directory: bytes in memory, or a file on the host (the config cache). */
-export interface StagedFile {
-  path: string;
-  mode: number;
-  bytes?: Uint8Array;
-  hostPath?: string;
 }
 
 export type CompileResult =
@@ -28,27 +24,6 @@ export type CompileResult =
   | { ok: false; state: "compile_error" | "system_error"; message: string };
 
 const PROGRAM_MAX_BYTES = 256 * 1024 * 1024;
-
-/** The judge failed, not the program (the sandbox did not start, a file went missing on the host). */
-export class JudgeFault extends Error {}
-
-/** Writes files into a fresh directory as the slot's uid would own them. */
-export async function populate(dir: string, uid: number, files: StagedFile[]): Promise<void> {
-  for (const file of files) {
-    // The API checks paths on upload; the judge, root on its machine, checks again rather than trust it.
-    if (isAbsolute(file.path) || file.path.split("/").some((part) => part === ".." || part === ""))
-      throw new JudgeFault(`refusing the path "${file.path}"`);
-    const target = join(dir, file.path);
-    for (let parent = dirname(file.path); parent !== "."; parent = dirname(parent)) {
-      await mkdir(join(dir, parent), { recursive: true });
-      await chown(join(dir, parent), uid, uid);
-    }
-    if (file.bytes) await writeFile(target, file.bytes, { mode: file.mode });
-    else await copyFile(file.hostPath!, target);
-    await chown(target, uid, uid);
-    await chmod(target, file.mode);
-  }
-}
 
 /**
  * A file the sandboxed program left behind, read only if it is a regular file inside the directory:
@@ -72,9 +47,6 @@ export function assertRan(run: RunResult): void {
   if (run.lost && /^(bwrap|runner|sandbox):/.test(said)) throw new JudgeFault(`sandbox failed: ${said}`);
 }
 
-/** The slot's work directory, emptied for the next run: the slot's container has it mounted at /work. */
-export const slotWorkDir = (slot: Slot): Promise<string> => emptyWorkDir(join(slot.root, "work"), slot.uid);
-
 /**
  * A run in the slot's container (its uid, its cgroup, the judge's /tmp size); a new container when the
  * slot has none yet or its last one was thrown away (container.ts).
@@ -82,14 +54,21 @@ export const slotWorkDir = (slot: Slot): Promise<string> => emptyWorkDir(join(sl
 export async function runInSlot(
   slot: Slot,
   tools: { runner: string; settings: { diskBytes: number } },
-  run: Omit<ContainerRun, "tmpBytes">,
+  run: ContainerRun,
   signal?: AbortSignal,
 ): Promise<RunResult> {
   if (!slot.container?.usable) {
-    const options = { runner: tools.runner, workDir: join(slot.root, "work"), uid: slot.uid, cgroup: slot.cgroup };
-    slot.container = Container.start(options);
+    const { runner, settings } = tools;
+    const workDir = join(slot.root, "work");
+    slot.container = Container.start({
+      runner,
+      workDir,
+      uid: slot.uid,
+      cgroup: slot.cgroup,
+      tmpBytes: settings.diskBytes,
+    });
   }
-  return slot.container.run({ ...run, tmpBytes: tools.settings.diskBytes }, signal);
+  return slot.container.run(run, signal);
 }
 
 /**
@@ -191,11 +170,10 @@ export async function runCase(
   tools: Toolbox,
   signal?: AbortSignal,
 ): Promise<CaseRun> {
-  const dir = await slotWorkDir(slot);
   const files = program.filter((f) => plan.executeFiles.includes(f.path));
   // The input keeps its name (programs that open it by name work) unless the program uses that name.
   const inputName = files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath);
-  await populate(dir, slot.uid, [...files, { path: inputName, mode: 0o644, hostPath: inputHost }]);
+  await stageCase(slot, files, { path: inputName, mode: 0o644, hostPath: inputHost });
   const argv = plan.executeArgs;
   const run = await runInSlot(slot, tools, { argv, stdin: inputName, limits: plan.limits }, signal);
   assertRan(run);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chown, copyFile, writeFile } from "node:fs/promises";
-import { chmodSync, mkdtempSync } from "node:fs";
+import { chown, copyFile, rm, writeFile } from "node:fs/promises";
+import { chmodSync, existsSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container } from "../../src/judge/container";
@@ -8,6 +8,7 @@ import { emptyWorkDir, ensureRunner, SLOT_UID_BASE, type Limits } from "../../sr
 import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
 import { processesOf } from "../../src/judge/slot-processes";
 import { runInSlot } from "../../src/judge/steps";
+import { slotWorkDir, stageCase } from "../../src/judge/work-dir";
 import type { Slot } from "../../src/judge/slots";
 
 // Run N+1 in a slot's living container looks for anything run N left behind. Each planted thing has its
@@ -39,7 +40,6 @@ async function run(binary: string, limits: Partial<Limits> = {}) {
     argv: ["./a.out"],
     stdin: null,
     limits: { ...LIMITS, ...limits },
-    tmpBytes: 8 << 20,
   });
   expect(result.diagnostics).toBe("");
   return { result, text: new TextDecoder().decode(result.stdout) };
@@ -131,7 +131,7 @@ beforeAll(async () => {
   [plant, look] = await Promise.all([build("plant", PLANT), build("look", LOOK)]);
   cgroup = detectCgroups("joj-judge-test").forSlot(`container-${UID}`);
   await emptyWorkDir(workDir, UID);
-  container = Container.start({ runner, workDir, uid: UID, cgroup });
+  container = Container.start({ runner, workDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
 });
 afterAll(async () => {
   await container?.close();
@@ -147,9 +147,9 @@ describe("a slot's container carries nothing from one run to the next", () => {
   test("run N plants files, IPC, a daemon, memory and signal changes; run N+1 finds none of it", async () => {
     const baseline = (await run(look)).text;
     const planted = await run(plant);
-    // /tmp and /work take files; the root and /dev are read-only; IPC objects are made; every attempt on
-    // the runner's limits, priority and CPUs is refused.
-    expect(planted.text).toBe("tmp 1 work 1 root 0 dev 0\nposix-shm 1\nmqueue 1\nsysv 1 1 1\nrunner -1 -1 -1 -1\n");
+    // /tmp and /work take files; the root and /dev are read-only; SysV IPC objects are made, POSIX message
+    // queues refused; every attempt on the runner's limits, priority and CPUs is refused.
+    expect(planted.text).toBe("tmp 1 work 1 root 0 dev 0\nposix-shm 1\nmqueue 0\nsysv 1 1 1\nrunner -1 -1 -1 -1\n");
     expect(planted.result.memoryKb).toBeGreaterThan(48 * 1024);
     // The same container takes the next run: nothing about it was suspicious.
     expect(container.usable).toBe(true);
@@ -194,5 +194,33 @@ describe("a slot's container carries nothing from one run to the next", () => {
     expect(next.exitCode).toBe(0);
     expect(slot.container).not.toBe(used);
     await slot.container!.close();
+  });
+});
+
+describe("a case's /work", () => {
+  test("keeps the program from case to case only while it is exactly as put there", async () => {
+    const slot: Slot = { uid: UID, root, cgroup };
+    const hostProgram = join(bin, "look");
+    const input = join(bin, "look.c");
+    const program = [{ path: "a.out", mode: 0o755, hostPath: hostProgram }];
+    const first = await stageCase(slot, program, { path: "input", mode: 0o644, hostPath: input });
+    const placed = statSync(join(first, "a.out"));
+    // Root's and read-only: the program may run it, not change it.
+    expect({ uid: placed.uid, mode: placed.mode & 0o777 }).toEqual({ uid: 0, mode: 0o555 });
+    await writeFile(join(first, "left-by-the-program"), "x");
+    await stageCase(slot, program, { path: "input", mode: 0o644, hostPath: input });
+    expect(statSync(join(first, "a.out")).ino).toBe(placed.ino);
+    expect(existsSync(join(first, "left-by-the-program"))).toBe(false);
+    // A program that replaces the file (its own uid's now) gets the real one back.
+    await rm(join(first, "a.out"));
+    await writeFile(join(first, "a.out"), "#!/bin/sh\necho planted\n", { mode: 0o755 });
+    await chown(join(first, "a.out"), UID, UID);
+    await stageCase(slot, program, { path: "input", mode: 0o644, hostPath: input });
+    const again = statSync(join(first, "a.out"));
+    expect({ uid: again.uid, size: again.size }).toEqual({ uid: 0, size: placed.size });
+    // A compile or a checker empties /work whole, and forgets what was kept.
+    await slotWorkDir(slot);
+    expect(slot.kept).toBeUndefined();
+    expect(existsSync(join(first, "a.out"))).toBe(false);
   });
 });

@@ -1,0 +1,102 @@
+import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmod, chown, copyFile, mkdir, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join } from "node:path";
+import { emptyWorkDir } from "./sandbox";
+import type { KeptFile, Slot } from "./slots";
+
+/** The judge failed, not the program (the sandbox did not start, a file went missing on the host). */
+export class JudgeFault extends Error {}
+
+/** A file for a work directory: bytes in memory, or a file on the host (the config cache). */
+export interface StagedFile {
+  path: string;
+  mode: number;
+  bytes?: Uint8Array;
+  hostPath?: string;
+}
+
+/** The slot's work directory, emptied for the next run: the slot's container has it mounted at /work. */
+export async function slotWorkDir(slot: Slot): Promise<string> {
+  slot.kept = undefined;
+  return emptyWorkDir(join(slot.root, "work"), slot.uid);
+}
+
+const checkPath = (path: string) => {
+  // The API checks paths on upload; the judge, root on its machine, checks again rather than trust it.
+  if (isAbsolute(path) || path.split("/").some((part) => part === ".." || part === ""))
+    throw new JudgeFault(`refusing the path "${path}"`);
+};
+
+/** Writes files into a fresh directory as the slot's uid would own them. */
+export async function populate(dir: string, uid: number, files: StagedFile[]): Promise<void> {
+  for (const file of files) {
+    checkPath(file.path);
+    const target = join(dir, file.path);
+    for (let parent = dirname(file.path); parent !== "."; parent = dirname(parent)) {
+      await mkdir(join(dir, parent), { recursive: true });
+      await chown(join(dir, parent), uid, uid);
+    }
+    if (file.bytes) await writeFile(target, file.bytes, { mode: file.mode });
+    else await copyFile(file.hostPath!, target);
+    await chown(target, uid, uid);
+    await chmod(target, file.mode);
+  }
+}
+
+/**
+ * /work for one case: the program's files and this case's input, nothing else. The program's files stay
+ * from one case to the next when they are exactly as they were put there: copied from the judge's
+ * cache, owned by root and read-only (the program cannot change them, only remove or replace them, and
+ * a file it made is its own uid's), so each is checked by inode, owner, mode, size and link count, and
+ * copied again if anything differs. Everything else in /work goes, as before every run. The calls are
+ * synchronous: on the slot's tmpfs each takes microseconds, less than a trip through the thread pool.
+ */
+export async function stageCase(slot: Slot, program: StagedFile[], input: StagedFile): Promise<string> {
+  const dir = join(slot.root, "work");
+  const keep = new Map<string, KeptFile>();
+  for (const file of program) {
+    const kept = slot.kept?.get(file.path);
+    if (!kept || kept.hostPath !== file.hostPath) continue;
+    const now = lstatSync(join(dir, file.path), { throwIfNoEntry: false });
+    if (
+      now?.isFile() &&
+      now.uid === 0 &&
+      now.nlink === 1 &&
+      now.ino === kept.ino &&
+      now.size === kept.size &&
+      (now.mode & 0o7777) === kept.mode
+    )
+      keep.set(file.path, kept);
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const name of readdirSync(dir)) if (!keep.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
+  for (const file of program) {
+    if (keep.has(file.path)) continue;
+    // Only a program from the cache, in /work's top level, is kept; anything else is written as before.
+    if (!file.hostPath || file.path.includes("/")) {
+      await populate(dir, slot.uid, [file]);
+      continue;
+    }
+    checkPath(file.path);
+    const target = join(dir, file.path);
+    copyFileSync(file.hostPath, target);
+    const mode = file.mode & 0o555;
+    chmodSync(target, mode);
+    const made = lstatSync(target);
+    keep.set(file.path, { hostPath: file.hostPath, ino: made.ino, size: made.size, mode });
+  }
+  slot.kept = keep;
+  if (input.hostPath && !input.path.includes("/")) {
+    checkPath(input.path);
+    const target = join(dir, input.path);
+    copyFileSync(input.hostPath, target);
+    chownSync(target, slot.uid, slot.uid);
+    chmodSync(target, input.mode);
+  } else {
+    await populate(dir, slot.uid, [input]);
+  }
+  // The last program may have changed the directory's mode; root passes anyway, the next program must too.
+  chmodSync(dir, 0o700);
+  chownSync(dir, slot.uid, slot.uid);
+  return dir;
+}
