@@ -9,13 +9,16 @@ import { fillRecords } from "../tests/helpers/fill-records";
  * `bun run bench:reads`: the hot reads the hour before a deadline, against a floor measured in the same
  * run — a bare Bun.serve + Bun.sql server on the same port number's neighbour doing the same queries
  * for the same JSON (JWT checked, the same rows read). Load: an in-process client, CONCURRENCY
- * requests in flight over real HTTP, for SECONDS per route after WARMUP unmeasured seconds. Records
+ * requests in flight over real HTTP, for SECONDS per route after WARMUP unmeasured seconds, or with
+ * LOAD=wrk the same from outside this process (wrk, 64 connections). Records
  * are made by SQL (generate_series, realistic case outputs), first SMALL (10k) and then LARGE (1M).
  */
 const SMALL = Number(process.env.SMALL ?? 10_000);
 const LARGE = Number(process.env.LARGE ?? 1_000_000);
 const SECONDS = Number(process.env.SECONDS ?? 3);
-const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+// LOAD=wrk: the load from outside this process (Debian's wrk, 2 threads), 64 connections by default.
+const WRK = process.env.LOAD === "wrk";
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? (WRK ? 64 : 16));
 // Each side answers this long first, unmeasured: the first requests of a route compile its code.
 const WARMUP = Number(process.env.WARMUP ?? 1);
 // For a CPU profile of the app alone (`bun --cpu-prof-md bench/reads.ts`): ROUTE=<part of a name>, APP_ONLY=1.
@@ -58,6 +61,7 @@ async function load(
 ): Promise<{ rps: number; p50: number; p99: number; cpu: number; pg: number }> {
   if (measured && WARMUP > 0) await load(base, path, false);
   const seconds = measured ? SECONDS : WARMUP;
+  if (WRK) return wrkLoad(base + path, seconds);
   const latencies: number[] = [];
   let failures = 0;
   const cpuBefore = process.cpuUsage();
@@ -81,6 +85,38 @@ async function load(
   const cpuPerRequest = (cpu.user + cpu.system) / latencies.length;
   const pg = ((await postgresCpu()) - pgBefore) / latencies.length;
   return { rps: (latencies.length - failures) / seconds, p50: at(0.5), p99: at(0.99), cpu: cpuPerRequest, pg };
+}
+
+/**
+ * The same figures with the load from outside: wrk holds CONCURRENCY connections for `seconds`; this
+ * process's CPU is then the server's alone. wrk's latency percentiles are read from its --latency table.
+ */
+async function wrkLoad(url: string, seconds: number) {
+  const cpuBefore = process.cpuUsage();
+  const pgBefore = await postgresCpu();
+  const wrk = Bun.spawn(
+    ["wrk", "-t2", `-c${CONCURRENCY}`, `-d${seconds}s`, "--latency", "-H", `Authorization: Bearer ${token}`, url],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  const [text, code] = await Promise.all([new Response(wrk.stdout).text(), wrk.exited]);
+  if (code !== 0)
+    throw new Error(`wrk failed (install it: apt-get install wrk): ${await new Response(wrk.stderr).text()}`);
+  const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
+  const failures = Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0);
+  if (failures > 0) console.log(`  (${failures} of ${requests} requests to ${url} failed)`);
+  const ms = (q: string) => {
+    const [, value, unit] = new RegExp(`^\\s+${q}%\\s+([\\d.]+)(us|ms|s)$`, "m").exec(text) ?? ["", "0", "ms"];
+    return Number(value) * (unit === "us" ? 0.001 : unit === "s" ? 1000 : 1);
+  };
+  const cpu = process.cpuUsage(cpuBefore);
+  const pg = ((await postgresCpu()) - pgBefore) / Math.max(1, requests);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0),
+    p50: ms("50"),
+    p99: ms("99"),
+    cpu: (cpu.user + cpu.system) / Math.max(1, requests),
+    pg,
+  };
 }
 
 const app = t.app.listen({ hostname: "127.0.0.1", port: 0, idleTimeout: 60 });
@@ -171,7 +207,8 @@ for (const total of [SMALL, LARGE].filter((n) => n > 0)) {
     ]);
   }
   report(
-    `Hot reads at ${total.toLocaleString("en")} records (${CONCURRENCY} in flight, ${SECONDS} s each, in-process client over HTTP)`,
+    `Hot reads at ${total.toLocaleString("en")} records (${CONCURRENCY} in flight, ${SECONDS} s each, ` +
+      `${WRK ? "wrk from outside this process" : "in-process client over HTTP"})`,
     rows,
   );
 }
