@@ -1,6 +1,7 @@
 import { MikroORM } from "@mikro-orm/postgresql";
 import { ormConfig } from "./mikro-orm.config";
 import type { Orm } from "./db/orm";
+import { closeReadPool } from "./db/statements";
 import { redactUrl, StartupError } from "./core/startup";
 
 /**
@@ -11,6 +12,12 @@ import { redactUrl, StartupError } from "./core/startup";
 /** Connects and proves the connection works, so a bad DATABASE_URL fails at start-up, not on the first request. */
 export async function createOrm(databaseUrl: string, options: { poolMax?: number } = {}): Promise<Orm> {
   const orm = await MikroORM.init(ormConfig(databaseUrl, options));
+  // The hot reads' pool (db/statements.ts) closes with the ORM, wherever the ORM is closed.
+  const close = orm.close.bind(orm);
+  orm.close = async (force?: boolean) => {
+    await closeReadPool(orm.em);
+    return close(force);
+  };
   try {
     // The pool connects lazily; one query proves the URL, credentials and database now.
     await orm.em.getConnection().execute("select 1");

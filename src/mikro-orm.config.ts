@@ -1,6 +1,7 @@
 import { defineConfig } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import { entities } from "./entities";
+import { sessionOptions } from "./db/statements";
 
 /**
  * One ORM configuration for the server, the workers, the CLI (`bun run db:*`) and the tests. The
@@ -22,7 +23,7 @@ export function ormConfig(databaseUrl: string, options: { debug?: boolean; poolM
     // statements are written so that the generic plan is the right one whatever the values (see
     // record-list.ts). The same estimate crossed the JIT threshold at a million records, where each
     // execution compiled code for a plan that reads 100 rows.
-    driverOptions: { options: "-c jit=off -c plan_cache_mode=force_generic_plan" },
+    driverOptions: { options: sessionOptions() },
     // Timestamps are instants: always timestamptz, always UTC on the wire.
     forceUtcTimezone: true,
     migrations: {

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { SQL } from "bun";
 
 /**
  * Hot reads as prepared statements, on the pool the ORM already uses (one pool per process).
@@ -55,6 +56,64 @@ export async function rows<T>(em: EntityManager, sql: string, values: readonly u
   const { name, text } = prepare(sql);
   const result = await (await poolOf(em)).query({ name, text, values: values as unknown[] });
   return result.rows as T[];
+}
+
+/**
+ * The settings every connection of the app runs with: the ORM's pool (mikro-orm.config.ts) and the read
+ * pool below. Why each: mikro-orm.config.ts.
+ */
+export const SESSION_SETTINGS = { jit: "off", plan_cache_mode: "force_generic_plan" } as const;
+export const sessionOptions = () =>
+  Object.entries(SESSION_SETTINGS)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(" ");
+
+const readPools = new WeakMap<object, SQL>();
+const READ_CONNECT_SECONDS = 5;
+
+function readPool(em: EntityManager): SQL {
+  const connection = em.getConnection();
+  let pool = readPools.get(connection);
+  if (!pool) {
+    const max = (em.config.get("pool") as { max?: number } | undefined)?.max ?? 10;
+    // A connection that cannot be made is given up after READ_CONNECT_SECONDS (Bun retries until then):
+    // during an outage a request gets its 503 in seconds, not after Bun's default 30.
+    pool = new SQL(em.config.get("clientUrl") as string, {
+      max,
+      idleTimeout: 30,
+      connectionTimeout: READ_CONNECT_SECONDS,
+      connection: { ...SESSION_SETTINGS },
+    });
+    readPools.set(connection, pool);
+  }
+  return pool;
+}
+
+/**
+ * The hottest reads (every request's caller and standing, the record and problem pages, the record
+ * list) through Bun's own PostgreSQL client, prepared per connection like `rows`: `pg` over Bun's
+ * socket layer cost ~110 µs of this process's CPU for `/users/me`'s one statement, half of the request
+ * (bench:reads LOAD=wrk). Its own pool beside the ORM's, of the same size and settings, closed with the
+ * ORM (database.ts). For reads whose parameters are text, numbers, booleans or array literals, and whose
+ * callers take a timestamp column as a Date (Bun parses them) as well as text; inside a transaction
+ * they go through the EntityManager like any statement.
+ */
+export async function readRows<T>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<T[]> {
+  if (em.isInTransaction()) return rows<T>(em, sql, values);
+  return [...(await readPool(em).unsafe(numbered(sql), [...values]))] as T[];
+}
+
+/** The first row of a hot read (readRows), or null. */
+export async function readRow<T>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<T | null> {
+  return (await readRows<T>(em, sql, values))[0] ?? null;
+}
+
+/** Closes the read pool of an ORM's connection, if it has one. */
+export async function closeReadPool(em: EntityManager): Promise<void> {
+  const connection = em.getConnection();
+  const pool = readPools.get(connection);
+  readPools.delete(connection);
+  await pool?.close();
 }
 
 /** The first row of a read, or null. */

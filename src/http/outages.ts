@@ -1,4 +1,5 @@
 import { ConnectionException } from "@mikro-orm/core";
+import { SQL } from "bun";
 import type { Logger } from "../core/logger";
 import { ServiceError } from "../core/errors";
 
@@ -12,6 +13,8 @@ export type Service = "PostgreSQL" | "Redis";
 
 const QUIET_MS = 10_000;
 const PG_CODES = new Set(["57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006", "53300"]);
+/** Bun's own PostgreSQL client (the hot reads' pool, db/statements.ts): a connection that failed or is gone. */
+const BUN_PG_CODES = /^ERR_POSTGRES_(CONNECTION_(CLOSED|REFUSED|FAILED|TIMEOUT)|IDLE_TIMEOUT|LIFETIME_TIMEOUT)$/;
 const PG_MESSAGES =
   /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|Connection ended unexpectedly|connection error/i;
 const REDIS_MESSAGES =
@@ -20,6 +23,8 @@ const REDIS_MESSAGES =
 /** Which service an error says is down, or null for any other error. */
 export function outageOf(error: unknown): Service | null {
   if (!(error instanceof Error)) return null;
+  if (error instanceof SQL.PostgresError)
+    return BUN_PG_CODES.test(error.code) || PG_CODES.has(error.errno ?? "") ? "PostgreSQL" : null;
   const code = (error as { code?: unknown; sqlState?: unknown }).code ?? (error as { sqlState?: unknown }).sqlState;
   if (error instanceof ConnectionException || (typeof code === "string" && PG_CODES.has(code))) return "PostgreSQL";
   const said = `${error.name} ${error.message}`;

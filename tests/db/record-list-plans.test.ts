@@ -1,3 +1,4 @@
+import { readRow } from "../../src/db/statements";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
@@ -84,9 +85,11 @@ test("the record list's generic plan finds the page on an index and reads each r
   }
 });
 
-test("the app's prepared reads run with their generic plans and compile no code (JIT off)", async () => {
-  const [settings] = await t.orm.em
-    .fork()
-    .execute("select current_setting('jit') as jit, current_setting('plan_cache_mode') as mode");
-  expect(settings).toEqual({ jit: "off", mode: "force_generic_plan" });
+test("the app's prepared reads run with their generic plans and compile no code (JIT off), on both pools", async () => {
+  const settings = "select current_setting('jit') as jit, current_setting('plan_cache_mode') as mode";
+  const wanted = { jit: "off", mode: "force_generic_plan" };
+  // The ORM's pool (prepared reads inside a transaction, and every other statement)…
+  expect((await t.orm.em.fork().execute(settings))[0]).toEqual(wanted);
+  // …and the hot reads' own pool (db/statements.ts readRows).
+  expect(await readRow(t.orm.em.fork(), settings, [])).toEqual(wanted);
 });

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, HttpError, permissionDenied } from "../../core/errors";
 import { byUrlOrId, isUuid } from "../../db/addressing";
 import { User } from "../users/user.entity";
-import { row } from "../../db/statements";
+import { readRow } from "../../db/statements";
 import { once } from "../../runtime/once";
 import { acceptKey, keyStaleness, type KeyRow } from "./credentials/access-keys.service";
 import { DOMAIN_KEY, type DomainKey, standingOfCallerSql, standingOfKeySql, standingOfUserSql } from "./identity.sql";
@@ -73,7 +73,7 @@ export const principalOf = (user: User): Principal => ({
  */
 export async function loadDomainAccess(em: EntityManager, user: User, domainRef: string): Promise<DomainAccess> {
   const domain = domainMatch(domainRef);
-  const found = await row<StandingRow>(em, standingOfUserSql(domain.column), [
+  const found = await readRow<StandingRow>(em, standingOfUserSql(domain.column), [
     domain.value,
     DOMAIN_GUEST_ROLE,
     user.id,
@@ -93,7 +93,7 @@ export async function loadUserAndDomainAccess(
 ): Promise<Standing | null> {
   if (!isUuid(userId)) return null;
   const domain = domainMatch(domainRef);
-  const found = await row<StandingRow & CallerRow>(em, standingOfCallerSql(domain.column), [
+  const found = await readRow<StandingRow & CallerRow>(em, standingOfCallerSql(domain.column), [
     domain.value,
     DOMAIN_GUEST_ROLE,
     userId.toLowerCase(),
@@ -113,7 +113,7 @@ export async function loadKeyAndDomainAccess(
   domainRef: string,
 ): Promise<Standing | null> {
   const domain = domainMatch(domainRef);
-  const found = await row<StandingRow & KeyRow>(em, standingOfKeySql(domain.column), [
+  const found = await readRow<StandingRow & KeyRow>(em, standingOfKeySql(domain.column), [
     keyStaleness,
     domain.value,
     DOMAIN_GUEST_ROLE,

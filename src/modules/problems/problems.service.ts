@@ -1,4 +1,4 @@
-import { row } from "../../db/statements";
+import { readRow, row } from "../../db/statements";
 import { problemPageSql, problemSql } from "./problems.sql";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../core/errors";
@@ -25,7 +25,7 @@ const AUDITED = ["url", "title", "content", "hidden"] as const;
  */
 export async function findProblemWithLatest(em: EntityManager, access: DomainAccess, ref: string): Promise<string> {
   const where = byUrlOrId(ref);
-  const found = await row<{ hidden: boolean; page: string }>(em, problemPageSql("id" in where ? "id" : "url"), [
+  const found = await readRow<{ hidden: boolean; page: string }>(em, problemPageSql("id" in where ? "id" : "url"), [
     access.userId,
     "id" in where ? where.id : where.url,
     access.domainId,

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { holds, type DomainAccess } from "../identity/access";
 import { pageWindow, parseOrdering } from "../../db/listing";
-import { rows } from "../../db/statements";
+import { readRows } from "../../db/statements";
 import { uuidArray } from "../../db/addressing";
 import type { RecordListDetailView, RecordListQueryInput } from "./records.schemas";
 import { type ListFilter, type ListOrdering, listRowsSql, listWhere, recordPageSql } from "./records.sql";
@@ -37,7 +37,10 @@ export async function listRowsOf(
   ids: string[],
 ): Promise<RecordListDetailView[]> {
   const { where, values } = listCondition(access, filters);
-  const [found] = await rows<{ results: RecordListDetailView[] }>(em, listRowsSql(where), [uuidArray(ids), ...values]);
+  const [found] = await readRows<{ results: RecordListDetailView[] }>(em, listRowsSql(where), [
+    uuidArray(ids),
+    ...values,
+  ]);
   return found.results;
 }
 
@@ -71,7 +74,7 @@ export async function listRecordPage(
   query: RecordListQueryInput,
 ): Promise<string> {
   const { sql, values } = recordPageStatement(access, query);
-  const found = await rows<{ count: number; row: string | null }>(em, sql, values);
+  const found = await readRows<{ count: number; row: string | null }>(em, sql, values);
   const results = found
     .filter((r) => r.row !== null)
     .map((r) => r.row)

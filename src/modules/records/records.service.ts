@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, permissionDenied } from "../../core/errors";
 import { uuidArray } from "../../db/addressing";
-import { row, rows } from "../../db/statements";
+import { readRow, row, rows } from "../../db/statements";
 import { DETAIL_SQL, latestRecordsSql, RECORD_SQL } from "./records.sql";
 import { isoTime } from "../../http/schemas";
 import { holds, type DomainAccess } from "../identity/access";
@@ -115,7 +115,7 @@ export async function readRecordDetail(
   codeUrl: string,
   anyone = false,
 ): Promise<RecordDetailView> {
-  const found = await row<DetailRow>(em, DETAIL_SQL, [id.toLowerCase(), access.domainId]);
+  const found = await readRow<DetailRow>(em, DETAIL_SQL, [id.toLowerCase(), access.domainId]);
   if (!found) throw new BizError("RecordNotFoundError", "record not found");
   if (!anyone && !isCommitter(access, found) && !holds(access, "record.view")) throw permissionDenied("record", "view");
   let cases = found.cases;

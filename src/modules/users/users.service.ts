@@ -1,4 +1,4 @@
-import { row } from "../../db/statements";
+import { readRow } from "../../db/statements";
 import { ACTIVE_USER_SQL } from "./users.sql";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../core/errors";
@@ -14,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function findActiveUser(em: EntityManager, id: string): Promise<User | null> {
   if (!UUID.test(id)) return null;
   // A prepared statement: every authenticated request runs it (see db/statements.ts).
-  const found = await row<Record<string, unknown>>(em, ACTIVE_USER_SQL, [id.toLowerCase()]);
+  const found = await readRow<Record<string, unknown>>(em, ACTIVE_USER_SQL, [id.toLowerCase()]);
   return found ? em.map(User, found) : null;
 }
 
