@@ -103,7 +103,14 @@ export class Container {
   async run(run: ContainerRun, signal?: AbortSignal): Promise<RunResult> {
     if (this.closed) throw new Error("the container is closed");
     const { limits } = run;
-    await this.options.cgroup.reset({ memoryKb: limits.memoryKb, processes: limits.processes });
+    try {
+      await this.options.cgroup.reset({ memoryKb: limits.memoryKb, processes: limits.processes });
+    } catch (error) {
+      // A group that cannot be reset (a process left in it) is not run in again: the container goes,
+      // and with it every process of the slot's uid; the next run starts afresh.
+      await this.close();
+      throw error;
+    }
     const overdueMs = run.overdueMs ?? OVERDUE_MS;
     // Stopping a run from outside kills the whole container: bubblewrap, then the slot uid's processes.
     const stop = new RunStop(this.child, this.options.uid, limits.wallMs, overdueMs, signal);

@@ -224,3 +224,32 @@ describe("a case's /work", () => {
     expect(existsSync(join(first, "a.out"))).toBe(false);
   });
 });
+
+describe("a slot whose cgroup cannot be reset", () => {
+  test("throws the container away with the failure; the slot's next run gets a new one", async () => {
+    // The real group, refusing its next reset as it would with a process left in it.
+    let refuse = true;
+    const refusing: RunCgroup = Object.create(cgroup, {
+      reset: {
+        value: async (limits: { memoryKb: number; processes: number }) => {
+          if (refuse) {
+            refuse = false;
+            throw new Error("the run cgroup still holds processes 4242");
+          }
+          return cgroup.reset(limits);
+        },
+      },
+    });
+    const slot: Slot = { uid: UID, root, cgroup: refusing };
+    const tools = { runner, settings: { diskBytes: 8 << 20 } };
+    await emptyWorkDir(workDir, UID);
+    const run = { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS };
+    await expect(runInSlot(slot, tools, run)).rejects.toThrow("still holds processes");
+    const refused = slot.container!;
+    expect(refused.usable).toBe(false);
+    expect(processesOf(UID)).toEqual([]);
+    expect((await runInSlot(slot, tools, run)).exitCode).toBe(0);
+    expect(slot.container).not.toBe(refused);
+    await slot.container!.close();
+  });
+});
