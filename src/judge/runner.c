@@ -15,8 +15,8 @@
  * program could rewrite it; past FILE_BYTES the program is stopped.
  *
  * No run leaves anything for the next one (README, "The container and its reset rules"):
- * - /tmp and /dev/shm are tmpfs of the runner's: one a run wrote to is unmounted and mounted anew (no
- *   tree to walk, whatever the program made there); / and /dev are read-only;
+ * - /tmp and /dev/shm are tmpfs of the runner's: one a run touched (an entry, or a changed ctime: mode,
+ *   extended attributes, ACL) is unmounted and mounted anew, no tree to walk; / and /dev are read-only;
  * - SysV IPC objects (the container's IPC namespace) are removed; POSIX message queues are refused;
  * - /work is the judge's to empty and fill before each run (on the host);
  * - every process the program started is killed when it ends (the runner is alone in its PID
@@ -58,6 +58,7 @@
 #include <sys/resource.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -175,10 +176,18 @@ static void limit(int resource, rlim_t value) {
 /* The size of the container's /tmp and /dev/shm (the judge's JUDGE_DISK_MB). */
 static long long tmp_bytes;
 
-static int fresh_tmpfs(const char *where) {
+/* The runner's two tmpfs, and when each root last changed as the runner left it. */
+static const char *const TMPFS[] = { "/tmp", "/dev/shm" };
+static struct timespec tmpfs_changed[2];
+
+static int fresh_tmpfs(int which) {
   char options[64];
   snprintf(options, sizeof options, "size=%lld,mode=1777", tmp_bytes);
-  return mount("tmpfs", where, "tmpfs", MS_NOSUID | MS_NODEV, options);
+  struct stat root;
+  if (mount("tmpfs", TMPFS[which], "tmpfs", MS_NOSUID | MS_NODEV, options) != 0 || stat(TMPFS[which], &root) != 0)
+    return -1;
+  tmpfs_changed[which] = root.st_ctim;
+  return 0;
 }
 
 /* Whether a directory holds anything (an unreadable one counts as used). */
@@ -192,11 +201,16 @@ static int used(const char *where) {
   return found;
 }
 
-/* /tmp or /dev/shm after a run: a fresh tmpfs in place of one the program wrote to (no tree to walk). */
-static int reset_tmpfs(const char *where) {
-  if (!used(where)) return 0;
-  if (umount2(where, MNT_DETACH) != 0) return -1;
-  return fresh_tmpfs(where);
+/* /tmp or /dev/shm after a run: a fresh tmpfs in place of one the program touched (no tree to walk). The
+   root is the slot uid's, like the program, so besides entries a program could leave a changed mode,
+   extended attributes or an ACL on it: all of them change its ctime. */
+static int reset_tmpfs(int which) {
+  struct stat root;
+  int same = stat(TMPFS[which], &root) == 0 && root.st_ctim.tv_sec == tmpfs_changed[which].tv_sec &&
+             root.st_ctim.tv_nsec == tmpfs_changed[which].tv_nsec;
+  if (same && !used(TMPFS[which])) return 0;
+  if (umount2(TMPFS[which], MNT_DETACH) != 0) return -1;
+  return fresh_tmpfs(which);
 }
 
 /* SysV IPC objects the run made (this IPC namespace is the container's): all removed, as their owner. */
@@ -371,9 +385,12 @@ static int serve(char **f, int sigfd, const char *cgroup_fds, const struct prist
   pid_t done;
   while ((done = waitpid(-1, &st, 0)) > 0 || (done < 0 && errno == EINTR))
     if (done == pid && !ended) { status = st; ended = 1; }
+  /* Every process is gone, so what is in the sockets is all there will be: read it without waiting for
+     an end of file. (A program can post its own stdout over its stderr socket; that copy, queued in a
+     socket the runner holds, would keep stdout from ever ending.) Closing drops anything still queued. */
   int dummy = 0;
-  if (out.fd >= 0) { fcntl(out.fd, F_SETFL, 0); while (pump(&out, file_bytes, &dummy) && !dummy) {} close(out.fd); }
-  if (err.fd >= 0) { fcntl(err.fd, F_SETFL, 0); while (pump(&err, file_bytes, &dummy) && !dummy) {} close(err.fd); }
+  if (out.fd >= 0) { pump(&out, file_bytes, &dummy); close(out.fd); }
+  if (err.fd >= 0) { pump(&err, file_bytes, &dummy); close(err.fd); }
   exceeded |= dummy;
   char stage = 0;
   if (read(setup[0], &stage, 1) != 1) stage = 0;
@@ -383,11 +400,12 @@ static int serve(char **f, int sigfd, const char *cgroup_fds, const struct prist
   observe(&after);
   int left_behind = others_alive();
   const char *why = left_behind != 0 ? "a process outlived its run"
-                    : reset_tmpfs("/tmp") != 0 || reset_tmpfs("/dev/shm") != 0 ? "a tmpfs could not be made anew"
+                    : reset_tmpfs(0) != 0 || reset_tmpfs(1) != 0 ? "a tmpfs could not be made anew"
                     : reset_sysv() != 0 ? "an IPC object could not be removed"
                     : memcmp(before->limits, after.limits, sizeof after.limits) ? "the runner's limits changed"
                     : before->priority != after.priority || before->policy != after.policy ? "the runner's priority changed"
                     : !CPU_EQUAL(&before->cpus, &after.cpus) ? "the runner's CPUs changed"
+                    : memcmp(&before->mask, &after.mask, sizeof after.mask) ? "the runner's signal mask changed"
                     : "";
   char header[512];
   int size = snprintf(header, sizeof header,
@@ -446,8 +464,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "runner: cannot build the seccomp filter\n");
     return 122;
   }
-  if (unshare(CLONE_NEWNS) != 0 || read_only("/") != 0 || read_only("/dev") != 0 || fresh_tmpfs("/tmp") != 0 ||
-      fresh_tmpfs("/dev/shm") != 0) {
+  if (unshare(CLONE_NEWNS) != 0 || read_only("/") != 0 || read_only("/dev") != 0 || fresh_tmpfs(0) != 0 ||
+      fresh_tmpfs(1) != 0) {
     fprintf(stderr, "runner: cannot set up the container's mounts: %s\n", strerror(errno));
     return 121;
   }

@@ -1,7 +1,7 @@
-import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync } from "node:fs";
 import { chmod, chown, copyFile, mkdir, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
-import { emptyWorkDir } from "./sandbox";
+import { clearDir, emptyWorkDir, WORK_DIR_MODE } from "./sandbox";
 import type { KeptFile, Slot } from "./slots";
 
 /** The judge failed, not the program (the sandbox did not start, a file went missing on the host). */
@@ -18,7 +18,7 @@ export interface StagedFile {
 /** The slot's work directory, emptied for the next run: the slot's container has it mounted at /work. */
 export async function slotWorkDir(slot: Slot): Promise<string> {
   slot.kept = undefined;
-  return emptyWorkDir(join(slot.root, "work"), slot.uid);
+  return emptyWorkDir(join(slot.root, "work"));
 }
 
 const checkPath = (path: string) => {
@@ -69,7 +69,7 @@ export async function stageCase(slot: Slot, program: StagedFile[], input: Staged
       keep.set(file.path, kept);
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const name of readdirSync(dir)) if (!keep.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
+  clearDir(dir, new Set(keep.keys()));
   for (const file of program) {
     if (keep.has(file.path)) continue;
     // Only a program from the cache, in /work's top level, is kept; anything else is written as before.
@@ -95,8 +95,7 @@ export async function stageCase(slot: Slot, program: StagedFile[], input: Staged
   } else {
     await populate(dir, slot.uid, [input]);
   }
-  // The last program may have changed the directory's mode; root passes anyway, the next program must too.
-  chmodSync(dir, 0o700);
-  chownSync(dir, slot.uid, slot.uid);
+  chownSync(dir, 0, 0);
+  chmodSync(dir, WORK_DIR_MODE);
   return dir;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chown, copyFile, rm, writeFile } from "node:fs/promises";
-import { chmodSync, existsSync, mkdtempSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container } from "../../src/judge/container";
@@ -33,7 +33,7 @@ async function build(name: string, source: string): Promise<string> {
 
 /** One run in the shared container, its /work emptied and given the binary, as the judge does. */
 async function run(binary: string, limits: Partial<Limits> = {}) {
-  await emptyWorkDir(workDir, UID);
+  await emptyWorkDir(workDir);
   await copyFile(binary, join(workDir, "a.out"));
   await chown(join(workDir, "a.out"), UID, UID);
   const result = await container.run({
@@ -130,7 +130,7 @@ beforeAll(async () => {
   runner = await ensureRunner(bin);
   [plant, look] = await Promise.all([build("plant", PLANT), build("look", LOOK)]);
   cgroup = detectCgroups("joj-judge-test").forSlot(`container-${UID}`);
-  await emptyWorkDir(workDir, UID);
+  await emptyWorkDir(workDir);
   container = Container.start({ runner, workDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
 });
 afterAll(async () => {
@@ -174,7 +174,7 @@ describe("a slot's container carries nothing from one run to the next", () => {
   test("a run stopped from outside throws its container away; the slot's next run gets a new one", async () => {
     const slot: Slot = { uid: UID, root, cgroup };
     const tools = { runner, settings: { diskBytes: 8 << 20 } };
-    await emptyWorkDir(workDir, UID);
+    await emptyWorkDir(workDir);
     await container.close();
     const first = await runInSlot(slot, tools, { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS });
     expect(first.exitCode).toBe(0);
@@ -242,7 +242,7 @@ describe("a slot whose cgroup cannot be reset", () => {
     });
     const slot: Slot = { uid: UID, root, cgroup: refusing };
     const tools = { runner, settings: { diskBytes: 8 << 20 } };
-    await emptyWorkDir(workDir, UID);
+    await emptyWorkDir(workDir);
     const run = { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS };
     await expect(runInSlot(slot, tools, run)).rejects.toThrow("still holds processes");
     const refused = slot.container!;
@@ -251,5 +251,76 @@ describe("a slot whose cgroup cannot be reset", () => {
     expect((await runInSlot(slot, tools, run)).exitCode).toBe(0);
     expect(slot.container).not.toBe(refused);
     await slot.container!.close();
+  });
+});
+
+describe("what a hostile program tries on the container itself (a security review's findings)", () => {
+  beforeAll(() => {
+    // A container of its own: an earlier test closed the shared one.
+    container = Container.start({ runner, workDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
+  });
+
+  test("posting its own stdout over its stderr socket does not hang the run", async () => {
+    // A copy of stdout's write end queued in the stderr socket kept stdout from ever ending: the runner
+    // waited for an end of file that never came, and the case ended as the judge's fault 10 s later.
+    const poster = await build(
+      "poster",
+      `#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+static void post(void) { char byte = 'x'; char room[CMSG_SPACE(sizeof(int))]; memset(room, 0, sizeof room);
+  struct iovec io = { &byte, 1 }; struct msghdr m = { 0 }; m.msg_iov = &io; m.msg_iovlen = 1;
+  m.msg_control = room; m.msg_controllen = sizeof room; struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET; c->cmsg_type = SCM_RIGHTS; c->cmsg_len = CMSG_LEN(sizeof(int));
+  int fd = 1; memcpy(CMSG_DATA(c), &fd, sizeof fd); sendmsg(2, &m, MSG_DONTWAIT); }
+int main(void) { for (int i = 0; i < 4; i++) if (fork() == 0) { for (;;) post(); }
+  usleep(200000); write(1, "done\\n", 5); return 0; }`,
+    );
+    const { result, text } = await run(poster);
+    expect(result.lost).toBe(false);
+    expect(result.exitCode).toBe(0);
+    expect(text).toBe("done\n");
+    expect(container.usable).toBe(true);
+  });
+
+  test("a changed mode or extended attribute of /tmp, /dev/shm or /work does not reach the next run", async () => {
+    const changer = await build(
+      "changer",
+      `#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+int main(void) { printf("%d %d %d %d\\n", chmod("/tmp", 0555), chmod("/dev/shm", 0555),
+  setxattr("/tmp", "user.left", "from-run-N", 10, 0), setxattr("/work", "user.left", "from-run-N", 10, 0)); return 0; }`,
+    );
+    const checker = await build(
+      "after-change",
+      `#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+int main(void) { struct stat a, b; stat("/tmp", &a); stat("/dev/shm", &b); char v[64];
+  printf("%o %o %ld %ld %d\\n", a.st_mode & 07777, b.st_mode & 07777, (long)getxattr("/tmp", "user.left", v, sizeof v),
+    (long)getxattr("/work", "user.left", v, sizeof v), fopen("/tmp/x", "w") != NULL); return 0; }`,
+    );
+    // /tmp and /dev/shm are the program's to change (the same uid), /work is not (root's, sticky).
+    expect((await run(changer)).text).toBe("0 0 0 -1\n");
+    expect((await run(checker)).text).toBe("1777 1777 -1 -1 1\n");
+  });
+
+  test("a directory tree thousands deep in /work is cleared at once and removed in the background", async () => {
+    // Removed in the judge's own process, such a tree took time quadratic in its depth, all of it
+    // blocking the judge (4,000 deep: 28 s); it is now moved aside and removed by `rm -rf`.
+    const digger = await build(
+      "digger",
+      `#include <sys/stat.h>
+#include <unistd.h>
+int main(void) { for (int i = 0; i < 6000; i++) { if (mkdir("d", 0700) != 0 || chdir("d") != 0) return 1; } return 0; }`,
+    );
+    const { result } = await run(digger, { memoryKb: 256 * 1024 });
+    expect(result.exitCode).toBe(0);
+    await emptyWorkDir(workDir);
+    expect(readdirSync(workDir)).toEqual([]);
+    const trash = join(root, ".trash");
+    for (let i = 0; i < 200 && readdirSync(trash).length > 0; i++) await Bun.sleep(100);
+    expect(readdirSync(trash)).toEqual([]);
   });
 });
