@@ -61,7 +61,7 @@ export class Container {
   private closed = false;
   /** Whether the container may take another run. */
   get usable(): boolean {
-    return !this.closed && this.options.cgroup.reusable;
+    return !this.closed;
   }
 
   private constructor(private readonly options: ContainerOptions) {
@@ -128,7 +128,8 @@ export class Container {
     }
     const stopped = stop.killed;
     const account = await this.options.cgroup.finish();
-    if (!reply || stopped || !reply.header.clean || unkilled) await this.close();
+    // A group that cannot be reset (v2 before Linux 6.12) serves one run: its container goes with it.
+    if (!reply || stopped || !reply.header.clean || unkilled || !this.options.cgroup.reusable) await this.close();
     const lost = { exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: true };
     const empty = { outputExceeded: false, stdout: new Uint8Array(), stderr: new Uint8Array(), stderrTruncated: false };
     // Processes the kill could not end: whatever the runner said, the slot is at fault (assertRan, steps.ts).

@@ -58,6 +58,8 @@ export async function runInSlot(
   signal?: AbortSignal,
 ): Promise<RunResult> {
   if (!slot.container?.usable) {
+    // Closed already, or never started (close is idempotent): nothing of the old one may linger.
+    await slot.container?.close();
     const { runner, settings } = tools;
     const workDir = join(slot.root, "work");
     slot.container = Container.start({

@@ -83,6 +83,30 @@ describe("a batch of case reports", () => {
     expect(row.score).toBe(75);
   });
 
+  test("40 batches sent at the same moment each land, the totals those of the last report of each case", async () => {
+    const { id, taskId } = await claimed();
+    const batches = Array.from({ length: 40 }, (_, i) => [report(i % 4), report((i + 1) % 4, "wrong_answer")]);
+    const sent = await Promise.all(batches.map((cases) => putBatch(id, { taskId, cases })));
+    expect(sent.map((s) => s.body.errorCode)).toEqual(batches.map(() => "Success"));
+    const row = await recordRow(t, id);
+    expect(row.cases).toHaveLength(4);
+    const states = (row.cases as { state: string; score: number }[]).map((c) => c.state);
+    expect(states.every((state) => state === "accepted" || state === "wrong_answer")).toBe(true);
+    expect(row.score).toBe(25 * states.filter((state) => state === "accepted").length);
+  });
+
+  test("output in any script is stored exactly; a NUL byte anywhere in a batch is a 422 and stores nothing", async () => {
+    const { id, taskId } = await claimed();
+    const words = '张伟 Nguyễn Thị Phương José Ødegård «p» C:\\ "quoted" 🙂\n';
+    expect(
+      (await putBatch(id, { taskId, cases: [{ ...report(0), stdout: words, stderr: words }] })).body.errorCode,
+    ).toBe("Success");
+    expect((await recordRow(t, id)).cases).toMatchObject([{ stdout: words, stderr: words }]);
+    const nul = await putBatch(id, { taskId, cases: [report(1), { ...report(2), stdout: "a\u0000b" }] });
+    expect(nul.status).toBe(422);
+    expect((await recordRow(t, id)).cases).toHaveLength(1);
+  });
+
   test("concurrent batches and single reports each land: none overwrites another", async () => {
     const { id, taskId } = await claimed();
     const sent = await Promise.all([

@@ -324,3 +324,21 @@ int main(void) { for (int i = 0; i < 6000; i++) { if (mkdir("d", 0700) != 0 || c
     expect(readdirSync(trash)).toEqual([]);
   });
 });
+
+describe("a slot whose cgroup serves one run (cgroup v2 before Linux 6.12)", () => {
+  test("each run gets a container of its own, and nothing of the last one is left running", async () => {
+    const single: RunCgroup = Object.create(cgroup, { reusable: { value: false } });
+    const slot: Slot = { uid: UID, root, cgroup: single };
+    const tools = { runner, settings: { diskBytes: 8 << 20 } };
+    await container.close();
+    await emptyWorkDir(workDir);
+    const run = { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS };
+    expect((await runInSlot(slot, tools, run)).exitCode).toBe(0);
+    const first = slot.container!;
+    expect(first.usable).toBe(false);
+    expect(processesOf(UID)).toEqual([]);
+    expect((await runInSlot(slot, tools, run)).exitCode).toBe(0);
+    expect(slot.container).not.toBe(first);
+    expect(processesOf(UID)).toEqual([]);
+  });
+});

@@ -1,0 +1,104 @@
+import { closeSync, existsSync, readFileSync, readSync, rmdirSync, writeFileSync } from "node:fs";
+
+/** What the judge's cgroup drivers share (cgroup-v1.ts, cgroup-v2.ts); cgroups.ts finds which one a host has. */
+
+export interface RunAccount {
+  cpuMs: number;
+  memoryKb: number;
+  oomKilled: boolean;
+}
+
+/**
+ * A slot's run cgroup. Its procs files are opened once for each container (the runner writes every
+ * program into them); before each run its limits are set and its counters zeroed, after it whatever is
+ * left is killed and the counters read.
+ */
+export interface RunCgroup {
+  /** Makes the group ready for a new container; returns the procs files the program joins, opened. */
+  open(): number[];
+  /** Sets the run's limits and zeroes its counters; refuses a group that still holds a process. */
+  reset(limits: { memoryKb: number; processes: number }): Promise<void>;
+  /** After the run: kills whatever is left, then reads what the kernel counted. */
+  finish(): Promise<RunAccount>;
+  /** Whether the group can be reset for another run; if not, each container serves one run. */
+  readonly reusable: boolean;
+  remove(): Promise<void>;
+}
+
+export interface CgroupHost {
+  version: 1 | 2;
+  /** Where the judge's groups live, for logs. */
+  where: string;
+  forSlot(name: string): RunCgroup;
+}
+
+export class CgroupUnavailable extends Error {}
+
+export const read = (path: string) => readFileSync(path, "utf8");
+export const write = (path: string, value: string | number) => writeFileSync(path, String(value));
+
+/** A file read from its start through an open descriptor (memory.peak's reset is per descriptor). */
+export function readAt(fd: number): string {
+  const buffer = Buffer.alloc(64);
+  return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
+}
+
+/** A group about to take a run must hold no process: one would be a run's leftover, measured as this one's. */
+export function assertEmpty(procs: string): void {
+  const left = read(procs).trim();
+  if (left) throw new Error(`the run cgroup still holds processes ${left.split("\n").join(", ")}`);
+}
+
+/**
+ * A leaf that holds no process, removed before a new container's group is made: its processes were
+ * killed, but the kernel may take a moment to let the group go (EBUSY), so it waits up to a second.
+ */
+export function removeGroupNow(dir: string): void {
+  for (let round = 0; ; round++) {
+    try {
+      rmdirSync(dir);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return;
+      if (code !== "EBUSY" || round >= 100) throw error;
+      Bun.sleepSync(10);
+    }
+  }
+}
+
+/** SIGKILLs every process left in a group and waits (bounded) until it is empty. */
+export async function killAll(procs: string, killFile?: string): Promise<void> {
+  for (let round = 0; round < 200; round++) {
+    const pids = read(procs).split("\n").filter(Boolean).map(Number);
+    if (pids.length === 0) return;
+    if (killFile && existsSync(killFile)) write(killFile, 1);
+    else
+      for (const pid of pids)
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
+    await Bun.sleep(5);
+  }
+  throw new Error(`processes survive in ${procs}`);
+}
+
+export async function removeGroup(dir: string): Promise<void> {
+  for (let round = 0; round < 100; round++) {
+    try {
+      rmdirSync(dir);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return;
+      if (code !== "EBUSY") throw error;
+      await Bun.sleep(10);
+    }
+  }
+}
+
+export const closeFds = (fds: number[]) => {
+  for (const fd of fds) closeSync(fd);
+};

@@ -1,0 +1,112 @@
+import { existsSync, mkdirSync, openSync } from "node:fs";
+import { join } from "node:path";
+import {
+  assertEmpty,
+  CgroupUnavailable,
+  killAll,
+  read,
+  removeGroup,
+  write,
+  type CgroupHost,
+  type RunAccount,
+  type RunCgroup,
+} from "./cgroup-common";
+
+/** cgroup v1 (hybrid hosts, this project's CI): one group per slot in each of three hierarchies. */
+
+export const V1_CONTROLLERS = ["memory", "pids", "cpuacct"] as const;
+/** v1: what earlier runs may leave charged to a slot's group before it is emptied (see V1Group.reset). */
+const FORCE_EMPTY_ABOVE = 1 << 20;
+
+export type V1Dirs = Record<(typeof V1_CONTROLLERS)[number], string>;
+
+export function openV1(base: V1Dirs): CgroupHost {
+  try {
+    for (const dir of Object.values(base)) mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new CgroupUnavailable(
+      `cannot create the judge's cgroups under ${base.memory} (${(error as Error).message}): the judge must run as ` +
+        `root with the cgroup file system writable`,
+    );
+  }
+  return {
+    version: 1,
+    where: base.memory,
+    forSlot: (slot) =>
+      new V1Group(Object.fromEntries(Object.entries(base).map(([c, d]) => [c, join(d, slot)])) as V1Dirs),
+  };
+}
+
+class V1Group implements RunCgroup {
+  readonly reusable = true;
+  /** The OOM kills counted before the run (null: to be read). */
+  private oomBefore: number | null = null;
+  /** The limits the group holds ("memoryKb/processes"; null: to be written). */
+  private applied: string | null = null;
+  private readonly memsw: boolean;
+
+  constructor(private readonly dirs: V1Dirs) {
+    for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+    // No swapping instead of the limit, and the kernel's OOM killer on (an OOM kill is the MLE signal).
+    write(join(dirs.memory, "memory.swappiness"), 0);
+    this.memsw = existsSync(join(dirs.memory, "memory.memsw.limit_in_bytes"));
+  }
+
+  open(): number[] {
+    this.applied = null;
+    this.oomBefore = null;
+    return V1_CONTROLLERS.map((c) => openSync(join(this.dirs[c], "cgroup.procs"), "w"));
+  }
+
+  async reset(limits: { memoryKb: number; processes: number }): Promise<void> {
+    assertEmpty(join(this.dirs.pids, "cgroup.procs"));
+    const memory = (file: string) => join(this.dirs.memory, file);
+    // Earlier runs leave some kernel memory charged here (cached dentries and the like, freed under
+    // pressure). Emptying costs ~0.75 ms even when there is nothing to empty (it drains every CPU's
+    // caches), so it waits until FORCE_EMPTY_ABOVE: until then a run's peak may include that much of it.
+    // (Subtracting it instead is wrong both ways: part of it is per-CPU precharge that vanishes during
+    // the run, so a small program's peak came out as 0.)
+    if (Number(read(memory("memory.usage_in_bytes"))) > FORCE_EMPTY_ABOVE) {
+      try {
+        write(memory("memory.force_empty"), 0);
+      } catch {
+        /* busy or unsupported: the peak is merely higher */
+      }
+    }
+    // The limits stay in the group: the cases of a record, which share them, write them once.
+    const wanted = `${limits.memoryKb}/${limits.processes}`;
+    if (this.applied !== wanted) {
+      const bytes = limits.memoryKb * 1024;
+      // memsw must stay ≥ the memory limit at every step.
+      if (this.memsw) write(memory("memory.memsw.limit_in_bytes"), -1);
+      write(memory("memory.limit_in_bytes"), bytes);
+      if (this.memsw) write(memory("memory.memsw.limit_in_bytes"), bytes);
+      write(join(this.dirs.pids, "pids.max"), limits.processes);
+      this.applied = wanted;
+    }
+    write(memory("memory.max_usage_in_bytes"), 0);
+    write(join(this.dirs.cpuacct, "cpuacct.usage"), 0);
+    // The count as the last run left it, unless this is a new container's first run.
+    this.oomBefore ??= this.oomKills();
+  }
+
+  async finish(): Promise<RunAccount> {
+    await killAll(join(this.dirs.pids, "cgroup.procs"));
+    const ooms = this.oomKills();
+    const account = {
+      cpuMs: Math.round(Number(read(join(this.dirs.cpuacct, "cpuacct.usage"))) / 1e6),
+      memoryKb: Math.ceil(Number(read(join(this.dirs.memory, "memory.max_usage_in_bytes"))) / 1024),
+      oomKilled: ooms > (this.oomBefore ?? ooms),
+    };
+    this.oomBefore = ooms;
+    return account;
+  }
+
+  private oomKills(): number {
+    return Number(/oom_kill (\d+)/.exec(read(join(this.dirs.memory, "memory.oom_control")))?.[1] ?? 0);
+  }
+
+  async remove(): Promise<void> {
+    for (const dir of Object.values(this.dirs)) await removeGroup(dir);
+  }
+}
