@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { chmod, chown, lstat, mkdir, open, readFile, rename, rm } from "node:fs/promises";
-import { chmodSync, chownSync, constants, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { chmod, lstat, mkdir, open, readFile, rename } from "node:fs/promises";
+import { constants } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -99,60 +99,6 @@ async function ensureHelper(dir: string, name: string, sourcePath: string, libra
   await chmod(temp, 0o755);
   await rename(temp, path);
   return path;
-}
-
-/**
- * A work directory emptied for a new run (the program may write only here and in /tmp). The directory
- * itself stays, root's with mode 1777: a slot's container has it mounted at /work, and a program may
- * make files in it but not change the directory (its mode, extended attributes, ACL) for the next run,
- * nor remove a file of root's (the program kept between cases, work-dir.ts).
- */
-export async function emptyWorkDir(dir: string): Promise<string> {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  clearDir(dir, new Set());
-  chownSync(dir, 0, 0);
-  chmodSync(dir, WORK_DIR_MODE);
-  return dir;
-}
-
-/** /work's mode: anyone may add files (the slot's uid), only their owner remove them. */
-export const WORK_DIR_MODE = 0o1777;
-
-/**
- * Removes what a program left in `dir`, but `keep`. Files go at once. A directory is moved aside (one
- * rename, beside `dir` on the same tmpfs, out of the container's sight) and removed by `rm -rf` in the
- * background: removing a program's tree in this process took time quadratic in its depth (a tree 4,000
- * deep blocked the judge for 28 s), and `rm` removes it in linear time without holding up the judge.
- */
-export function clearDir(dir: string, keep: ReadonlySet<string>): void {
-  const trash = join(dir, "..", ".trash");
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (keep.has(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (!entry.isDirectory()) {
-      rmSync(path, { force: true });
-      continue;
-    }
-    mkdirSync(trash, { recursive: true, mode: 0o700 });
-    const aside = join(trash, `${Date.now()}-${Math.random().toString(36).slice(2)}`);
-    renameSync(path, aside);
-    Bun.spawn(["rm", "-rf", "--one-file-system", aside], {
-      stdio: ["ignore", "ignore", "ignore"],
-      env: { ...BWRAP_ENV },
-    });
-  }
-}
-
-/** A fresh work directory owned by the slot's uid (the program may write only here and in /tmp). */
-export async function freshWorkDir(root: string, name: string, uid: number): Promise<string> {
-  const dir = join(root, name);
-  // The root is traversable, not listable: a slot's uid reaches its own directory and nothing else.
-  await mkdir(root, { recursive: true });
-  await chmod(root, 0o711);
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { mode: 0o700 });
-  await chown(dir, uid, uid);
-  return dir;
 }
 
 /**

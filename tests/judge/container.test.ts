@@ -4,11 +4,11 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, statSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container } from "../../src/judge/container";
-import { emptyWorkDir, ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
+import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
 import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
 import { processesOf } from "../../src/judge/slot-processes";
 import { runInSlot } from "../../src/judge/steps";
-import { slotWorkDir, stageCase } from "../../src/judge/work-dir";
+import { emptyWorkDir, slotWorkDir, stageCase } from "../../src/judge/work-dir";
 import type { Slot } from "../../src/judge/slots";
 
 // Run N+1 in a slot's living container looks for anything run N left behind. Each planted thing has its
