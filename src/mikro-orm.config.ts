@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { defineConfig } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import { entities } from "./entities";
@@ -27,7 +28,9 @@ export function ormConfig(databaseUrl: string, options: { debug?: boolean; poolM
     // Timestamps are instants: always timestamptz, always UTC on the wire.
     forceUtcTimezone: true,
     migrations: {
-      path: "./migrations",
+      // From this file, not the working directory: a process started elsewhere found no migrations and
+      // recorded an empty schema as migrated (a test template without tables).
+      path: join(import.meta.dir, "../migrations"),
       emit: "ts",
       // The default snapshot name embeds the database name, which differs per test database.
       snapshotName: ".snapshot",
