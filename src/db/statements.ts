@@ -100,7 +100,7 @@ function readPool(em: EntityManager): SQL {
  */
 export async function readRows<T>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<T[]> {
   if (em.isInTransaction()) return rows<T>(em, sql, values);
-  return [...(await readPool(em).unsafe(numbered(sql), [...values]))] as T[];
+  return [...(await readPool(em).unsafe(prepare(sql).text, [...values]))] as T[];
 }
 
 /** The first row of a hot read (readRows), or null. */

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, HttpError, permissionDenied } from "../../core/errors";
 import { byUrlOrId, isUuid } from "../../db/addressing";
 import { User } from "../users/user.entity";
+import { userProfileOf, type UserProfile, type UserRow } from "../users/users.service";
 import { readRow } from "../../db/statements";
 import { once } from "../../runtime/once";
 import { acceptKey, keyStaleness, type KeyRow } from "./credentials/access-keys.service";
@@ -53,17 +54,22 @@ export interface DomainAccess {
   ip: string | null;
 }
 
-/** The caller as a standing needs them: the id and site role now, the entity when a service asks. */
+/**
+ * The caller as a standing needs them: the id and site role now, the entity when a service asks, and
+ * the profile (what `/users/me` shows) without an entity when the caller came from a row.
+ */
 export interface Principal {
   id: string;
   role: SiteRole;
   entity: () => User;
+  profile: () => UserProfile;
 }
 
 export const principalOf = (user: User): Principal => ({
   id: user.id,
   role: user.role as SiteRole,
   entity: () => user,
+  profile: () => user,
 });
 
 /**
@@ -133,9 +139,19 @@ interface CallerRow {
 }
 
 function standingWith(em: EntityManager, found: StandingRow & CallerRow): Standing {
-  const entity = once(() => em.map(User, JSON.parse(found.u)));
-  const principal: Principal = { id: found.u_id, role: found.u_role as SiteRole, entity };
+  const row = once(() => JSON.parse(found.u) as UserRow);
+  const principal = principalOfRow(em, found.u_id, found.u_role, row);
   return { principal, access: () => standingOf(em, principal, found) };
+}
+
+/** The caller from their row (read when first needed): the entity and the profile are made on first use. */
+export function principalOfRow(em: EntityManager, id: string, role: string, row: () => UserRow): Principal {
+  return {
+    id,
+    role: role as SiteRole,
+    entity: once(() => em.map(User, row())),
+    profile: once(() => userProfileOf(row())),
+  };
 }
 
 /** How the path names the domain: by id or by url. */

@@ -9,7 +9,7 @@ import { UserDetailResp, UserEdit, UserPreviewResp, UserResetPassword } from "./
 export function usersRoutes(deps: AppDeps) {
   return new Elysia({ name: "users-routes", prefix: "/users", detail: { tags: ["user"] } })
     .use(authPlugin(deps))
-    .get("/me", ({ actor }) => ok(users.toUserDetail(actor.user)), {
+    .get("/me", ({ actor }) => ok(users.toUserDetail(actor.profile)), {
       auth: true,
       response: UserDetailResp,
       detail: { operationId: "v1_get_current_user", summary: "The caller's own profile" },

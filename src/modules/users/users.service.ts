@@ -12,10 +12,60 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The user behind a session, if it still exists and is active. */
 export async function findActiveUser(em: EntityManager, id: string): Promise<User | null> {
+  const found = await findActiveUserRow(em, id);
+  return found ? em.map(User, found) : null;
+}
+
+/** The row of the user behind a session (column names), if it still exists and is active. */
+export async function findActiveUserRow(em: EntityManager, id: string): Promise<UserRow | null> {
   if (!UUID.test(id)) return null;
   // A prepared statement: every authenticated request runs it (see db/statements.ts).
-  const found = await readRow<Record<string, unknown>>(em, ACTIVE_USER_SQL, [id.toLowerCase()]);
-  return found ? em.map(User, found) : null;
+  return readRow<UserRow>(em, ACTIVE_USER_SQL, [id.toLowerCase()]);
+}
+
+/** What a user's pages show: the entity has it, and so has userProfileOf(row) without mapping one. */
+export type UserProfile = Pick<
+  User,
+  | "id"
+  | "username"
+  | "gravatar"
+  | "role"
+  | "isActive"
+  | "createdAt"
+  | "updatedAt"
+  | "email"
+  | "studentId"
+  | "realName"
+  | "registerIp"
+  | "loginAt"
+  | "loginIp"
+>;
+
+/** A `users` row, as Bun.sql reads it (Dates) or as `to_json(u)` writes it (ISO text). */
+export type UserRow = Record<string, unknown> & { id: string };
+
+/**
+ * The profile straight from the row: every authenticated request reads its caller, and mapping the row
+ * into an entity (identity map, hydration, snapshot) was about a third of `/users/me`'s CPU.
+ * tests/unit/user-profile.test.ts holds it equal to the entity's.
+ */
+export function userProfileOf(row: UserRow): UserProfile {
+  const time = (value: unknown) => (value instanceof Date ? value : new Date(String(value)));
+  return {
+    id: row.id,
+    username: row.username as string,
+    gravatar: row.gravatar as string,
+    role: row.role as User["role"],
+    isActive: row.is_active as boolean,
+    createdAt: time(row.created_at),
+    updatedAt: time(row.updated_at),
+    email: row.email as string,
+    studentId: row.student_id as string,
+    realName: row.real_name as string,
+    registerIp: row.register_ip as string,
+    loginAt: time(row.login_at),
+    loginIp: row.login_ip as string,
+  };
 }
 
 /** `me` (the caller) or a UUID; an unknown id is `UserNotFoundError`. */
@@ -55,15 +105,15 @@ export function listUsers(
   return findPage(em, User, where, query);
 }
 
-export function toUserPreview(user: User): UserPreviewView {
+export function toUserPreview(user: UserProfile): UserPreviewView {
   return { id: user.id, username: user.username, gravatar: user.gravatar };
 }
 
-export function toUserView(user: User): UserView {
+export function toUserView(user: UserProfile): UserView {
   return { ...toUserPreview(user), role: user.role, isActive: user.isActive };
 }
 
-export function toUserDetail(user: User): UserDetailView {
+export function toUserDetail(user: UserProfile): UserDetailView {
   return {
     ...toUserView(user),
     createdAt: isoTime(user.createdAt),

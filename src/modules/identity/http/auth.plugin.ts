@@ -21,6 +21,7 @@ import {
   loadKeyAndDomainAccess,
   loadUserAndDomainAccess,
   principalOf,
+  principalOfRow,
   type DomainAccess,
   type PermissionRule,
 } from "../access";
@@ -86,11 +87,12 @@ export function authPlugin(deps: AppDeps) {
     if (!pending) {
       const em = emOf(g.request);
       pending = identified(g).then(async (caller) => {
-        const user =
-          caller.via === "access-key"
-            ? await accessKeys.authenticateAccessKey(em, caller.keyId, caller.secret)
-            : await users.findActiveUser(em, caller.userId);
-        return seen(actorFrom(caller, user && principalOf(user), ipOf(g)));
+        if (caller.via === "access-key") {
+          const user = await accessKeys.authenticateAccessKey(em, caller.keyId, caller.secret);
+          return seen(actorFrom(caller, user && principalOf(user), ipOf(g)));
+        }
+        const row = await users.findActiveUserRow(em, caller.userId);
+        return seen(actorFrom(caller, row && principalOfRow(em, row.id, String(row.role), () => row), ipOf(g)));
       });
       actors.set(g.request, pending);
     }

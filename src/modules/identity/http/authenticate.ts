@@ -4,6 +4,7 @@ import { HttpError, unauthorized } from "../../../core/errors";
 import { verifyAccessToken, type AccessClaims, type TokenCodec } from "../credentials/tokens";
 import { parseBasicCredential } from "../credentials/access-keys";
 import type { User } from "../../users/user.entity";
+import type { UserProfile } from "../../users/users.service";
 import type { SiteRole } from "../permissions";
 import type { Principal } from "../access";
 import { once } from "../../../runtime/once";
@@ -15,6 +16,8 @@ export type Via = "bearer" | "cookie" | "access-key";
 export interface Actor {
   /** The caller's user, a managed entity made on first use (see DomainAccess). */
   readonly user: User;
+  /** What the caller's own pages show, without an entity when none was made (users.service UserProfile). */
+  readonly profile: UserProfile;
   userId: string;
   siteRole: SiteRole;
   /** Null for access-key callers, which carry no token. */
@@ -88,6 +91,9 @@ export function actorFrom(caller: Caller, who: Principal | null, ip: () => strin
     via: caller.via,
     get user() {
       return who.entity();
+    },
+    get profile() {
+      return who.profile();
     },
     get ip() {
       return address();
