@@ -4,10 +4,14 @@ import type { ResolvedSubtask } from "../core/config-model/config-judging";
 import type { CompareRule } from "./compare";
 import type { Limits } from "./sandbox";
 import type { JudgeSettings } from "./judge-settings";
+import { fillArgs, presetOf, type LanguagePreset } from "../core/config-model/presets";
 
 /** What judging one record means, read from its pinned config version's `config.json`. */
 export interface JudgePlan {
   language: string;
+  /** The language preset the config named (presets.ts), or null: its toolchain and its runtime's memory. */
+  preset: LanguagePreset | null;
+  presetName: string | null;
   /** Files the compile step needs: from the submission, else from the config (a problem's own header). */
   compileFiles: string[];
   /** Empty: nothing to compile (an interpreted language); the compile files are the program. */
@@ -41,6 +45,10 @@ export interface CasePlan {
   inputPath: string;
   expectedPath: string;
   limits: Limits;
+  /** The case's own memory limit (KiB): what the student was given, before the runtime's allowance. */
+  memoryKb: number;
+  /** The runtime's own out-of-memory message on stderr: a memory verdict (presets.ts). */
+  outOfMemory: RegExp | null;
 }
 
 /** `./a.out` and `a.out` name the same file; paths are relative to the work directory. */
@@ -61,14 +69,15 @@ export function parseMemory(text: string): number {
   return Math.max(1, Math.ceil((Number(match[1]) * unit) / 1024));
 }
 
-function caseLimits(c: JudgeCase, settings: JudgeSettings): Limits {
+/** A case's limits; a managed runtime gets its own allowance beside the student's memory (presets.ts). */
+function caseLimits(c: JudgeCase, settings: JudgeSettings, preset: LanguagePreset | null): Limits {
   const cpuMs = parseTime(c.time);
   return {
     cpuMs,
     wallMs: cpuMs * settings.wallFactor + settings.wallSlackMs,
-    memoryKb: parseMemory(c.memory),
+    memoryKb: parseMemory(c.memory) + (preset?.runtimeMb ?? 0) * 1024,
     fileBytes: settings.outputLimitBytes,
-    processes: settings.processes,
+    processes: Math.max(settings.processes, preset?.processes ?? 0),
   };
 }
 
@@ -79,8 +88,11 @@ function caseLimits(c: JudgeCase, settings: JudgeSettings): Limits {
 export function planJudging(configJson: Uint8Array, language: string, settings: JudgeSettings): JudgePlan | null {
   const resolved = resolveLanguages(parseConfigJson(configJson)).find((l) => l.name === language);
   if (!resolved) return null;
+  const preset = presetOf(resolved.preset);
   return {
     language,
+    preset,
+    presetName: resolved.preset,
     compileFiles: resolved.compileFiles.map(normalisePath),
     compileArgs: resolved.compileArgs,
     cases: resolved.cases.map((c, index) => ({
@@ -94,10 +106,12 @@ export function planJudging(configJson: Uint8Array, language: string, settings: 
         executeArgs: c.checker.executeArgs,
       },
       executeFiles: c.executeFiles.map(normalisePath),
-      executeArgs: c.executeArgs,
+      executeArgs: fillArgs(c.executeArgs, parseMemory(c.memory)),
       inputPath: normalisePath(c.executeInputFile),
       expectedPath: normalisePath(c.executeOutputFile),
-      limits: caseLimits(c, settings),
+      limits: caseLimits(c, settings, preset),
+      memoryKb: parseMemory(c.memory),
+      outOfMemory: preset?.outOfMemory ?? null,
     })),
     subtasks: resolved.subtasks,
     scoring: resolved.scoring,

@@ -90,7 +90,12 @@ export async function compileProgram(input: ProgramInput): Promise<CompileResult
         language: plan.language,
         compileArgs: plan.compileArgs,
         executeFiles: [...new Set(plan.cases.flatMap((c) => c.executeFiles))].sort(),
-        toolchain: await toolchainFingerprint(plan.compileArgs[0]),
+        // With a preset's compilers too: its command may start with the shell or `env`.
+        toolchain: await Promise.all(
+          [plan.compileArgs[0], ...(plan.preset?.toolchain ?? []).map((tool) => tool.command)].map(
+            toolchainFingerprint,
+          ),
+        ),
       }),
     )
     .digest("hex");

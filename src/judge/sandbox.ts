@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { chmod, lstat, mkdir, open, readFile, rename } from "node:fs/promises";
-import { constants } from "node:fs";
+import { constants, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -152,6 +152,8 @@ export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[], 
     "--ro-bind-try",
     "/etc/ld.so.cache",
     "/etc/ld.so.cache",
+    // The JDK's configuration (its conf/ links there): the java preset.
+    ...javaConfigDirs().flatMap((dir) => ["--ro-bind", dir, dir]),
     "--proc",
     "/proc",
     "--dev",
@@ -171,6 +173,17 @@ export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[], 
     cgroupFds.length > 0 ? cgroupFds.join(",") : "-",
     String(tmpBytes),
   ];
+}
+
+/** Debian's JDKs keep their configuration (security policy, settings) under /etc/java-<version>-openjdk. */
+function javaConfigDirs(): string[] {
+  try {
+    return readdirSync("/etc")
+      .filter((name) => /^java(-[\w.-]+)?$/.test(name))
+      .map((name) => `/etc/${name}`);
+  } catch {
+    return [];
+  }
 }
 
 /**

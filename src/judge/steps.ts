@@ -179,7 +179,11 @@ export async function runCase(
   const argv = plan.executeArgs;
   const run = await runInSlot(slot, tools, { argv, stdin: inputName, limits: plan.limits }, signal);
   assertRan(run);
-  const ran = classifyRun(run, plan.limits);
+  let ran = classifyRun(run, plan.limits);
+  // A managed runtime that stopped at its own heap limit (sized to the case's): a memory verdict, as the
+  // kernel's OOM kill would be. Only a failed run is reread; printing the message gains a program nothing.
+  if (ran === "runtime_error" && plan.outOfMemory?.test(new TextDecoder().decode(run.stderr)))
+    ran = "memory_limit_exceeded";
   // A run that did not end cleanly keeps the run's verdict (time, memory, crash); its output is not judged.
   const verdict: OutputVerdict =
     ran === "ran" ? await judge(run.stdout) : { state: ran as OutputVerdict["state"], ratio: 0, message: "" };

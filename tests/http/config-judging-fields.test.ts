@@ -124,6 +124,32 @@ const REFUSED: [string, object, Record<string, string>, string][] = [
     FILES,
     "subtasks 0 → 1 → 0 depend on each other in a cycle",
   ],
+  ["an unknown preset", configWith({ preset: "cobol" }), FILES, '/languages/0/preset: unknown preset "cobol"'],
+  ["a misspelt field", configWith({ compileArgz: ["g++"] }), FILES, "/languages/0/compileArgz: unknown field"],
+  [
+    "an unknown field in a case",
+    configWith({ cases: [{ executeInputFile: "1.in", executeOutputFile: "1.out", time_limit: "2s" }] }),
+    FILES,
+    "/languages/0/cases/0/time_limit: unknown field",
+  ],
+  [
+    "an unknown field in a checker",
+    configWith({ checker: { ...CHECKER, protocol: "kattis" } }),
+    FILES,
+    "/languages/0/checker/protocol: unknown field",
+  ],
+  [
+    "an unknown field at the top",
+    { ...configWith({}), language_defaults: {} },
+    FILES,
+    "/language_defaults: unknown field",
+  ],
+  [
+    "an unknown field in languageDefault's caseDefault",
+    { ...configWith({}), language_default: { case_default: { memory_limit: "1g" } } },
+    FILES,
+    "/language_default/case_default/memory_limit: unknown field",
+  ],
   [
     "an unknown scoring",
     configWith({ scoring: "best" }),
@@ -159,6 +185,15 @@ describe("configs/json with a bad judging field", () => {
     );
     expect(cycle.body.errorCode).toBe("FileValidationError");
     expect(await versions(problem)).toBe(1);
+    // An unknown field or preset: refused with its path here too.
+    for (const [fields, fragment] of [
+      [{ compileArgz: ["g++"] }, "/languages/0/compileArgz: unknown field"],
+      [{ preset: "cobol" }, '/languages/0/preset: unknown preset "cobol"'],
+    ] as const) {
+      const unknown = await post(configWith(fields));
+      expect(unknown.body.errorCode).toBe("FileValidationError");
+      expect(unknown.body.errorMsg).toContain(fragment);
+    }
     // Wrong types are the route's 422, with the field's location.
     const fuzzy = await post(configWith({ compare: "fuzzy" }));
     expect(fuzzy.status).toBe(422);

@@ -7,6 +7,8 @@ import {
   type OutputCheck,
   type ResolvedSubtask,
 } from "./config-judging";
+import { unknownField } from "./config-fields";
+import { presetOf, PRESET_NAMES } from "./presets";
 import {
   CASE_DEFAULTS,
   invalidConfig as invalid,
@@ -27,6 +29,8 @@ import {
 export type JudgeCase = HorseCase & OutputCheck;
 export interface JudgeLanguage {
   name: string;
+  /** The language preset whose commands fill what the config leaves out (presets.ts), or null. */
+  preset: string | null;
   compileFiles: string[];
   compileArgs: string[];
   cases: JudgeCase[];
@@ -56,11 +60,20 @@ export function parseConfigJson(bytes: Uint8Array | string, context: ConfigConte
 
 export function validateConfigJson(raw: unknown, context: ConfigContext = {}): ConfigJson {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw invalid("must be a JSON object");
+  assertKnownFields(raw);
   acceptBothCases(raw, true);
   const config = Value.Clean(ProblemConfigJson, Value.Clone(raw)) as ConfigJson;
   const error = deepest(Value.Errors(ProblemConfigJson, config).First() as SchemaError | undefined);
   if (error) throw invalid(`${error.path || "/"}: ${describe(error)}`);
   const names = new Set<string>();
+  const presets: [string | undefined, string][] = [
+    [config.languageDefault?.preset, "/languageDefault/preset"],
+    ...config.languages.map((language, i): [string | undefined, string] => [language.preset, `/languages/${i}/preset`]),
+  ];
+  for (const [preset, at] of presets) {
+    if (preset !== undefined && !presetOf(preset))
+      throw invalid(`${at}: unknown preset ${JSON.stringify(preset)} (one of ${PRESET_NAMES.join(", ")})`);
+  }
   for (const language of config.languages) {
     if (names.has(language.name)) throw invalid(`language "${language.name}" is listed twice`);
     names.add(language.name);
@@ -68,6 +81,12 @@ export function validateConfigJson(raw: unknown, context: ConfigContext = {}): C
   resolveLanguages(config);
   if (context.archiveFiles) assertCheckerFiles(config, new Set(context.archiveFiles));
   return config;
+}
+
+/** A field config.json's schema does not know is refused with its path (config-fields.ts). */
+export function assertKnownFields(raw: unknown): void {
+  const unknown = unknownField(ProblemConfigJson, raw);
+  if (unknown) throw invalid(`${unknown}: unknown field (README "How config.json is judged" lists every field)`);
 }
 
 /**
@@ -87,10 +106,16 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
       : [fallback.cases ?? [], "/languageDefault/cases"];
     const note = (path: string) => (path.startsWith("/languageDefault") ? ` (language "${language.name}")` : "");
     const named = (path: string) => `${path}${note(path)}`;
+    const presetName = language.preset ?? fallback.preset ?? null;
+    const preset = presetOf(presetName);
+    // A preset's run commands stand under the case defaults, so any level of the config wins over them.
+    const base = preset
+      ? { ...CASE_DEFAULTS, executeFiles: preset.executeFiles, executeArgs: preset.executeArgs }
+      : CASE_DEFAULTS;
     if (cases.length === 0)
       throw invalid(`${at}: language "${language.name}" has no cases (and languageDefault gives none)`);
     const resolved = cases.map((c, j) => ({
-      ...CASE_DEFAULTS,
+      ...base,
       ...stripJudging(stripUndefined(caseDefault)),
       ...stripJudging(stripUndefined(c)),
       ...resolveOutputCheck([
@@ -105,8 +130,9 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
       : [fallback.subtasks ?? [], "/languageDefault/subtasks"];
     return {
       name: language.name,
-      compileFiles: language.compileFiles ?? fallback.compileFiles ?? ["a.cpp"],
-      compileArgs: language.compileArgs ?? fallback.compileArgs ?? ["gcc", "a.cpp"],
+      preset: preset ? presetName : null,
+      compileFiles: language.compileFiles ?? fallback.compileFiles ?? (preset ? [preset.source] : ["a.cpp"]),
+      compileArgs: language.compileArgs ?? fallback.compileArgs ?? (preset ? preset.compileArgs : ["gcc", "a.cpp"]),
       cases: resolved,
       subtasks: resolveSubtasks(subtasks, resolved.length, subtasksAt, note(subtasksAt)),
       scoring: language.scoring ?? fallback.scoring ?? "all",

@@ -81,6 +81,12 @@ export const SubtaskSchema = t.Object(
 );
 
 const languageDefaultFields = {
+  preset: t.Optional(
+    t.String({
+      maxLength: 64,
+      description: 'a language preset (README "Language presets"): its commands, unless given here',
+    }),
+  ),
   compileFiles: t.Optional(t.Array(RelativePath)),
   compileArgs: t.Optional(t.Array(t.String())),
   caseDefault: t.Optional(Nullable(CaseSchema)),

@@ -10,6 +10,7 @@ import { ProblemParams } from "../problems/problems.schemas";
 import { DEFAULT_ARCHIVE_LIMITS } from "./archive-reader";
 import { archiveDownload } from "./archive-writer";
 import { ProblemConfigJson } from "../../core/config-model/config-schema";
+import { assertKnownFields } from "../../core/config-model/config-json";
 import { storeBlob } from "./blobs.service";
 import { ProblemConfig } from "./problem-config.entity";
 import { treeOf } from "./versions.service";
@@ -104,6 +105,8 @@ export function configsRoutes(deps: AppDeps) {
       {
         domainPermission: ["problem.viewConfig", "problem.edit"],
         params: ProblemParams,
+        // Before the body is validated, which drops what the schema does not know without a word.
+        transform: ({ body }) => assertKnownFields(body),
         body: ProblemConfigJson,
         response: ProblemConfigDetailResp,
         detail: {

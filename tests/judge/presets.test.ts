@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnApp, type TestApp } from "../helpers/spawn-app";
+import { makeCast, type Cast } from "../helpers/domain-factories";
+import { submit, submission } from "../helpers/records";
+import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge } from "../helpers/judging";
+import { PRESET_NAMES } from "../../src/core/config-model/presets";
+
+// Every language preset through the API: a config that names only presets, a + b with numbers past 32
+// bits in each, submitted under the student's own file name, compiled and run by the real judge in the
+// real sandbox. Then the managed runtimes' memory: a JVM program that needs well under the limit is
+// accepted whatever the JVM's own overhead, and one that needs more is a memory verdict, whether the JVM
+// or the kernel stops it; the same for Node.js; and a Go program with thousands of goroutines fits.
+const UID_BASE = 63_000;
+let t: TestApp;
+let cast: Cast;
+let judge: Awaited<ReturnType<typeof startJudge>>;
+let problem: string;
+let memoryProblem: string;
+
+const DATA = {
+  "data/1.in": "1000000000000 234\n",
+  "data/1.out": "1000000000234\n",
+  "data/2.in": "-5 7\n",
+  "data/2.out": "2\n",
+};
+const cases = [
+  { executeInputFile: "data/1.in", executeOutputFile: "data/1.out" },
+  { executeInputFile: "data/2.in", executeOutputFile: "data/2.out" },
+];
+const caseDefault = { time: "3s", memory: "256m", score: 50, category: "pretest" };
+const presetConfig = (names: readonly string[]) => ({
+  languageDefault: { cases, caseDefault },
+  languages: names.map((name) => ({ name, preset: name })),
+});
+
+/** a + b in each preset, each under a file name the preset does not use. */
+const SOLUTIONS: Record<(typeof PRESET_NAMES)[number], [string, string]> = {
+  c: ["sum.c", '#include <stdio.h>\nint main(void){long long a,b;scanf("%lld %lld",&a,&b);printf("%lld\\n",a+b);}\n'],
+  cpp: ["sum.cc", "#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<'\\n';}\n"],
+  python3: ["sum.py", "a, b = map(int, input().split())\nprint(a + b)\n"],
+  java: [
+    "Solution.java",
+    `import java.util.*;
+/* not the entry point: public class Decoy */
+public class Solution {
+  static class Pair { long a, b; }
+  public static void main(String[] args) {
+    Scanner in = new Scanner(System.in);
+    Pair p = new Pair(); p.a = in.nextLong(); p.b = in.nextLong();
+    Runnable r = new Runnable() { public void run() { System.out.println(p.a + p.b); } };
+    r.run();
+  }
+}
+`,
+  ],
+  go: ["sum.go", 'package main\nimport "fmt"\nfunc main(){var a,b int64;fmt.Scan(&a,&b);fmt.Println(a+b)}\n'],
+  rust: [
+    "sum.rs",
+    "use std::io::Read;\nfn main(){let mut s=String::new();std::io::stdin().read_to_string(&mut s).unwrap();" +
+      'let v:Vec<i64>=s.split_whitespace().map(|x|x.parse().unwrap()).collect();println!("{}",v[0]+v[1]);}\n',
+  ],
+  javascript: [
+    "sum.js",
+    "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(BigInt);\nconsole.log(String(a + b));\n",
+  ],
+};
+
+beforeAll(async () => {
+  t = await spawnApp({}, { configsWorker: true });
+  cast = await makeCast(t);
+  const server = listen(t);
+  judge = await startJudge(judgeEnv(t, server, await judgerKey(t, cast), UID_BASE));
+  problem = await problemWithData(t, cast, presetConfig(PRESET_NAMES), DATA);
+  memoryProblem = await problemWithData(t, cast, presetConfig(["java", "javascript", "go", "python3"]), DATA);
+}, 60_000);
+afterAll(async () => {
+  await judge?.stop();
+  await t.app.stop(true);
+  await t.close();
+});
+
+type Judged = { state: string; cases: { state: string; memoryKb: number; stderr: string }[] };
+
+async function judged(on: string, language: string, file: string, source: string): Promise<Judged> {
+  const form = submission(language, { [file]: source });
+  const record = (await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${on}`, form)).body.data;
+  expect(record?.id).toBeString();
+  await finalRecord(t, record.id, 120_000);
+  return (await t.api.get(`/domains/${cast.domain.id}/records/${record.id}`, { token: cast.member.token })).body.data;
+}
+
+describe("a + b in every preset, through the API", () => {
+  for (const name of PRESET_NAMES) {
+    test(name, async () => {
+      const [file, source] = SOLUTIONS[name];
+      const record = await judged(problem, name, file, source);
+      if (record.state !== "accepted") console.log(name, JSON.stringify(record.cases, null, 1).slice(0, 3000));
+      expect(record.cases.map((c) => c.state)).toEqual(["accepted", "accepted"]);
+      expect(record.state).toBe("accepted");
+    }, 150_000);
+  }
+});
+
+/** Java: keeps `mib` MiB alive in 1 MiB arrays, then solves the case. */
+const javaHolding = (mib: number) => `import java.util.*;
+public class Main {
+  public static void main(String[] args) {
+    List<long[]> kept = new ArrayList<>();
+    for (int i = 0; i < ${mib}; i++) { long[] block = new long[131072]; Arrays.fill(block, i); kept.add(block); }
+    Scanner in = new Scanner(System.in);
+    long a = in.nextLong(), b = in.nextLong();
+    System.out.println(a + b + kept.size() - ${mib});
+  }
+}
+`;
+
+describe("managed runtimes under a 256 MiB limit", () => {
+  test("a JVM program that keeps 200 MiB (78 % of the limit) is accepted", async () => {
+    const record = await judged(memoryProblem, "java", "Main.java", javaHolding(200));
+    expect(record.cases.map((c) => c.state)).toEqual(["accepted", "accepted"]);
+    expect(record.cases[0].memoryKb).toBeGreaterThan(200 * 1024);
+  }, 150_000);
+
+  test("a JVM program that keeps 400 MiB is memory_limit_exceeded, not a runtime error", async () => {
+    const record = await judged(memoryProblem, "java", "Main.java", javaHolding(400));
+    expect(record.cases.map((c) => c.state)).toEqual(["memory_limit_exceeded", "memory_limit_exceeded"]);
+  }, 150_000);
+
+  test("Node.js past its limit is memory_limit_exceeded", async () => {
+    const hog = "const kept = [];\nfor (;;) kept.push(new Array(1 << 16).fill(kept.length));\n";
+    const record = await judged(memoryProblem, "javascript", "hog.js", hog);
+    expect(record.cases.map((c) => c.state)).toEqual(["memory_limit_exceeded", "memory_limit_exceeded"]);
+  }, 150_000);
+
+  test("Node.js keeping 150 MiB is accepted", async () => {
+    const holder = `const kept = [];
+for (let i = 0; i < 150; i++) kept.push(Buffer.alloc(1 << 20, i));
+const [a, b] = require("fs").readFileSync(0, "utf8").trim().split(/\\s+/).map(BigInt);
+console.log(String(a + b + BigInt(kept.length - 150)));
+`;
+    const record = await judged(memoryProblem, "javascript", "keep.js", holder);
+    expect(record.cases.map((c) => c.state)).toEqual(["accepted", "accepted"]);
+  }, 150_000);
+
+  test("a Go program with 10,000 goroutines is accepted", async () => {
+    const source = `package main
+import ("fmt"; "sync"; "time")
+func main() {
+  var a, b int64
+  fmt.Scan(&a, &b)
+  var wg sync.WaitGroup
+  var mu sync.Mutex
+  total := int64(0)
+  for i := 0; i < 10000; i++ {
+    wg.Add(1)
+    go func() { defer wg.Done(); time.Sleep(time.Millisecond); mu.Lock(); total++; mu.Unlock() }()
+  }
+  wg.Wait()
+  fmt.Println(a + b + total - 10000)
+}
+`;
+    const record = await judged(memoryProblem, "go", "many.go", source);
+    expect(record.cases.map((c) => c.state)).toEqual(["accepted", "accepted"]);
+  }, 150_000);
+
+  test("Python past the limit is memory_limit_exceeded", async () => {
+    const record = await judged(
+      memoryProblem,
+      "python3",
+      "hog.py",
+      "x = []\nwhile True:\n    x.append(b'x' * (1 << 20))\n",
+    );
+    expect(record.cases.map((c) => c.state)).toEqual(["memory_limit_exceeded", "memory_limit_exceeded"]);
+  }, 150_000);
+});
