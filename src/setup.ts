@@ -1,14 +1,22 @@
-import { consoleNotice, planSetup, thisMachine } from "./runtime/judge-tools";
+import { consoleNotice, planSetup, presetsToSet, setupExtras, thisMachine } from "./runtime/judge-tools";
 
 /**
  * `bun run setup`: makes this machine able to judge. Installs what the built-in judge needs (bubblewrap,
- * gcc, libseccomp-dev, mount) with apt-get when it is missing and we are root; otherwise says what to run. It never
- * fails the README's first command: the API works without a judge, and `bun run start` says so again.
+ * gcc, libseccomp-dev, mount), the toolchains of the language presets (SETUP_PRESETS=c,cpp,python3 leaves
+ * the others out) and redis-server, with apt-get when something is missing and we are root; otherwise
+ * says what to run. It never fails the README's first command: the API works without a judge, and
+ * `bun run start` says so again.
  */
-const plan = planSetup(thisMachine());
+const chosen = presetsToSet(process.env.SETUP_PRESETS);
+if (chosen.unknown.length > 0)
+  console.log(`setup: SETUP_PRESETS names no preset ${chosen.unknown.join(", ")}; left out`);
+const extras = setupExtras(chosen.presets);
+const plan = planSetup(thisMachine(), extras);
 
 if (plan.kind === "ready") {
-  console.log("setup: the judge has everything it needs (bubblewrap, gcc, libseccomp, mount).");
+  console.log(
+    `setup: the judge has everything it needs (bubblewrap, gcc, libseccomp, mount; ${chosen.presets.join(", ")}).`,
+  );
 } else if (plan.kind === "cannot") {
   console.log(
     consoleNotice("setup: the judge cannot be set up here", [
@@ -27,7 +35,7 @@ if (plan.kind === "ready") {
   const run = (cmd: string[]) => Bun.spawnSync(cmd, { stdio: ["ignore", "inherit", "inherit"], env }).exitCode;
   // A fresh machine often has no package lists yet: update once, then try again.
   const installed = run(plan.command) === 0 || (run(["apt-get", "update"]) === 0 && run(plan.command) === 0);
-  const after = planSetup(thisMachine());
+  const after = planSetup(thisMachine(), extras);
   if (installed && after.kind === "ready") console.log("setup: done; the judge has everything it needs.");
   else
     console.log(

@@ -15,6 +15,7 @@ import { ensureProbe, ensureRunner } from "../src/judge/sandbox";
 import { selfCheck } from "../src/judge/self-check";
 import { SlotPool } from "../src/judge/slots";
 import { detectCgroups, type CgroupHost } from "../src/judge/cgroups";
+import { presetReport } from "../src/judge/toolchains";
 
 const API_WAIT_MS = 60_000;
 const bootLogger = createLogger("info", { service: "worker:judge" });
@@ -79,6 +80,8 @@ try {
     slots: pool.slots.map((s) => s.uid),
     cgroups: `v${cgroups.version} at ${cgroups.where}`,
   });
+  const presets = presetReport();
+  logger.info("language presets", { ready: presets.ready, missing: presets.missing });
 } catch (error) {
   exitOnStartupError(bootLogger, error);
 }

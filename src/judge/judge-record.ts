@@ -10,6 +10,7 @@ import { compareWith, JudgeFault, runCase, type CaseRun, type StagedFile, type T
 import { compileProgram } from "./program-cache";
 import { judgeCases } from "./subtasks";
 import { CaseBatches } from "./case-batches";
+import { presetGap } from "./toolchains";
 
 export interface EngineDeps {
   api: JudgeApi;
@@ -105,6 +106,9 @@ async function judgeClaimed(
   if (!configJson) throw new JudgeFault("the config version has no config.json");
   const plan = planJudging(await readFile(await cached(configJson)), claim.language, tools.settings);
   if (!plan) throw new JudgeFault(`the config version has no language "${claim.language}"`);
+  // The judge machine's fault, said plainly: not a compile error charged to the program.
+  const gap = plan.preset && presetGap(plan.preset);
+  if (gap) throw new JudgeFault(`this judge machine cannot run the ${plan.presetName} preset: ${gap}`);
   await api.report(task, { state: "compiling" });
   const { logger } = deps;
   const compiled = await compileProgram({ plan, claim, config, cached, api, cache, slot, tools, logger, signal: halt });

@@ -7,6 +7,7 @@ import type { Claim, JudgeApi, RemoteFile } from "./judge-api";
 import { normalisePath, type JudgePlan } from "./plan";
 import type { Slot } from "./slots";
 import { compile, type CompileResult, type StagedFile, type Toolbox } from "./steps";
+import { SANDBOX_PATH } from "./toolchains";
 
 /**
  * A submission's program, compiled once per (sources, config, toolchain): a rejudge of a whole problem,
@@ -34,9 +35,6 @@ class CompileFailed extends Error {
     super(result.message);
   }
 }
-
-/** Where the sandbox's PATH finds the compiler (the sandbox sees the host's /usr). */
-const SANDBOX_PATH = ["/usr/local/bin", "/usr/bin", "/bin"];
 
 export async function toolchainFingerprint(command: string): Promise<string> {
   const candidates = command.includes("/") ? [command] : SANDBOX_PATH.map((dir) => join(dir, command));

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { PRESETS, PRESET_NAMES, type PresetName } from "../core/config-model/presets";
 
 /**
  * What a machine needs before the built-in judge can run, and how to get it. Shared by `bun run setup`
@@ -19,6 +20,32 @@ export const JUDGE_TOOLS: readonly JudgeTool[] = [
   { file: "/usr/include/seccomp.h", pkg: "libseccomp-dev", purpose: "the runner's system-call filter" },
   { command: "mount", pkg: "mount", purpose: "gives each sandbox slot a size-limited tmpfs" },
 ];
+
+/**
+ * What `bun run setup` installs besides the judge's own tools: the toolchain of each language preset
+ * (SETUP_PRESETS, a comma-separated list, leaves some out; every preset by default), and a local Redis
+ * when none is installed, which `bun run start` runs when REDIS_URL is unset.
+ */
+export function setupExtras(presets: readonly PresetName[] = PRESET_NAMES): JudgeTool[] {
+  const toolchains = presets.flatMap((name) =>
+    PRESETS[name].toolchain.map((tool) => ({ ...tool, purpose: `the ${name} preset` })),
+  );
+  return [
+    ...toolchains,
+    { command: "redis-server", pkg: "redis-server", purpose: "the queues, when REDIS_URL is unset" },
+  ];
+}
+
+/** SETUP_PRESETS as preset names; an unknown name is reported, not guessed at. */
+export function presetsToSet(value: string | undefined): { presets: PresetName[]; unknown: string[] } {
+  if (!value?.trim()) return { presets: [...PRESET_NAMES], unknown: [] };
+  const names = value
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const known = (name: string): name is PresetName => (PRESET_NAMES as string[]).includes(name);
+  return { presets: names.filter(known), unknown: names.filter((name) => !known(name)) };
+}
 
 /** Whether this machine has a tool: `which` for commands, a file check for files. */
 export type Has = (tool: JudgeTool) => boolean;
@@ -48,8 +75,11 @@ export type SetupPlan =
   | { kind: "cannot"; tools: JudgeTool[]; why: string; fix: string };
 
 /** What `bun run setup` will do on this machine: nothing, install with apt, or explain what to run. */
-export function planSetup(machine: { isRoot: boolean; has: Has; hasApt: boolean }): SetupPlan {
-  const tools = missingJudgeTools(machine.has);
+export function planSetup(
+  machine: { isRoot: boolean; has: Has; hasApt: boolean },
+  extras: readonly JudgeTool[] = [],
+): SetupPlan {
+  const tools = [...missingJudgeTools(machine.has), ...extras.filter((tool) => !machine.has(tool))];
   if (tools.length === 0) return { kind: "ready" };
   const packages = [...new Set(tools.map((tool) => tool.pkg))];
   if (!machine.hasApt) {

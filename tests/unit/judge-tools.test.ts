@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { judgeBlocker, planSetup, type JudgeTool } from "../../src/runtime/judge-tools";
+import { judgeBlocker, planSetup, presetsToSet, setupExtras, type JudgeTool } from "../../src/runtime/judge-tools";
 
 // A machine described by what it has: what a fresh Debian, a developer laptop or a judge host sees.
 const machine = (isRoot: boolean, hasApt: boolean, ...present: string[]) => ({
@@ -49,5 +49,34 @@ describe("bun run start's judge check", () => {
     expect(blocker?.why).toContain("bwrap (the sandbox");
     expect(blocker?.fix).toContain("bun run setup");
     expect(blocker?.fix).toContain("apt-get install -y bubblewrap");
+  });
+});
+
+describe("bun run setup's languages and Redis", () => {
+  const extras = setupExtras();
+  test("a fresh Debian: every preset's toolchain and redis-server, once each", () => {
+    const plan = planSetup(machine(true, true, ...FRESH), extras);
+    expect(plan.kind).toBe("install");
+    if (plan.kind !== "install") return;
+    const packages = plan.command.slice(4);
+    for (const pkg of ["g++", "python3", "default-jdk-headless", "golang-go", "rustc", "nodejs", "redis-server"])
+      expect(packages).toContain(pkg);
+    expect(new Set(packages).size).toBe(packages.length);
+  });
+
+  test("SETUP_PRESETS leaves the others out, and names what it does not know", () => {
+    const chosen = presetsToSet("c, cpp,python3,cobol");
+    expect(chosen).toEqual({ presets: ["c", "cpp", "python3"], unknown: ["cobol"] });
+    const plan = planSetup(machine(true, true, ...ALL, "redis-server"), setupExtras(chosen.presets));
+    expect(plan).toMatchObject({
+      kind: "install",
+      command: ["apt-get", "install", "-y", "--no-install-recommends", "g++", "python3"],
+    });
+    expect(presetsToSet(undefined).presets.length).toBe(7);
+  });
+
+  test("a machine with every toolchain and Redis: nothing to do", () => {
+    const everything = extras.map((tool) => tool.command ?? tool.pkg);
+    expect(planSetup(machine(true, true, ...ALL, ...everything), extras)).toEqual({ kind: "ready" });
   });
 });

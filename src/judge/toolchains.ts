@@ -1,0 +1,28 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { PRESETS, PRESET_NAMES, type LanguagePreset, type PresetName } from "../core/config-model/presets";
+
+/** Where the sandbox's PATH finds commands (bwrapArgv): the host's /usr, never /root or /opt. */
+export const SANDBOX_PATH = ["/usr/local/bin", "/usr/bin", "/bin"];
+
+export const sandboxHas = (command: string) => SANDBOX_PATH.some((dir) => existsSync(join(dir, command)));
+
+/** What a preset lacks on this machine, as a sentence naming the packages; null when it can run. */
+export function presetGap(preset: LanguagePreset, has = sandboxHas): string | null {
+  const missing = preset.toolchain.filter((tool) => !has(tool.command));
+  if (missing.length === 0) return null;
+  const packages = [...new Set(missing.map((tool) => tool.pkg))].join(" ");
+  return `${missing.map((tool) => tool.command).join(", ")} not installed (apt-get install ${packages}, or bun run setup)`;
+}
+
+/** Which presets this judge can run, and why not the others: logged at start-up. */
+export function presetReport(has = sandboxHas): { ready: PresetName[]; missing: Record<string, string> } {
+  const ready: PresetName[] = [];
+  const missing: Record<string, string> = {};
+  for (const name of PRESET_NAMES) {
+    const gap = presetGap(PRESETS[name], has);
+    if (gap) missing[name] = gap;
+    else ready.push(name);
+  }
+  return { ready, missing };
+}
