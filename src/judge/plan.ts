@@ -45,6 +45,9 @@ export interface CasePlan {
   inputPath: string;
   expectedPath: string;
   limits: Limits;
+  /** File I/O: the input under this name instead of on stdin; this file judged instead of stdout. */
+  fileInput: string | null;
+  fileOutput: string | null;
   /** The case's own memory limit (KiB): what the student was given, before the runtime's allowance. */
   memoryKb: number;
   /** The runtime's own out-of-memory message on stderr: a memory verdict (presets.ts). */
@@ -111,6 +114,8 @@ export function planJudging(configJson: Uint8Array, language: string, settings: 
       expectedPath: normalisePath(c.executeOutputFile),
       limits: caseLimits(c, settings, preset),
       memoryKb: parseMemory(c.memory),
+      fileInput: c.fileInput ? normalisePath(c.fileInput) : null,
+      fileOutput: c.fileOutput ? normalisePath(c.fileOutput) : null,
       outOfMemory: preset?.outOfMemory ?? null,
     })),
     subtasks: resolved.subtasks,

@@ -153,6 +153,13 @@ export const compareWith =
       ? { state: "accepted", ratio: 1, message: "" }
       : { state: "wrong_answer", ratio: 0, message: "" };
 
+/** File output: the file the program left is judged; none (or not a regular file) is a wrong answer. */
+async function judgeFile(dir: string, name: string, judge: OutputJudge): Promise<OutputVerdict> {
+  const file = await takeFile(dir, name);
+  if (!file?.bytes) return { state: "wrong_answer", ratio: 0, message: `the program wrote no ${name}` };
+  return judge(file.bytes);
+}
+
 /** A case's report, and the share of its score earned (subtasks score by it). */
 export interface CaseRun {
   report: CaseReport;
@@ -173,11 +180,16 @@ export async function runCase(
   signal?: AbortSignal,
 ): Promise<CaseRun> {
   const files = program.filter((f) => plan.executeFiles.includes(f.path));
+  if (plan.fileInput && files.some((f) => f.path === plan.fileInput))
+    throw new JudgeFault(`the case's fileInput "${plan.fileInput}" is a file of the program`);
   // The input keeps its name (programs that open it by name work) unless the program uses that name.
-  const inputName = files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath);
-  await stageCase(slot, files, { path: inputName, mode: 0o644, hostPath: inputHost });
+  const inputName =
+    plan.fileInput ??
+    (files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath));
+  const dir = await stageCase(slot, files, { path: inputName, mode: 0o644, hostPath: inputHost });
   const argv = plan.executeArgs;
-  const run = await runInSlot(slot, tools, { argv, stdin: inputName, limits: plan.limits }, signal);
+  const stdin = plan.fileInput ? null : inputName;
+  const run = await runInSlot(slot, tools, { argv, stdin, limits: plan.limits }, signal);
   assertRan(run);
   let ran = classifyRun(run, plan.limits);
   // A managed runtime that stopped at its own heap limit (sized to the case's): a memory verdict, as the
@@ -186,7 +198,11 @@ export async function runCase(
     ran = "memory_limit_exceeded";
   // A run that did not end cleanly keeps the run's verdict (time, memory, crash); its output is not judged.
   const verdict: OutputVerdict =
-    ran === "ran" ? await judge(run.stdout) : { state: ran as OutputVerdict["state"], ratio: 0, message: "" };
+    ran !== "ran"
+      ? { state: ran as OutputVerdict["state"], ratio: 0, message: "" }
+      : plan.fileOutput
+        ? await judgeFile(dir, plan.fileOutput, judge)
+        : await judge(run.stdout);
   const stderr = escapeOutput(run.stderr, 60 * 1024, run.stderrTruncated);
   return {
     ratio: verdict.ratio,

@@ -16,6 +16,7 @@ let cast: Cast;
 let judge: Awaited<ReturnType<typeof startJudge>>;
 let problem: string;
 let memoryProblem: string;
+let fileProblem: string;
 
 const DATA = {
   "data/1.in": "1000000000000 234\n",
@@ -72,6 +73,16 @@ beforeAll(async () => {
   judge = await startJudge(judgeEnv(t, server, await judgerKey(t, cast), UID_BASE));
   problem = await problemWithData(t, cast, presetConfig(PRESET_NAMES), DATA);
   memoryProblem = await problemWithData(t, cast, presetConfig(["java", "javascript", "go", "python3"]), DATA);
+  const fileIo = { fileInput: "input.txt", fileOutput: "output.txt" };
+  fileProblem = await problemWithData(
+    t,
+    cast,
+    {
+      languageDefault: { cases: cases.map((c) => ({ ...c, ...fileIo })), caseDefault },
+      languages: [{ name: "c", preset: "c" }],
+    },
+    DATA,
+  );
 }, 60_000);
 afterAll(async () => {
   await judge?.stop();
@@ -171,5 +182,29 @@ func main() {
       "x = []\nwhile True:\n    x.append(b'x' * (1 << 20))\n",
     );
     expect(record.cases.map((c) => c.state)).toEqual(["memory_limit_exceeded", "memory_limit_exceeded"]);
+  }, 150_000);
+});
+
+describe("file input and output", () => {
+  test("a program that reads input.txt and writes output.txt is accepted", async () => {
+    const source = `#include <stdio.h>
+int main(void) {
+  long long a, b;
+  FILE *in = fopen("input.txt", "r"), *out = fopen("output.txt", "w");
+  if (!in || !out || fscanf(in, "%lld %lld", &a, &b) != 2) return 3;
+  fprintf(out, "%lld\\n", a + b);
+  puts("stdout is not judged");
+  return 0;
+}
+`;
+    const record = await judged(fileProblem, "c", "files.c", source);
+    expect(record.cases.map((c) => c.state)).toEqual(["accepted", "accepted"]);
+  }, 150_000);
+
+  test("one that ignores the files (stdin is empty, output.txt never written) is a wrong answer", async () => {
+    const [, source] = SOLUTIONS.c;
+    const record = await judged(fileProblem, "c", "sum.c", source);
+    expect(record.cases.map((c) => c.state)).toEqual(["wrong_answer", "wrong_answer"]);
+    expect(record.cases[0].stderr).toContain("the program wrote no output.txt");
   }, 150_000);
 });

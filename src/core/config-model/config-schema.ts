@@ -64,6 +64,22 @@ export const CaseSchema = t.Object(
     executeArgs: t.Optional(t.Array(t.String())),
     executeInputFile: t.Optional(RelativePath),
     executeOutputFile: t.Optional(RelativePath),
+    fileInput: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 255,
+        pattern: PATTERNS.relativePath,
+        description: "the case's input is put in the program's directory under this name instead of on stdin",
+      }),
+    ),
+    fileOutput: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 255,
+        pattern: PATTERNS.relativePath,
+        description: "the file the program writes under this name is judged instead of its stdout",
+      }),
+    ),
     ...outputCheckFields,
   },
   { title: "Case" },
@@ -108,7 +124,10 @@ export type ConfigJson = Static<typeof ProblemConfigJson>;
 export type CaseInput = Static<typeof CaseSchema>;
 export type CheckerInput = Static<typeof CheckerSchema>;
 /** Horse's case fields, every one given (the defaults applied). */
-export type HorseCase = Required<Omit<CaseInput, keyof typeof outputCheckFields>>;
+export type HorseCase = Required<Omit<CaseInput, keyof typeof outputCheckFields | FileIoField>> &
+  Pick<CaseInput, FileIoField>;
+/** File input and output (extensions): no default, absent means stdin and stdout. */
+type FileIoField = "fileInput" | "fileOutput";
 
 export const CASE_DEFAULTS: HorseCase = {
   category: "pretest",
