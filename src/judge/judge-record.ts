@@ -4,7 +4,7 @@ import { Refused, type Claim, type JudgeApi, type JudgeTask, type RemoteFile } f
 import { caseWithout } from "../core/judge-protocol";
 import type { FileCache } from "./file-cache";
 import { CheckerShelf, runChecker } from "./checker";
-import { normalisePath, planJudging, type CasePlan } from "./plan";
+import { normalisePath, planJudging, type CasePlan, type JudgePlan } from "./plan";
 import type { Slot } from "./slots";
 import { compareWith, JudgeFault, runCase, type CaseRun, type StagedFile, type Toolbox } from "./steps";
 import { compileProgram } from "./program-cache";
@@ -109,6 +109,7 @@ async function judgeClaimed(
   // The judge machine's fault, said plainly: not a compile error charged to the program.
   const gap = plan.preset && presetGap(plan.preset);
   if (gap) throw new JudgeFault(`this judge machine cannot run the ${plan.presetName} preset: ${gap}`);
+  if (plan.preset?.outputOnly) return judgeOutputs(task, claim, plan, config, cached, slot, deps, halt);
   await api.report(task, { state: "compiling" });
   const { logger } = deps;
   const compiled = await compileProgram({ plan, claim, config, cached, api, cache, slot, tools, logger, signal: halt });
@@ -135,6 +136,82 @@ async function judgeClaimed(
   } finally {
     batches.discard();
   }
+}
+
+/**
+ * Output-only: nothing is compiled or run; each case judges the submission's file it names, by the
+ * comparison or the checker. A file the submission lacks earns the case nothing.
+ */
+async function judgeOutputs(
+  task: JudgeTask,
+  claim: Claim,
+  plan: JudgePlan,
+  config: Map<string, RemoteFile>,
+  cached: (f: RemoteFile) => Promise<string>,
+  slot: Slot,
+  deps: EngineDeps,
+  halt: AbortSignal,
+): Promise<string> {
+  const { api, tools } = deps;
+  const submitted = new Map(claim.codeFiles.map((f) => [normalisePath(f.path), f]));
+  const batches = new CaseBatches((cases) => api.reportCases(task, cases));
+  try {
+    await api.report(task, { state: "running" });
+    const checkers = new CheckerShelf({
+      config,
+      cached,
+      cache: deps.cache,
+      slot,
+      tools,
+      logger: deps.logger,
+      signal: halt,
+    });
+    const final = await judgeCases(plan, {
+      run: async (c) => {
+        const file = submitted.get(c.submittedOutput ?? "");
+        if (!file) return { ratio: 0, report: caseOf("wrong_answer", `the submission has no ${c.submittedOutput}`) };
+        const output = await api.download(file);
+        return judgeProvided(c, output, config, cached, checkers, slot, tools, halt);
+      },
+      report: async (index, report) => {
+        halt.throwIfAborted();
+        batches.add(index, report);
+      },
+    });
+    await batches.flush();
+    return finish(api, task, final);
+  } finally {
+    batches.discard();
+  }
+}
+
+/** A submitted output judged like a program's: the case's comparison or its checker. */
+async function judgeProvided(
+  c: CasePlan,
+  output: Uint8Array,
+  config: Map<string, RemoteFile>,
+  cached: (f: RemoteFile) => Promise<string>,
+  checkers: CheckerShelf,
+  slot: Slot,
+  tools: Toolbox,
+  halt: AbortSignal,
+): Promise<CaseRun> {
+  const input = config.get(c.inputPath);
+  const expected = config.get(c.expectedPath);
+  if (!input || !expected)
+    return {
+      ratio: 0,
+      report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`),
+    };
+  const [inputHost, expectedHost] = [await cached(input), await cached(expected)];
+  let verdict = await compareWith(expectedHost, c.compare)(output);
+  if (c.checker) {
+    const built = await checkers.get(c.checker);
+    if (!built.ok) return { ratio: 0, report: caseOf("system_error", `checker failure: ${built.message}`) };
+    verdict = await runChecker(built.checker, inputHost, output, expectedHost, slot, tools, halt);
+  }
+  const report = caseOf(verdict.state, verdict.message);
+  return { ratio: verdict.ratio, report: { ...report, score: Math.floor(c.score * verdict.ratio + 1e-9) } };
 }
 
 /** One case: its files from the config, the program run, its output judged by the checker or the comparison. */

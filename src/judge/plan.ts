@@ -48,6 +48,8 @@ export interface CasePlan {
   /** File I/O: the input under this name instead of on stdin; this file judged instead of stdout. */
   fileInput: string | null;
   fileOutput: string | null;
+  /** Output-only: the submission's file judged as the output. */
+  submittedOutput: string | null;
   /** The case's own memory limit (KiB): what the student was given, before the runtime's allowance. */
   memoryKb: number;
   /** The runtime's own out-of-memory message on stderr: a memory verdict (presets.ts). */
@@ -116,6 +118,7 @@ export function planJudging(configJson: Uint8Array, language: string, settings: 
       memoryKb: parseMemory(c.memory),
       fileInput: c.fileInput ? normalisePath(c.fileInput) : null,
       fileOutput: c.fileOutput ? normalisePath(c.fileOutput) : null,
+      submittedOutput: c.submittedOutput ? normalisePath(c.submittedOutput) : null,
       outOfMemory: preset?.outOfMemory ?? null,
     })),
     subtasks: resolved.subtasks,

@@ -3,7 +3,7 @@ import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
 import { submit, submission } from "../helpers/records";
 import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge } from "../helpers/judging";
-import { PRESET_NAMES } from "../../src/core/config-model/presets";
+import { PRESET_NAMES, PRESETS, type PresetName } from "../../src/core/config-model/presets";
 
 // Every language preset through the API: a config that names only presets, a + b with numbers past 32
 // bits in each, submitted under the student's own file name, compiled and run by the real judge in the
@@ -17,6 +17,7 @@ let judge: Awaited<ReturnType<typeof startJudge>>;
 let problem: string;
 let memoryProblem: string;
 let fileProblem: string;
+let outputsProblem: string;
 
 const DATA = {
   "data/1.in": "1000000000000 234\n",
@@ -34,8 +35,14 @@ const presetConfig = (names: readonly string[]) => ({
   languages: names.map((name) => ({ name, preset: name })),
 });
 
+/** The presets that compile and run a program (output-only runs none). */
+const RUNNABLE = PRESET_NAMES.filter((name) => !("outputOnly" in PRESETS[name])) as Exclude<
+  PresetName,
+  "output-only"
+>[];
+
 /** a + b in each preset, each under a file name the preset does not use. */
-const SOLUTIONS: Record<(typeof PRESET_NAMES)[number], [string, string]> = {
+const SOLUTIONS: Record<(typeof RUNNABLE)[number], [string, string]> = {
   c: ["sum.c", '#include <stdio.h>\nint main(void){long long a,b;scanf("%lld %lld",&a,&b);printf("%lld\\n",a+b);}\n'],
   cpp: ["sum.cc", "#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<'\\n';}\n"],
   python3: ["sum.py", "a, b = map(int, input().split())\nprint(a + b)\n"],
@@ -71,7 +78,7 @@ beforeAll(async () => {
   cast = await makeCast(t);
   const server = listen(t);
   judge = await startJudge(judgeEnv(t, server, await judgerKey(t, cast), UID_BASE));
-  problem = await problemWithData(t, cast, presetConfig(PRESET_NAMES), DATA);
+  problem = await problemWithData(t, cast, presetConfig(RUNNABLE), DATA);
   memoryProblem = await problemWithData(t, cast, presetConfig(["java", "javascript", "go", "python3"]), DATA);
   const fileIo = { fileInput: "input.txt", fileOutput: "output.txt" };
   fileProblem = await problemWithData(
@@ -80,6 +87,18 @@ beforeAll(async () => {
     {
       languageDefault: { cases: cases.map((c) => ({ ...c, ...fileIo })), caseDefault },
       languages: [{ name: "c", preset: "c" }],
+    },
+    DATA,
+  );
+  outputsProblem = await problemWithData(
+    t,
+    cast,
+    {
+      languageDefault: {
+        cases: cases.map((c, i) => ({ ...c, submittedOutput: `answer${i + 1}.txt` })),
+        caseDefault,
+      },
+      languages: [{ name: "outputs", preset: "output-only" }],
     },
     DATA,
   );
@@ -101,7 +120,7 @@ async function judged(on: string, language: string, file: string, source: string
 }
 
 describe("a + b in every preset, through the API", () => {
-  for (const name of PRESET_NAMES) {
+  for (const name of RUNNABLE) {
     test(name, async () => {
       const [file, source] = SOLUTIONS[name];
       const record = await judged(problem, name, file, source);
@@ -207,4 +226,51 @@ int main(void) {
     expect(record.cases.map((c) => c.state)).toEqual(["wrong_answer", "wrong_answer"]);
     expect(record.cases[0].stderr).toContain("the program wrote no output.txt");
   }, 150_000);
+});
+
+describe("output-only", () => {
+  const judgedFiles = async (files: Record<string, string>) => {
+    const form = submission("outputs", files);
+    const path = `/domains/${cast.domain.id}/problems/${outputsProblem}`;
+    const record = (await submit(t, cast.member.token, path, form)).body.data;
+    await finalRecord(t, record.id, 60_000);
+    const view = await t.api.get(`/domains/${cast.domain.id}/records/${record.id}`, { token: cast.member.token });
+    return view.body.data as Judged & { score: number; cases: { score: number }[] };
+  };
+
+  test("the submitted outputs, both right, are accepted", async () => {
+    const record = await judgedFiles({ "answer1.txt": "1000000000234\n", "answer2.txt": "2\n" });
+    expect(record.cases.map((c) => c.state)).toEqual(["accepted", "accepted"]);
+    expect(record.score).toBe(100);
+  }, 60_000);
+
+  test("one wrong and one missing: the right one scores, the others earn nothing", async () => {
+    const wrong = await judgedFiles({ "answer1.txt": "1000000000234\n", "answer2.txt": "3\n" });
+    expect(wrong.cases.map((c) => c.state)).toEqual(["accepted", "wrong_answer"]);
+    expect(wrong.score).toBe(50);
+    const missing = await judgedFiles({ "answer2.txt": "2\n" });
+    expect(missing.cases.map((c) => c.state)).toEqual(["wrong_answer", "accepted"]);
+    expect(missing.cases[0].stderr).toContain("the submission has no answer1.txt");
+    expect(missing.score).toBe(50);
+  }, 60_000);
+
+  test("an output-only case without submittedOutput is refused at upload with its path", async () => {
+    const created = await t.api.post(
+      `/domains/${cast.domain.id}/problems`,
+      { title: "Outputs" },
+      { token: cast.owner.token },
+    );
+    const form = new FormData();
+    const config = { languages: [{ name: "outputs", preset: "output-only", cases }] };
+    const { archiveOf } = await import("../helpers/archive-builders");
+    form.append(
+      "file",
+      new Blob([await archiveOf("zip", { "config.json": JSON.stringify(config), ...DATA })]),
+      "c.zip",
+    );
+    const path = `/domains/${cast.domain.id}/problems/${created.body.data.id}/configs`;
+    const response = await t.api.post(path, undefined, { token: cast.owner.token, multipart: form });
+    expect(response.body.errorCode).toBe("FileValidationError");
+    expect(response.body.errorMsg).toContain('/languages/0/cases/0: an output-only case needs "submittedOutput"');
+  }, 60_000);
 });

@@ -125,6 +125,11 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
         { at: "/languageDefault", fields: fallback },
       ]),
     }));
+    if (preset?.outputOnly) {
+      const without = resolved.findIndex((c) => !c.submittedOutput);
+      if (without >= 0)
+        throw invalid(`${named(`${casesAt}/${without}`)}: an output-only case needs "submittedOutput" (a file name)`);
+    }
     const [subtasks, subtasksAt] = language.subtasks
       ? [language.subtasks, `${at}/subtasks`]
       : [fallback.subtasks ?? [], "/languageDefault/subtasks"];

@@ -80,6 +80,14 @@ export const CaseSchema = t.Object(
         description: "the file the program writes under this name is judged instead of its stdout",
       }),
     ),
+    submittedOutput: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 255,
+        pattern: PATTERNS.relativePath,
+        description: "output-only preset: the submission's file judged as this case's output",
+      }),
+    ),
     ...outputCheckFields,
   },
   { title: "Case" },
@@ -127,7 +135,7 @@ export type CheckerInput = Static<typeof CheckerSchema>;
 export type HorseCase = Required<Omit<CaseInput, keyof typeof outputCheckFields | FileIoField>> &
   Pick<CaseInput, FileIoField>;
 /** File input and output (extensions): no default, absent means stdin and stdout. */
-type FileIoField = "fileInput" | "fileOutput";
+type FileIoField = "fileInput" | "fileOutput" | "submittedOutput";
 
 export const CASE_DEFAULTS: HorseCase = {
   category: "pretest",

@@ -25,6 +25,8 @@ export interface LanguagePreset {
   processes?: number;
   /** The runtime's own out-of-memory message on stderr. */
   outOfMemory?: RegExp;
+  /** Nothing is compiled or run: each case judges a file of the submission (`submittedOutput`). */
+  outputOnly?: boolean;
 }
 
 // javac wants the file named after its public class: the script finds that name (a line that starts
@@ -133,6 +135,16 @@ export const PRESETS = {
     toolchain: [{ command: "node", pkg: "nodejs" }],
     runtimeMb: 64,
     outOfMemory: /JavaScript heap out of memory/,
+  },
+  // CMS's and Polygon's output-only tasks: the student submits the outputs themselves.
+  "output-only": {
+    source: "",
+    compileArgs: [],
+    executeFiles: [],
+    executeArgs: [],
+    toolchain: [],
+    runtimeMb: 0,
+    outputOnly: true,
   },
 } as const satisfies Record<string, LanguagePreset>;
 
