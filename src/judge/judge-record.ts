@@ -3,10 +3,11 @@ import type { Logger } from "../core/logger";
 import { Refused, type Claim, type JudgeApi, type JudgeTask, type RemoteFile } from "./judge-api";
 import { caseWithout } from "../core/judge-protocol";
 import type { FileCache } from "./file-cache";
-import { CheckerShelf, runChecker } from "./checker";
-import { normalisePath, planJudging, type CasePlan, type JudgePlan } from "./plan";
+import { CheckerShelf } from "./checker";
+import { normalisePath, planJudging } from "./plan";
 import type { Slot } from "./slots";
-import { compareWith, JudgeFault, runCase, type CaseRun, type StagedFile, type Toolbox } from "./steps";
+import { JudgeFault, type CompileResult, type Toolbox } from "./steps";
+import { judgeSubmittedOutput, runProgramCase, type CaseContext } from "./case-runs";
 import { compileProgram } from "./program-cache";
 import { judgeCases } from "./subtasks";
 import { CaseBatches } from "./case-batches";
@@ -109,10 +110,14 @@ async function judgeClaimed(
   // The judge machine's fault, said plainly: not a compile error charged to the program.
   const gap = plan.preset && presetGap(plan.preset);
   if (gap) throw new JudgeFault(`this judge machine cannot run the ${plan.presetName} preset: ${gap}`);
-  if (plan.preset?.outputOnly) return judgeOutputs(task, claim, plan, config, cached, slot, deps, halt);
-  await api.report(task, { state: "compiling" });
   const { logger } = deps;
-  const compiled = await compileProgram({ plan, claim, config, cached, api, cache, slot, tools, logger, signal: halt });
+  // Output-only: nothing to compile or run (presets.ts).
+  const outputOnly = plan.preset?.outputOnly === true;
+  let compiled: CompileResult = { ok: true, program: [] };
+  if (!outputOnly) {
+    await api.report(task, { state: "compiling" });
+    compiled = await compileProgram({ plan, claim, config, cached, api, cache, slot, tools, logger, signal: halt });
+  }
   const batches = new CaseBatches((cases) => api.reportCases(task, cases));
   try {
     if (!compiled.ok) {
@@ -122,9 +127,14 @@ async function judgeClaimed(
       return finish(api, task, compiled.state === "system_error" ? "failed" : "rejected");
     }
     await api.report(task, { state: "running" });
-    const checkers = new CheckerShelf({ config, cached, cache, slot, tools, logger: deps.logger, signal: halt });
+    const checkers = new CheckerShelf({ config, cached, cache, slot, tools, logger, signal: halt });
+    const ctx: CaseContext = { config, cached, checkers, slot, tools, halt };
+    const submitted = new Map(claim.codeFiles.map((f) => [normalisePath(f.path), f]));
     const final = await judgeCases(plan, {
-      run: (c) => runOneCase(c, compiled.program, config, cached, checkers, slot, tools, halt),
+      run: (c) =>
+        outputOnly
+          ? judgeSubmittedOutput(c, submitted, (f) => api.download(f), ctx)
+          : runProgramCase(c, compiled.program, ctx),
       report: async (index, report) => {
         halt.throwIfAborted();
         batches.add(index, report);
@@ -135,117 +145,6 @@ async function judgeClaimed(
     return finish(api, task, final);
   } finally {
     batches.discard();
-  }
-}
-
-/**
- * Output-only: nothing is compiled or run; each case judges the submission's file it names, by the
- * comparison or the checker. A file the submission lacks earns the case nothing.
- */
-async function judgeOutputs(
-  task: JudgeTask,
-  claim: Claim,
-  plan: JudgePlan,
-  config: Map<string, RemoteFile>,
-  cached: (f: RemoteFile) => Promise<string>,
-  slot: Slot,
-  deps: EngineDeps,
-  halt: AbortSignal,
-): Promise<string> {
-  const { api, tools } = deps;
-  const submitted = new Map(claim.codeFiles.map((f) => [normalisePath(f.path), f]));
-  const batches = new CaseBatches((cases) => api.reportCases(task, cases));
-  try {
-    await api.report(task, { state: "running" });
-    const checkers = new CheckerShelf({
-      config,
-      cached,
-      cache: deps.cache,
-      slot,
-      tools,
-      logger: deps.logger,
-      signal: halt,
-    });
-    const final = await judgeCases(plan, {
-      run: async (c) => {
-        const file = submitted.get(c.submittedOutput ?? "");
-        if (!file) return { ratio: 0, report: caseOf("wrong_answer", `the submission has no ${c.submittedOutput}`) };
-        const output = await api.download(file);
-        return judgeProvided(c, output, config, cached, checkers, slot, tools, halt);
-      },
-      report: async (index, report) => {
-        halt.throwIfAborted();
-        batches.add(index, report);
-      },
-    });
-    await batches.flush();
-    return finish(api, task, final);
-  } finally {
-    batches.discard();
-  }
-}
-
-/** A submitted output judged like a program's: the case's comparison or its checker. */
-async function judgeProvided(
-  c: CasePlan,
-  output: Uint8Array,
-  config: Map<string, RemoteFile>,
-  cached: (f: RemoteFile) => Promise<string>,
-  checkers: CheckerShelf,
-  slot: Slot,
-  tools: Toolbox,
-  halt: AbortSignal,
-): Promise<CaseRun> {
-  const input = config.get(c.inputPath);
-  const expected = config.get(c.expectedPath);
-  if (!input || !expected)
-    return {
-      ratio: 0,
-      report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`),
-    };
-  const [inputHost, expectedHost] = [await cached(input), await cached(expected)];
-  let verdict = await compareWith(expectedHost, c.compare)(output);
-  if (c.checker) {
-    const built = await checkers.get(c.checker);
-    if (!built.ok) return { ratio: 0, report: caseOf("system_error", `checker failure: ${built.message}`) };
-    verdict = await runChecker(built.checker, inputHost, output, expectedHost, slot, tools, halt);
-  }
-  const report = caseOf(verdict.state, verdict.message);
-  return { ratio: verdict.ratio, report: { ...report, score: Math.floor(c.score * verdict.ratio + 1e-9) } };
-}
-
-/** One case: its files from the config, the program run, its output judged by the checker or the comparison. */
-async function runOneCase(
-  c: CasePlan,
-  program: StagedFile[],
-  config: Map<string, RemoteFile>,
-  cached: (f: RemoteFile) => Promise<string>,
-  checkers: CheckerShelf,
-  slot: Slot,
-  tools: Toolbox,
-  halt: AbortSignal,
-): Promise<CaseRun> {
-  halt.throwIfAborted();
-  const input = config.get(c.inputPath);
-  const expected = config.get(c.expectedPath);
-  if (!input || !expected) {
-    return {
-      ratio: 0,
-      report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`),
-    };
-  }
-  try {
-    const [inputHost, expectedHost] = [await cached(input), await cached(expected)];
-    let judge = compareWith(expectedHost, c.compare);
-    if (c.checker) {
-      const built = await checkers.get(c.checker);
-      if (!built.ok) return { ratio: 0, report: caseOf("system_error", `checker failure: ${built.message}`) };
-      judge = (output) => runChecker(built.checker, inputHost, output, expectedHost, slot, tools, halt);
-    }
-    return await runCase(c, program, inputHost, judge, slot, tools, halt);
-  } catch (error) {
-    if (!(error instanceof JudgeFault)) throw error;
-    return { ratio: 0, report: caseOf("system_error", error.message) };
   }
 }
 

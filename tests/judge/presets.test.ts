@@ -131,6 +131,16 @@ describe("a + b in every preset, through the API", () => {
   }
 });
 
+describe("a Java public class named in another script", () => {
+  for (const name of ["Résumé", "求和"]) {
+    test(name, async () => {
+      const source = SOLUTIONS.java[1].replace("public class Solution", `public final class ${name}`);
+      const record = await judged(problem, "java", "solution.java", source);
+      expect(record.cases.map((c) => c.state)).toEqual(["accepted", "accepted"]);
+    }, 150_000);
+  }
+});
+
 /** Java: keeps `mib` MiB alive in 1 MiB arrays, then solves the case. */
 const javaHolding = (mib: number) => `import java.util.*;
 public class Main {
@@ -218,6 +228,24 @@ int main(void) {
 `;
     const record = await judged(fileProblem, "c", "files.c", source);
     expect(record.cases.map((c) => c.state)).toEqual(["accepted", "accepted"]);
+  }, 150_000);
+
+  test("an output.txt planted as a link is never followed: a wrong answer, even to the right text", async () => {
+    // Solves the case into answer.txt, then makes output.txt a link to it: followed, it would be accepted.
+    const source = `#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+  long long a, b;
+  FILE *in = fopen("input.txt", "r"), *out = fopen("answer.txt", "w");
+  if (!in || !out || fscanf(in, "%lld %lld", &a, &b) != 2) return 3;
+  fprintf(out, "%lld\\n", a + b);
+  fclose(out);
+  return symlink("answer.txt", "output.txt") == 0 ? 0 : 4;
+}
+`;
+    const record = await judged(fileProblem, "c", "link.c", source);
+    expect(record.cases.map((c) => c.state)).toEqual(["wrong_answer", "wrong_answer"]);
+    expect(record.cases[0].stderr).toContain("the program wrote no output.txt");
   }, 150_000);
 
   test("one that ignores the files (stdin is empty, output.txt never written) is a wrong answer", async () => {

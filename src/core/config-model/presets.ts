@@ -30,12 +30,13 @@ export interface LanguagePreset {
 }
 
 // javac wants the file named after its public class: the script finds that name (a line that starts
-// with `public class X`, modifiers allowed; Main when there is none), renames the file, compiles, and packs every class (inner ones too) into one jar whose entry
-// point is that class. The source is an argument, never part of the script.
+// with `public class X`, modifiers allowed, X in any script Java allows; Main when there is none),
+// renames the file, compiles, and packs every class (inner ones too) into one jar whose entry point is
+// that class. The source is an argument, never part of the script.
 const JAVA_BUILD = [
   "set -e",
   "c=$(sed -nE 's/^[[:space:]]*public[[:space:]]+((final|abstract|strictfp)[[:space:]]+)*class[[:space:]]+" +
-    '([A-Za-z_][A-Za-z0-9_]*).*/\\3/p\' "$1" | head -n 1)',
+    '([^[:space:]{<]+).*/\\3/p\' "$1" | head -n 1)',
   '[ -n "$c" ] || c=Main',
   'if [ "$c.java" != "$1" ]; then mv -- "$1" "$c.java"; fi',
   'javac -J-Xmx512m -J-XX:+UseSerialGC -encoding UTF-8 -d classes "$c.java"',
