@@ -1,27 +1,10 @@
 import { caseWithout as caseOf } from "../core/judge-protocol";
+import type { CaseContext } from "./case-context";
 import type { RemoteFile } from "./judge-api";
-import { type CheckerShelf, runChecker } from "./checker";
+import { runChecker } from "./checker";
+import { runInteractiveCase } from "./interactive";
 import type { CasePlan } from "./plan";
-import type { Slot } from "./slots";
-import {
-  compareWith,
-  JudgeFault,
-  runCase,
-  type CaseRun,
-  type OutputJudge,
-  type StagedFile,
-  type Toolbox,
-} from "./steps";
-
-/** What judging a record's cases needs besides the case: the config's files, the checkers, the slot. */
-export interface CaseContext {
-  config: Map<string, RemoteFile>;
-  cached: (f: RemoteFile) => Promise<string>;
-  checkers: CheckerShelf;
-  slot: Slot;
-  tools: Toolbox;
-  halt: AbortSignal;
-}
+import { compareWith, JudgeFault, runCase, type CaseRun, type OutputJudge, type StagedFile } from "./steps";
 
 /**
  * How the case's output is judged (its checker, else its comparison) and where its input is on the
@@ -49,10 +32,14 @@ async function outputJudgeOf(
   };
 }
 
-/** One case: the program run in the slot, its output judged by the checker or the comparison. */
+/**
+ * One case: the program run in the slot, its output judged by the checker or the comparison; or, for an
+ * interactive case, run with its interactor (interactive.ts).
+ */
 export async function runProgramCase(c: CasePlan, program: StagedFile[], ctx: CaseContext): Promise<CaseRun> {
   ctx.halt.throwIfAborted();
   try {
+    if (c.interactor) return await runInteractiveCase(c, program, ctx);
     const how = await outputJudgeOf(c, ctx);
     if ("report" in how) return how;
     return await runCase(c, program, how.inputHost, how.judge, ctx.slot, ctx.tools, ctx.halt);

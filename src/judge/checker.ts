@@ -189,21 +189,22 @@ export async function runChecker(
  * testlib's protocol: 0 accepted; 1 wrong answer; 2 presentation error and 8 unexpected end of the
  * output (testlib built with ENABLE_UNEXPECTED_EOF) count as wrong answers; 7 with `points p` on
  * stderr earns p × the case's score (p from 0 to 1); 3 (testlib's `_fail`), any other code, a signal,
- * running out of time or memory, or a flood is a checker failure: the case is a system error.
+ * running out of time or memory, or a flood is a checker failure: the case is a system error. An
+ * interactor's end reads the same (interactive.ts), under its own name.
  */
-export function checkerVerdict(run: RunResult, limits: Limits): OutputVerdict {
+export function checkerVerdict(run: RunResult, limits: Limits, who = "checker"): OutputVerdict {
   const words = run.stderr.length > 0 ? run.stderr : run.stdout;
   const text = new TextDecoder().decode(words);
   const said = escapeOutput(words, CHECKER_MESSAGE_CHARS, run.stderrTruncated).trim();
   const verdict = (state: OutputVerdict["state"], ratio: number): OutputVerdict => ({
     state,
     ratio,
-    message: `checker: ${said}`.trim(),
+    message: `${who}: ${said}`.trim(),
   });
   const failed = (why: string): OutputVerdict => ({
     state: "system_error",
     ratio: 0,
-    message: `checker failure: ${why}${said ? `\n${said}` : ""}`,
+    message: `${who} failure: ${why}${said ? `\n${said}` : ""}`,
   });
   const ended = classifyRun(run, limits);
   if (ended === "time_limit_exceeded") return failed(`it ran out of time (${limits.cpuMs / 1000} s of CPU)`);
@@ -218,7 +219,7 @@ export function checkerVerdict(run: RunResult, limits: Limits): OutputVerdict {
     case EXIT.unexpectedEof:
       return verdict("wrong_answer", 0);
     case EXIT.fail:
-      return failed("it exited with 3 (testlib's _fail: the checker or the test data is wrong)");
+      return failed(`it exited with 3 (testlib's _fail: the ${who} or the test data is wrong)`);
     case EXIT.points: {
       const match = POINTS.exec(text);
       const points = match ? Number(match[1]) : NaN;

@@ -1,7 +1,7 @@
 import { closeFds, type RunCgroup } from "./cgroups";
 import { FrameReader } from "./frames";
 import { killSlotProcesses, RunStop } from "./slot-processes";
-import { bwrapArgv, BWRAP_ENV, STDERR_KEEP_BYTES, type Limits, type RunResult } from "./sandbox";
+import { bwrapArgv, BWRAP_ENV, STDERR_KEEP_BYTES, type Limits, type PeerResult, type RunResult } from "./sandbox";
 
 /**
  * A judge slot's container: one bubblewrap sandbox (namespaces, mounts, the runner as PID 1) that lives
@@ -33,6 +33,17 @@ export interface ContainerRun {
   keepStdout?: number;
   /** How long past `limits.wallMs` the run may go before it is killed from outside (default 10 s). */
   overdueMs?: number;
+  /** An interactive case's interactor, run beside the program: each one's stdout the other's stdin. */
+  peer?: PeerRun;
+}
+
+/** The interactor of a pair run (runner-pair.c): its command, its directory under /work, its own limits. */
+export interface PeerRun {
+  argv: string[];
+  /** Absolute, under /work: hidden from the program. */
+  dir: string;
+  cpuMs: number;
+  memoryKb: number;
 }
 
 /** How long past its wall clock a run may go (a container's start, the runner's kill) before it is killed. */
@@ -52,6 +63,8 @@ interface Reply {
   stderrKept: number;
   clean: boolean;
   why: string;
+  peer?: Omit<PeerResult, "stderr" | "stderrTruncated" | "first"> & { stderrBytes: number; stderrKept: number };
+  peerFirst?: boolean;
 }
 
 export class Container {
@@ -114,7 +127,7 @@ export class Container {
     const overdueMs = run.overdueMs ?? OVERDUE_MS;
     // Stopping a run from outside kills the whole container: bubblewrap, then the slot uid's processes.
     const stop = new RunStop(this.child, this.options.uid, limits.wallMs, overdueMs, signal);
-    let reply: { header: Reply; stdout: Uint8Array; stderr: Uint8Array } | null = null;
+    let reply: Awaited<ReturnType<Container["readReply"]>> = null;
     let unkilled = "";
     try {
       const stdin = this.child.stdin as import("bun").FileSink;
@@ -142,8 +155,15 @@ export class Container {
       const said = [this.diagnostics.trim(), late, ended].filter(Boolean).join("\n");
       return { ...account, ...empty, ...lost, diagnostics: said.slice(0, DIAGNOSTICS_KEEP) };
     }
-    const { header, stdout, stderr } = reply;
+    const { header, stdout, stderr, peerStderr } = reply;
+    const peer: PeerResult | undefined = header.peer && {
+      ...header.peer,
+      stderr: peerStderr,
+      stderrTruncated: header.peer.stderrBytes > peerStderr.length,
+      first: header.peerFirst === true,
+    };
     const base = {
+      ...(peer ? { peer } : {}),
       ...account,
       exitCode: header.exitCode,
       signal: header.signal,
@@ -161,7 +181,12 @@ export class Container {
     return { ...base, lost: false, diagnostics: "" };
   }
 
-  private async readReply(): Promise<{ header: Reply; stdout: Uint8Array; stderr: Uint8Array } | null> {
+  private async readReply(): Promise<{
+    header: Reply;
+    stdout: Uint8Array;
+    stderr: Uint8Array;
+    peerStderr: Uint8Array;
+  } | null> {
     const size = await this.replies.read(4);
     if (!size) return null;
     const json = await this.replies.read(new DataView(size.buffer, size.byteOffset, 4).getUint32(0, true));
@@ -169,7 +194,8 @@ export class Container {
     const header = JSON.parse(new TextDecoder().decode(json)) as Reply;
     const stdout = await this.replies.read(header.stdoutKept);
     const stderr = await this.replies.read(header.stderrKept);
-    return stdout && stderr ? { header, stdout, stderr } : null;
+    const peerStderr = header.peer ? await this.replies.read(header.peer.stderrKept) : new Uint8Array();
+    return stdout && stderr && peerStderr ? { header, stdout, stderr, peerStderr } : null;
   }
 
   /** Ends the container and every process of its uid; idempotent. */
@@ -189,8 +215,10 @@ export class Container {
 
 /** A request as runner.c reads it: a little-endian u32 length, then NUL-terminated fields. */
 export function requestOf(run: ContainerRun): Uint8Array {
-  const { limits } = run;
+  const { limits, peer } = run;
+  const pair = peer ? ["pair", peer.cpuMs, peer.memoryKb, peer.dir, peer.argv.length, ...peer.argv] : [];
   const fields = [
+    ...pair,
     limits.wallMs,
     limits.cpuMs,
     limits.memoryKb,

@@ -1,5 +1,5 @@
 import { parseConfigJson, resolveLanguages, type JudgeCase } from "../core/config-model/config-json";
-import type { ScoringRule } from "../core/config-model/config-schema";
+import type { CheckerInput, ScoringRule } from "../core/config-model/config-schema";
 import type { ResolvedSubtask } from "../core/config-model/config-judging";
 import type { CompareRule } from "./compare";
 import type { Limits } from "./sandbox";
@@ -50,11 +50,17 @@ export interface CasePlan {
   fileOutput: string | null;
   /** Output-only: the submission's file judged as the output. */
   submittedOutput: string | null;
+  /** An interactive case's interactor (interactive.ts), built and kept like a checker. */
+  interactor: CheckerPlan | null;
   /** The case's own memory limit (KiB): what the student was given, before the runtime's allowance. */
   memoryKb: number;
   /** The runtime's own out-of-memory message on stderr: a memory verdict (presets.ts). */
   outOfMemory: RegExp | null;
 }
+
+/** A checker's or an interactor's files and commands. */
+const problemProgramPlan = (p: CheckerInput | null): CheckerPlan | null =>
+  p && { files: p.files.map(normalisePath), compileArgs: p.compileArgs ?? [], executeArgs: p.executeArgs };
 
 /** `./a.out` and `a.out` name the same file; paths are relative to the work directory. */
 export const normalisePath = (path: string) => path.replace(/^(\.\/)+/, "");
@@ -105,11 +111,8 @@ export function planJudging(configJson: Uint8Array, language: string, settings: 
       category: c.category,
       score: c.score,
       compare: { compare: c.compare, epsilon: c.epsilon },
-      checker: c.checker && {
-        files: c.checker.files.map(normalisePath),
-        compileArgs: c.checker.compileArgs ?? [],
-        executeArgs: c.checker.executeArgs,
-      },
+      checker: problemProgramPlan(c.checker),
+      interactor: problemProgramPlan(c.interactor ?? null),
       executeFiles: c.executeFiles.map(normalisePath),
       executeArgs: fillArgs(c.executeArgs, parseMemory(c.memory)),
       inputPath: normalisePath(c.executeInputFile),

@@ -43,9 +43,35 @@ export interface RunResult {
   lost: boolean;
   /** What bubblewrap or the runner said when the run was lost. */
   diagnostics: string;
+  /** An interactive case's interactor (runner-pair.c), when the run had one. */
+  peer?: PeerResult;
 }
 
-const RUNNER_SOURCE = join(import.meta.dir, "runner.c");
+/** How the interactor of a pair run ended; it is outside the run's cgroup, so its CPU and memory are its own. */
+export interface PeerResult {
+  /** False: still running when the run was stopped (the wall clock, a flood). */
+  ended: boolean;
+  exitCode: number;
+  signal: number;
+  cpuMs: number;
+  /** Its peak resident memory. */
+  memoryKb: number;
+  /** The stage its start failed at ("e": no such program), or "". */
+  setupFailed: string;
+  outputExceeded: boolean;
+  stderr: Uint8Array;
+  stderrTruncated: boolean;
+  /** It ended before the program did (so a failure of the program's after that was its consequence). */
+  first: boolean;
+  /** The program ended on its own (else it was stopped with the run: the wall clock, a flood). */
+  programEnded: boolean;
+}
+
+/** The runner's sources (runner.h says which does what); the header is hashed with them. */
+const RUNNER_SOURCES = ["runner.c", "runner-sandbox.c", "runner-seccomp.c", "runner-pair.c"].map((name) =>
+  join(import.meta.dir, name),
+);
+const RUNNER_HEADER = join(import.meta.dir, "runner.h");
 const PROBE_SOURCE = join(import.meta.dir, "probe.c");
 /** Part of the cache key: a change of how a helper is built builds it again. */
 const HELPER_BUILD = "gcc -O2 [-static]";
@@ -61,17 +87,24 @@ export const BWRAP_ENV: Readonly<Record<string, string>> = Object.freeze({ PATH:
 
 /** Compiles the runner once per source version into `dir` (gcc and libseccomp are judge requirements). */
 export function ensureRunner(dir: string): Promise<string> {
-  return ensureHelper(dir, "runner", RUNNER_SOURCE, ["-lseccomp"]);
+  return ensureHelper(dir, "runner", RUNNER_SOURCES, ["-lseccomp"], [RUNNER_HEADER]);
 }
 
 /** The start-up probe (probe.c), run in the sandbox by the self-check (self-check.ts). */
 export function ensureProbe(dir: string): Promise<string> {
-  return ensureHelper(dir, "probe", PROBE_SOURCE, []);
+  return ensureHelper(dir, "probe", [PROBE_SOURCE], []);
 }
 
-async function ensureHelper(dir: string, name: string, sourcePath: string, libraries: string[]): Promise<string> {
-  const source = await readFile(sourcePath);
-  const digest = createHash("sha256").update(source).update(HELPER_BUILD).update(libraries.join(" ")).digest("hex");
+async function ensureHelper(
+  dir: string,
+  name: string,
+  sources: string[],
+  libraries: string[],
+  headers: string[] = [],
+): Promise<string> {
+  const hash = createHash("sha256");
+  for (const path of [...sources, ...headers]) hash.update(await readFile(path));
+  const digest = hash.update(HELPER_BUILD).update(libraries.join(" ")).digest("hex");
   const path = join(dir, `${name}-${digest.slice(0, 12)}`);
   if (
     await lstat(path).then(
@@ -84,7 +117,7 @@ async function ensureHelper(dir: string, name: string, sourcePath: string, libra
   const temp = `${path}.${process.pid}.tmp`;
   // Static when the libraries allow it: an exec without the dynamic loader is ~1.5 ms cheaper per run.
   const build = (...extra: string[]) =>
-    Bun.spawn(["gcc", "-O2", ...extra, "-o", temp, sourcePath, ...libraries], {
+    Bun.spawn(["gcc", "-O2", "-Wall", ...extra, "-o", temp, ...sources, ...libraries], {
       stdout: "pipe",
       stderr: "pipe",
       env: { ...BWRAP_ENV },

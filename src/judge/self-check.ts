@@ -1,6 +1,7 @@
-import { copyFile, chown } from "node:fs/promises";
+import { copyFile, chown, mkdir } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { INTERACTOR_DIR } from "./interactive";
 import { runInSlot, slotWorkDir } from "./steps";
 import type { SlotPool } from "./slots";
 
@@ -8,7 +9,8 @@ import type { SlotPool } from "./slots";
  * The judge's start-up self-check: before it takes work, the probe (probe.c) runs in a sandbox exactly
  * as a submission would, and the judge refuses to start if the probe can read any process but itself,
  * any variable beyond the sandbox's own, or any of the judge's settings. It guards the sandbox against
- * a bubblewrap or a kernel that behaves differently from the one it was tested on.
+ * a bubblewrap or a kernel that behaves differently from the one it was tested on. It runs once as a
+ * plain program and once as an interactive case's, whose namespaces are its own.
  */
 
 /** The only variables a sandboxed program may have: bwrapArgv's --setenv, and bubblewrap's PWD. */
@@ -91,6 +93,23 @@ export async function selfCheck(
       );
     }
     const problems = judgeProbeReport(new TextDecoder().decode(run.stdout), [...secrets, canary]);
+    // The same probe as an interactive case's program (runner-pair.c): its own namespaces, where only it and
+    // its keeper are to be seen; an interactor passes its report on through the interactor's stderr.
+    await mkdir(join(dir, INTERACTOR_DIR));
+    await chown(join(dir, INTERACTOR_DIR), slot.uid, slot.uid);
+    const peer = {
+      argv: ["/bin/sh", "-c", "cat >&2"],
+      dir: `/work/${INTERACTOR_DIR}`,
+      cpuMs: 2000,
+      memoryKb: 256 * 1024,
+    };
+    const paired = await runInSlot(slot, toolbox, { argv: ["./probe"], stdin: null, limits, peer });
+    if (paired.lost || paired.exitCode !== 0 || paired.peer?.exitCode !== 0) {
+      const said = paired.diagnostics || `the probe exited ${paired.exitCode}, the interactor ${paired.peer?.exitCode}`;
+      throw new Error(`interactive cases cannot run on this machine: ${said}`);
+    }
+    for (const problem of judgeProbeReport(new TextDecoder().decode(paired.peer.stderr), [...secrets, canary]))
+      problems.push(`${problem} (as an interactive case's program)`);
     if (problems.length > 0) {
       throw new Error(
         `the sandbox would let a submitted program see what it must not:\n  - ${problems.join("\n  - ")}\n` +

@@ -186,7 +186,7 @@ export async function runCase(
   const inputName =
     plan.fileInput ??
     (files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath));
-  const dir = await stageCase(slot, files, { path: inputName, mode: 0o644, hostPath: inputHost });
+  const dir = await stageCase(slot, files, [{ path: inputName, mode: 0o644, hostPath: inputHost }]);
   const argv = plan.executeArgs;
   const stdin = plan.fileInput ? null : inputName;
   const run = await runInSlot(slot, tools, { argv, stdin, limits: plan.limits }, signal);

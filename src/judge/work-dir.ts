@@ -98,14 +98,15 @@ export async function populate(dir: string, uid: number, files: StagedFile[]): P
 }
 
 /**
- * /work for one case: the program's files and this case's input, nothing else. The program's files stay
+ * /work for one case: the program's files and this case's inputs (an interactive case's interactor and its
+ * input, in a directory of their own), nothing else. The program's files stay
  * from one case to the next when they are exactly as they were put there: copied from the judge's
  * cache, owned by root and read-only (the program cannot change them, only remove or replace them, and
  * a file it made is its own uid's), so each is checked by inode, owner, mode, size and link count, and
  * copied again if anything differs. Everything else in /work goes, as before every run. The calls are
  * synchronous: on the slot's tmpfs each takes microseconds, less than a trip through the thread pool.
  */
-export async function stageCase(slot: Slot, program: StagedFile[], input: StagedFile): Promise<string> {
+export async function stageCase(slot: Slot, program: StagedFile[], inputs: StagedFile[]): Promise<string> {
   const dir = join(slot.root, "work");
   const keep = new Map<string, KeptFile>();
   for (const file of program) {
@@ -140,14 +141,16 @@ export async function stageCase(slot: Slot, program: StagedFile[], input: Staged
     keep.set(file.path, { hostPath: file.hostPath, ino: made.ino, size: made.size, mode });
   }
   slot.kept = keep;
-  if (input.hostPath && !input.path.includes("/")) {
+  for (const input of inputs) {
+    if (!input.hostPath || input.path.includes("/")) {
+      await populate(dir, slot.uid, [input]);
+      continue;
+    }
     checkPath(input.path);
     const target = join(dir, input.path);
     copyFileSync(input.hostPath, target);
     chownSync(target, slot.uid, slot.uid);
     chmodSync(target, input.mode);
-  } else {
-    await populate(dir, slot.uid, [input]);
   }
   chownSync(dir, 0, 0);
   chmodSync(dir, WORK_DIR_MODE);

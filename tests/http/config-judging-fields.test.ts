@@ -4,7 +4,7 @@ import { makeCast, type Cast } from "../helpers/domain-factories";
 import { archiveOf } from "../helpers/archive-builders";
 import { ProblemConfig } from "../../src/modules/problem-configs/problem-config.entity";
 
-// The judge's own config.json fields (checker, compare, epsilon, subtasks, scoring): refused on upload,
+// The judge's own config.json fields (checker, interactor, compare, epsilon, subtasks, scoring): refused on upload,
 // through both ways a config.json arrives, with FileValidationError naming the field, and nothing stored.
 let t: TestApp;
 let cast: Cast;
@@ -151,6 +151,36 @@ const REFUSED: [string, object, Record<string, string>, string][] = [
     "/language_default/case_default/memory_limit: unknown field",
   ],
   [
+    "an interactor file missing from the archive",
+    configWith({ caseDefault: { interactor: { ...CHECKER, files: ["interactor.cpp"] } } }),
+    FILES,
+    '/languages/0/caseDefault/interactor/files/0: "interactor.cpp" is not in the config archive',
+  ],
+  [
+    "an interactive case with file input",
+    configWith({ caseDefault: { interactor: CHECKER }, cases: [{ executeInputFile: "1.in", fileInput: "in.txt" }] }),
+    FILES,
+    '/languages/0/cases/0: an interactive case cannot have "fileInput"',
+  ],
+  [
+    "an interactive case in the output-only preset",
+    configWith({ preset: "output-only", cases: [{ submittedOutput: "1.txt", interactor: CHECKER }] }),
+    FILES,
+    '/languages/0/cases/0: an interactive case cannot have "submittedOutput"',
+  ],
+  [
+    "an unknown field in an interactor",
+    configWith({ caseDefault: { interactor: { ...CHECKER, protocol: "kattis" } } }),
+    FILES,
+    "/languages/0/caseDefault/interactor/protocol: unknown field",
+  ],
+  [
+    "an interactor without its command",
+    configWith({ caseDefault: { interactor: { files: ["checker.cpp"] } } }),
+    FILES,
+    "/languages/0/caseDefault/interactor/executeArgs",
+  ],
+  [
     "an unknown scoring",
     configWith({ scoring: "best" }),
     FILES,
@@ -216,7 +246,10 @@ describe("configs/json with a bad judging field", () => {
     const config = configWith({
       checker: CHECKER,
       scoring: "min",
-      cases: [{ compare: "float", epsilon: 1e-6 }, { compare: "lines-unordered" }],
+      cases: [
+        { compare: "float", epsilon: 1e-6 },
+        { compare: "lines-unordered", interactor: CHECKER },
+      ],
       subtasks: [
         { score: 40, cases: [0] },
         { score: 60, cases: [1], dependsOn: [0] },
@@ -227,7 +260,10 @@ describe("configs/json with a bad judging field", () => {
     expect(read.body.data.data.languages[0]).toMatchObject({
       checker: CHECKER,
       scoring: "min",
-      cases: [{ compare: "float", epsilon: 1e-6 }, { compare: "lines-unordered" }],
+      cases: [
+        { compare: "float", epsilon: 1e-6 },
+        { compare: "lines-unordered", interactor: CHECKER },
+      ],
       subtasks: [
         { score: 40, cases: [0] },
         { score: 60, cases: [1], dependsOn: [0] },

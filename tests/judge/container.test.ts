@@ -203,19 +203,19 @@ describe("a case's /work", () => {
     const hostProgram = join(bin, "look");
     const input = join(bin, "look.c");
     const program = [{ path: "a.out", mode: 0o755, hostPath: hostProgram }];
-    const first = await stageCase(slot, program, { path: "input", mode: 0o644, hostPath: input });
+    const first = await stageCase(slot, program, [{ path: "input", mode: 0o644, hostPath: input }]);
     const placed = statSync(join(first, "a.out"));
     // Root's and read-only: the program may run it, not change it.
     expect({ uid: placed.uid, mode: placed.mode & 0o777 }).toEqual({ uid: 0, mode: 0o555 });
     await writeFile(join(first, "left-by-the-program"), "x");
-    await stageCase(slot, program, { path: "input", mode: 0o644, hostPath: input });
+    await stageCase(slot, program, [{ path: "input", mode: 0o644, hostPath: input }]);
     expect(statSync(join(first, "a.out")).ino).toBe(placed.ino);
     expect(existsSync(join(first, "left-by-the-program"))).toBe(false);
     // A program that replaces the file (its own uid's now) gets the real one back.
     await rm(join(first, "a.out"));
     await writeFile(join(first, "a.out"), "#!/bin/sh\necho planted\n", { mode: 0o755 });
     await chown(join(first, "a.out"), UID, UID);
-    await stageCase(slot, program, { path: "input", mode: 0o644, hostPath: input });
+    await stageCase(slot, program, [{ path: "input", mode: 0o644, hostPath: input }]);
     const again = statSync(join(first, "a.out"));
     expect({ uid: again.uid, size: again.size }).toEqual({ uid: 0, size: placed.size });
     // A compile or a checker empties /work whole, and forgets what was kept.

@@ -130,6 +130,11 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
       if (without >= 0)
         throw invalid(`${named(`${casesAt}/${without}`)}: an output-only case needs "submittedOutput" (a file name)`);
     }
+    for (const [j, c] of resolved.entries()) {
+      // The program of an interactive case talks to the interactor on stdin and stdout, and is run.
+      const clash = c.interactor && (["fileInput", "fileOutput", "submittedOutput"] as const).find((f) => c[f]);
+      if (clash) throw invalid(`${named(`${casesAt}/${j}`)}: an interactive case cannot have "${clash}"`);
+    }
     const [subtasks, subtasksAt] = language.subtasks
       ? [language.subtasks, `${at}/subtasks`]
       : [fallback.subtasks ?? [], "/languageDefault/subtasks"];

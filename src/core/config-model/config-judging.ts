@@ -124,18 +124,23 @@ function findCycle(subtasks: ResolvedSubtask[]): number[] | null {
   return null;
 }
 
-/** Every checker written anywhere must be built from files the version has (checked where the file list is known). */
+/**
+ * Every checker and interactor written anywhere must be built from files the version has (checked where the
+ * file list is known).
+ */
 export function assertCheckerFiles(config: ConfigJson, archiveFiles: Set<string>): void {
   // The judge finds a config file by its path with any leading "./" dropped (plan.ts normalisePath).
   const normalise = (path: string) => path.replace(/^(\.\/)+/, "");
   const present = new Set([...archiveFiles].map(normalise));
-  const check = (checker: CheckerInput | null | undefined, at: string) => {
-    for (const [k, file] of (checker?.files ?? []).entries()) {
-      if (!present.has(normalise(file)))
-        throw invalid(`${at}/checker/files/${k}: "${file}" is not in the config archive`);
+  const check = (level: WithChecker | null | undefined, at: string) => {
+    for (const field of ["checker", "interactor"] as const) {
+      for (const [k, file] of (level?.[field]?.files ?? []).entries()) {
+        if (!present.has(normalise(file)))
+          throw invalid(`${at}/${field}/files/${k}: "${file}" is not in the config archive`);
+      }
     }
   };
-  type WithChecker = { checker?: CheckerInput | null };
+  type WithChecker = { checker?: CheckerInput | null; interactor?: CheckerInput | null };
   type Level = WithChecker & { caseDefault?: WithChecker | null; cases?: WithChecker[] | null };
   const levels: [Level | null | undefined, string][] = [
     [config.languageDefault, "/languageDefault"],
@@ -143,8 +148,8 @@ export function assertCheckerFiles(config: ConfigJson, archiveFiles: Set<string>
   ];
   for (const [level, at] of levels) {
     if (!level) continue;
-    check(level.checker, at);
-    check(level.caseDefault?.checker, `${at}/caseDefault`);
-    for (const [j, c] of (level.cases ?? []).entries()) check(c.checker, `${at}/cases/${j}`);
+    check(level, at);
+    check(level.caseDefault, `${at}/caseDefault`);
+    for (const [j, c] of (level.cases ?? []).entries()) check(c, `${at}/cases/${j}`);
   }
 }

@@ -27,20 +27,27 @@ export type CompareMode = Static<typeof CompareSchema>;
 const ScoringSchema = t.Union([t.Literal("all"), t.Literal("min")]);
 export type ScoringRule = Static<typeof ScoringSchema>;
 
-export const CheckerSchema = t.Object(
-  {
-    files: t.Array(RelativePath, {
-      minItems: 1,
-      maxItems: 64,
-      description: "config archive files the checker is built from",
-    }),
-    compileArgs: t.Optional(t.Array(t.String(), { description: "empty or absent: nothing to compile (a script)" })),
-    executeArgs: t.Array(t.String(), {
-      minItems: 1,
-      description: "run as `executeArgs… <input> <output> <expected output>`",
-    }),
-  },
-  { title: "Checker" },
+/** A program of the problem's, built from config archive files: a checker or an interactor. */
+const problemProgram = (what: string, run: string, title: string, note = "") =>
+  t.Object(
+    {
+      files: t.Array(RelativePath, {
+        minItems: 1,
+        maxItems: 64,
+        description: `config archive files the ${what} is built from`,
+      }),
+      compileArgs: t.Optional(t.Array(t.String(), { description: "empty or absent: nothing to compile (a script)" })),
+      executeArgs: t.Array(t.String(), { minItems: 1, description: `run as \`executeArgs… ${run}\`${note}` }),
+    },
+    { title },
+  );
+export const CheckerSchema = problemProgram("checker", "<input> <output> <expected output>", "Checker");
+/** An interactive case's interactor (README "Interactive problems"): a testlib interactor's protocol. */
+export const InteractorSchema = problemProgram(
+  "interactor",
+  "<input> <output>",
+  "Interactor",
+  ", its stdout the program's stdin and the program's stdout its stdin",
 );
 
 /** How a case's output is judged; most specific level wins (case, caseDefault, language, languageDefault). */
@@ -88,6 +95,7 @@ export const CaseSchema = t.Object(
         description: "output-only preset: the submission's file judged as this case's output",
       }),
     ),
+    interactor: t.Optional(Nullable(InteractorSchema)),
     ...outputCheckFields,
   },
   { title: "Case" },
@@ -134,8 +142,8 @@ export type CheckerInput = Static<typeof CheckerSchema>;
 /** Horse's case fields, every one given (the defaults applied). */
 export type HorseCase = Required<Omit<CaseInput, keyof typeof outputCheckFields | FileIoField>> &
   Pick<CaseInput, FileIoField>;
-/** File input and output (extensions): no default, absent means stdin and stdout. */
-type FileIoField = "fileInput" | "fileOutput" | "submittedOutput";
+/** File input and output and the interactor (extensions): no default, absent means stdin and stdout. */
+type FileIoField = "fileInput" | "fileOutput" | "submittedOutput" | "interactor";
 
 export const CASE_DEFAULTS: HorseCase = {
   category: "pretest",

@@ -1,0 +1,75 @@
+/*
+ * What the runner's files share (runner.c: the request loop and one program's run; runner-sandbox.c: how a
+ * process is started and what is checked after a run; runner-pair.c: a program and its interactor).
+ */
+#ifndef JOJ_RUNNER_H
+#define JOJ_RUNNER_H
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/resource.h>
+
+/* A run request's fields, in order; a pair request puts the interactor's fields before them (runner-pair.c). */
+enum { F_WALL, F_CPU, F_STACK, F_FILE, F_PROCS, F_KEEP_OUT, F_KEEP_ERR, F_STDIN, F_PROGRAM };
+
+/* How one process is started: its descriptors, its limits, the cgroup it joins, its directory. */
+struct launch {
+  char **argv;
+  int in, out, err;
+  long long cpu_ms, stack_kb, file_bytes, processes;
+  /* RLIMIT_AS in KiB, 0 for none: a process outside the run's cgroup (an interactor) has only this. */
+  long long address_kb;
+  /* "5,6" (cgroup.procs descriptors to join), or NULL to stay in the runner's group. */
+  const char *cgroup_fds;
+  /* Where it starts, or NULL for /work. */
+  const char *dir;
+};
+
+/* An output pipe: the first `keep` bytes kept, every byte counted. */
+struct stream {
+  int fd;
+  char *data;
+  size_t kept, keep;
+  long long total;
+};
+
+/* What the program may not change for the next run; compared after every run. */
+struct pristine {
+  struct rlimit limits[RLIM_NLIMITS];
+  int priority;
+  int policy;
+  cpu_set_t cpus;
+  sigset_t mask;
+};
+
+/* How a run went, as the reply's JSON says it. */
+struct outcome {
+  int ended, status, wall_exceeded, exceeded;
+  long long wall;
+  char stage;
+};
+
+extern long long tmp_bytes;
+extern int setup_pipe;
+
+long long now_ms(void);
+int read_full(int fd, void *buffer, size_t size);
+int write_full(int fd, const void *buffer, size_t size);
+void setup_failed(char stage) __attribute__((noreturn));
+int build_seccomp(void);
+int install_seccomp(void);
+void launch(const struct launch *l) __attribute__((noreturn));
+int fresh_tmpfs(int which);
+int mount_tmpfs(const char *where, int read_only);
+void observe(struct pristine *p);
+int stream_open(struct stream *s, int ends[2], size_t keep);
+int pump(struct stream *s, long long limit, int *exceeded);
+void drain(struct stream *s, long long limit, int *exceeded);
+void kill_and_reap(pid_t watched, struct outcome *o);
+char read_stage(int fd);
+int reply(const struct outcome *o, struct stream *out, struct stream *err, const char *extra, struct stream *more,
+          const struct pristine *before);
+int serve_pair(char **peer, char **f, int sigfd, const char *cgroup_fds, const struct pristine *before);
+
+#endif
