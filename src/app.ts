@@ -33,6 +33,7 @@ import { judgeTasksRoutes } from "./modules/judging/tasks/judge-tasks.routes";
 import { scoreboardRoutes } from "./modules/scoreboard/scoreboard.routes";
 import { recordEventsRoutes } from "./modules/record-events/record-events.routes";
 import { rejudgeRoutes } from "./modules/judging/rejudge/rejudge.routes";
+import { similarityRoutes } from "./modules/similarity/similarity.routes";
 import { auditRoutes } from "./modules/audit/audit.routes";
 
 /** What main.ts and the tests bring to assembleApp: the connections and the process's own parts. */
@@ -103,6 +104,7 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
         .use(recordsRoutes(deps))
         .use(scoreboardRoutes(deps))
         .use(rejudgeRoutes(deps))
+        .use(similarityRoutes(deps))
         .use(judgeRoutes(deps))
         .use(judgeTasksRoutes(deps)),
     );

@@ -14,6 +14,7 @@ import { ProblemSet } from "./modules/problem-sets/problem-set.entity";
 import { ProblemSetProblem } from "./modules/problem-sets/problem-set-problem.entity";
 import { JudgeRecord, RecordCount, RecordFile } from "./modules/records/record.entity";
 import { AuditEvent } from "./modules/audit/audit-event.entity";
+import { SimilarityReport } from "./modules/similarity/similarity-report.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
@@ -35,4 +36,5 @@ export const entities = [
   RecordFile,
   RecordCount,
   AuditEvent,
+  SimilarityReport,
 ];

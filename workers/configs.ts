@@ -3,11 +3,13 @@ import { unpackConfigArchive } from "../src/modules/problem-configs/configs.jobs
 import { collectGarbage } from "../src/modules/problem-configs/blobs.service";
 import { reconcileRecords } from "../src/modules/judging/tasks/reconcile.service";
 import { countReconcilerPass } from "../src/runtime/metrics";
+import { runSimilarityReport } from "../src/modules/similarity/similarity.jobs";
 
 /** The configs queue's jobs (exported for tests, which run them in-process on a real queue). */
 export const configsHandlers: HandlerTable<"configs"> = {
   "config.unpack": (payload, ctx) => unpackConfigArchive(payload, ctx),
   "blob.collect": (payload, ctx) => collectGarbage(ctx.em, ctx.store, payload.graceSeconds),
+  "similarity.report": (payload, ctx) => runSimilarityReport(payload, ctx),
   "record.reconcile": async (_payload, ctx) => {
     const report = await reconcileRecords(ctx.em, ctx.jobs, ctx.logger, ctx.config.judging);
     // Counted in Redis for /metrics (any API process reports them); a miss costs a count, not the pass.
@@ -22,7 +24,7 @@ export const configsHandlers: HandlerTable<"configs"> = {
 const HOUR_MS = 3_600_000;
 
 /**
- * `bun run worker:configs`, the housekeeper: unpacks uploaded config archives, collects unreferenced
+ * `bun run worker:configs`, the housekeeper: unpacks uploaded config archives, makes similarity reports, collects unreferenced
  * blobs hourly, and runs the records reconciler (lapsed leases, records without a live job).
  */
 if (import.meta.main) {

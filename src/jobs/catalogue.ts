@@ -5,7 +5,7 @@ import { queueConnection, type RecordJudgePayload } from "../core/judge-protocol
 /**
  * The job catalogue: which queues exist, which jobs run on each and what their payloads are.
  * `enqueue()` is the only way the API touches BullMQ. Features add their jobs to `JobCatalogue`
- * (records: `record.judge` on `judge`; configs: `config.unpack` on `configs`), and each worker's
+ * (records: `record.judge` on `judge`; configs: `config.unpack` and `similarity.report` on `configs`), and each worker's
  * handler table must then cover them (a missing handler is a compile error, see workers/).
  */
 export const QUEUE_NAMES = ["judge", "configs"] as const;
@@ -43,6 +43,8 @@ export interface JobCatalogue {
   /** Lease expiry and stranded-record recovery (scheduled by the configs worker, the housekeeper). */
   "record.reconcile": { queue: "configs"; payload: Record<string, never>; result: ReconcileReport };
   "config.unpack": { queue: "configs"; payload: ConfigUnpackPayload; result: { configId: string } };
+  /** A problem's code-similarity report (README "Code similarity"), requested by staff. */
+  "similarity.report": { queue: "configs"; payload: { reportId: string }; result: { pairs: number } };
   /** Deletes config versions and blobs nothing references any more (scheduled by the configs worker). */
   "blob.collect": { queue: "configs"; payload: { graceSeconds?: number }; result: { versions: number; blobs: number } };
 }

@@ -33,7 +33,8 @@ export const DOMAIN_PERMISSION_DEFAULTS = {
     edit: false,
     viewConfig: false,
   },
-  record: { view: false, detail: false, code: false, judge: false, rejudge: false },
+  /** `similarity` (extension): code-similarity reports; a set that does not say takes its `code` flag. */
+  record: { view: false, detail: false, code: false, judge: false, rejudge: false, similarity: false },
 } as const;
 
 export type DomainScope = keyof typeof DOMAIN_PERMISSION_DEFAULTS;
@@ -96,6 +97,10 @@ export function normalizePermissionSet(
       if (typeof value === "boolean") (result[scope] as Record<string, boolean>)[flag as string] = value;
     }
   }
+  // Similarity reports show everyone's code: who may read it all (staff, teaching assistants) gets them
+  // unless the set says otherwise; sets stored before the flag existed included.
+  if (typeof (source.record as Record<string, unknown> | undefined)?.similarity !== "boolean")
+    result.record.similarity = result.record.code;
   return result;
 }
 
