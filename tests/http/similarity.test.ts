@@ -5,6 +5,7 @@ import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { addMembership, makeCast, type Cast } from "../helpers/domain-factories";
 import { createUser, type TestUser } from "../helpers/factories";
 import { judgeableProblem, submission, submit } from "../helpers/records";
+import { chromium } from "playwright-core";
 
 // Code-similarity reports through the API: real submissions (our own solutions in tests/fixtures/similarity,
 // in C and Python), a report made by the real configs worker on this app's own queue, read as JSON, CSV
@@ -13,6 +14,8 @@ let t: TestApp;
 let cast: Cast;
 let problem: string;
 const students: Record<string, TestUser> = {};
+/** Submits a source that tries to break out of the page's script (the page test). */
+let mallory: TestUser;
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/similarity", name), "utf8");
 const base = () => `/domains/${cast.domain.id}/problems/${problem}/similarity`;
 // Who submits what: four users in C, four in Python (a report compares one submission per user).
@@ -109,7 +112,7 @@ describe("a problem's similarity report", () => {
 
   test("as a self-contained page whose data no submitted source can break out of", async () => {
     // A source that tries to close the page's script and open its own.
-    const mallory = await createUser(t);
+    mallory = await createUser(t);
     await addMembership(t, cast.domain, mallory, "user");
     await send(mallory, "c", "original.c", `${fixture("other2.c")}\n// </script><script>alert(1)</script>\n`);
     await reportAs(cast.admin.token);
@@ -138,6 +141,79 @@ describe("a problem's similarity report", () => {
     );
     for (const pair of parsed.pairs) expect(pair.at).toHaveLength(2);
   }, 90_000);
+});
+
+// Chromium from Debian is installed by .ci/run; elsewhere the test runs when it is there.
+const chromiumPath = Bun.which("chromium");
+describe("the page in a real browser", () => {
+  test.skipIf(!chromiumPath && !process.env.CI)(
+    "ranked pairs with bars; a click shows both sources with the shared lines marked; nothing fetched, no script injected",
+    async () => {
+      const report = await ended(base(), cast.admin.token);
+      const served = await t.app.handle(
+        new Request(`http://localhost/api/v1${base()}.html`, {
+          headers: { authorization: `Bearer ${cast.admin.token}` },
+        }),
+      );
+      const headers = Object.fromEntries(served.headers);
+      const html = await served.text();
+      const browser = await chromium.launch({ executablePath: chromiumPath ?? "chromium", args: ["--no-sandbox"] });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        const requests: string[] = [];
+        const dialogs: string[] = [];
+        page.on("request", (request) => requests.push(request.url()));
+        page.on("dialog", (dialog) => {
+          dialogs.push(dialog.message());
+          void dialog.dismiss();
+        });
+        // Served with the app's own headers (its Content-Security-Policy included).
+        await page.route("http://judge.test/**", (route) => route.fulfill({ status: 200, headers, body: html }));
+        await page.goto("http://judge.test/similarity.html");
+        const rows = page.locator("tr.pair");
+        expect(await rows.count()).toBe(report.pairs.length);
+        const first = report.pairs[0];
+        const firstRow = await rows.first().innerText();
+        expect(firstRow).toContain(first.left.username);
+        expect(firstRow).toContain(`${(first.similarity * 100).toFixed(1)} %`);
+        const width = await page
+          .locator("tr.pair .bar span")
+          .first()
+          .evaluate((e) => (e as unknown as { style: { width: string } }).style.width);
+        expect(width).toBe(`${Math.round(first.similarity * 100)}%`);
+        await rows.first().click();
+        const sides = page.locator("#detail pre");
+        expect(await sides.count()).toBe(2);
+        const pair = (await t.api.get(`${base()}/pairs/0`, { token: cast.admin.token })).body.data;
+        for (const [i, side] of [pair.left, pair.right].entries()) {
+          const lines = sides.nth(i).locator("div");
+          expect(await lines.count()).toBe(side.source.split("\n").length);
+          // Every line a fragment covers is marked, and no other.
+          const marked = await lines.evaluateAll((all) => all.map((line) => line.className !== ""));
+          const key = i === 0 ? "left" : "right";
+          const covered = marked.map((_, n) =>
+            pair.fragments.some((f: Record<string, number[]>) => n + 1 >= f[key][0] && n + 1 <= f[key][1]),
+          );
+          expect(marked).toEqual(covered);
+          expect(covered.filter(Boolean).length).toBeGreaterThan(0);
+        }
+        // The pair with the source that tries to close the script: shown as text, nothing run.
+        const hostile = report.pairs.findIndex(
+          (p: { left: { user: string }; right: { user: string } }) =>
+            p.left.user === mallory.user.id || p.right.user === mallory.user.id,
+        );
+        expect(hostile).toBeGreaterThanOrEqual(0);
+        await rows.nth(hostile).click();
+        expect(await page.locator("#detail").innerText()).toContain("</script><script>alert(1)</script>");
+        expect(dialogs).toEqual([]);
+        expect(requests).toEqual(["http://judge.test/similarity.html"]);
+        await page.screenshot({ path: join(process.env.TMPDIR ?? "/tmp", "joj-similarity-page.png"), fullPage: false });
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });
 
 describe("who may read a report", () => {

@@ -1,7 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { analyse, grammarOf, type Source } from "../../src/modules/similarity/similarity-engine";
+import { FingerprintIndex } from "@dodona/dolos-core";
+import {
+  analyse,
+  grammarOf,
+  quickSimilarity,
+  tokenize,
+  type Source,
+} from "../../src/modules/similarity/similarity-engine";
 
 // The similarity engine on real code (tests/fixtures/similarity: our own solutions to one problem, and a
 // disguised copy of one of them) in C, C++, Python and Java.
@@ -106,5 +113,24 @@ describe("what is compared with what", () => {
       null,
       null,
     ]);
+  });
+});
+
+describe("the quick score", () => {
+  test("is Dolos's Pair.similarity for every pair, with and without starter code", async () => {
+    const names = LANGUAGES.flatMap(([, files]) => files).filter((name) => name.endsWith(".py"));
+    for (const template of [undefined, STARTER]) {
+      const index = new FingerprintIndex(23, 17);
+      const files = await Promise.all(names.map((name) => tokenize(name, STARTER + read(name), "python")));
+      for (const file of files) index.addFiles([file]);
+      if (template) index.addIgnoredFile(await tokenize("template", template, "python"));
+      const entries = new Map(index.entries().map((entry) => [entry.file, entry]));
+      for (let i = 0; i < files.length; i++)
+        for (let j = i + 1; j < files.length; j++)
+          expect(quickSimilarity(entries.get(files[i])!, entries.get(files[j])!)).toBeCloseTo(
+            index.getPair(files[i], files[j]).similarity,
+            12,
+          );
+    }
   });
 });

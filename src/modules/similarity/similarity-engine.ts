@@ -196,7 +196,7 @@ export async function analyse(sources: Source[], options: AnalysisOptions): Prom
 type Entry = ReturnType<FingerprintIndex["entries"]>[number];
 
 /** Dolos's Pair.similarity: the shared fingerprints' occurrences in both files over both files' k-grams. */
-function quickSimilarity(a: Entry, b: Entry): number {
+export function quickSimilarity(a: Entry, b: Entry): number {
   const [small, large] = a.shared.size < b.shared.size ? [a, b] : [b, a];
   let covered = 0;
   for (const fingerprint of small.shared) {
