@@ -153,7 +153,11 @@ const rssBefore = process.memoryUsage().rss;
 let peak = rssBefore;
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
 const started = performance.now();
-const pairs = await analyse(sources, { minSimilarity: 0, maxPairs: Number(process.env.KEEP ?? 1000), pause: () => new Promise(setImmediate) });
+const pairs = await analyse(sources, {
+  minSimilarity: 0,
+  maxPairs: Number(process.env.KEEP ?? 1000),
+  pause: () => new Promise(setImmediate),
+});
 const elapsed = performance.now() - started;
 clearInterval(sampler);
 
