@@ -18,6 +18,7 @@ import {
   type StagedFile,
   type Toolbox,
 } from "./steps";
+import { feedbackDir, judgeMessage, kattisVerdict } from "./kattis";
 import { escapeOutput } from "./text";
 import { classifyRun, returnCodeOf } from "./verdict";
 
@@ -47,6 +48,8 @@ const POINTS = /^points\s+([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?:\s|$
 export interface CompiledChecker {
   files: StagedFile[];
   executeArgs: string[];
+  protocol: CheckerPlan["protocol"];
+  flags: string[];
 }
 
 export type CheckerBuild = { ok: true; checker: CompiledChecker } | { ok: false; message: string };
@@ -100,7 +103,8 @@ export class CheckerShelf {
           return built.files;
         });
         const kept = files.map(({ path, mode, hostPath }) => ({ path, mode, hostPath }));
-        return { ok: true, checker: { files: kept, executeArgs: plan.executeArgs } };
+        const { executeArgs, protocol, flags } = plan;
+        return { ok: true, checker: { files: kept, executeArgs, protocol, flags } };
       } catch (error) {
         if (error instanceof CheckerCompileError) return { ok: false, message: error.message };
         if (signal.aborted || attempt > 0) throw error;
@@ -177,8 +181,17 @@ export async function runChecker(
     { path: `${CASE_DIR}/output`, mode: 0o644, bytes: output },
     { path: `${CASE_DIR}/answer`, mode: 0o644, hostPath: expectedHost },
   ]);
-  const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/output`, `${CASE_DIR}/answer`];
   const limits = checkerLimits(tools);
+  if (checker.protocol === "kattis") {
+    // `validator input judge_answer feedback_dir flags… < output` (kattis.ts).
+    const feedback = await feedbackDir(dir, CASE_DIR, slot.uid);
+    const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/answer`, feedback, ...checker.flags];
+    const call = { argv, stdin: `${CASE_DIR}/output`, limits, keepStdout: STDERR_KEEP_BYTES };
+    const run = await runInSlot(slot, tools, call, signal);
+    assertRan(run);
+    return kattisVerdict(run, limits, await judgeMessage(dir, feedback), "checker");
+  }
+  const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/output`, `${CASE_DIR}/answer`];
   const call = { argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
   const run = await runInSlot(slot, tools, call, signal);
   assertRan(run);

@@ -5,6 +5,7 @@ import type { CasePlan } from "./plan";
 import type { Limits, PeerResult, RunResult } from "./sandbox";
 import { assertRan, JudgeFault, runInSlot, takeFile, type CaseRun, type OutputVerdict, type StagedFile } from "./steps";
 import { escapeOutput } from "./text";
+import { feedbackDir, judgeMessage, kattisVerdict } from "./kattis";
 import { classifyRun, returnCodeOf } from "./verdict";
 import { stageCase } from "./work-dir";
 
@@ -53,7 +54,11 @@ function peerRun(peer: PeerResult): RunResult {
  * program that ended cleanly gets the interactor's. An interactor still running after the program ended
  * is the interactor's failure; both waiting on each other until the wall clock is a time limit.
  */
-export function interactiveVerdict(run: RunResult, plan: CasePlan): OutputVerdict {
+export function interactiveVerdict(
+  run: RunResult,
+  plan: CasePlan,
+  readPeer: (run: RunResult, limits: Limits) => OutputVerdict = (r, l) => checkerVerdict(r, l, "interactor"),
+): OutputVerdict {
   const peer = run.peer;
   if (!peer) throw new JudgeFault("the sandbox ran an interactive case without its interactor");
   if (peer.setupFailed && peer.setupFailed !== "e")
@@ -62,7 +67,7 @@ export function interactiveVerdict(run: RunResult, plan: CasePlan): OutputVerdic
   const said: OutputVerdict = peer.setupFailed
     ? { state: "system_error", ratio: 0, message: "interactor failure: it could not be started (no such program)" }
     : peer.outputExceeded || peer.ended
-      ? checkerVerdict(peerRun(peer), limits, "interactor")
+      ? readPeer(peerRun(peer), limits)
       : { state: "system_error", ratio: 0, message: "interactor failure: it did not end after the program did" };
   if (peer.outputExceeded) return said;
   if (peer.first && said.state !== "accepted") return said;
@@ -88,13 +93,25 @@ export async function runInteractiveCase(c: CasePlan, program: StagedFile[], ctx
   if (files.some((f) => f.path === INTERACTOR_DIR || f.path.startsWith(`${INTERACTOR_DIR}/`)))
     throw new JudgeFault(`the program has a file under ${INTERACTOR_DIR}, where the interactor runs`);
   const inputHost = await ctx.cached(input);
+  const kattis = built.checker.protocol === "kattis";
   const inDir = (f: StagedFile): StagedFile => ({ ...f, path: `${INTERACTOR_DIR}/${f.path}` });
+  // A Kattis interactor also reads the judge's answer (none in the config: an empty one, as problemtools
+  // gives an interactive problem's empty .ans files).
+  const expected = ctx.config.get(c.expectedPath);
+  const answer: StagedFile = expected
+    ? { path: "answer", mode: 0o644, hostPath: await ctx.cached(expected) }
+    : { path: "answer", mode: 0o644, bytes: new Uint8Array() };
   const dir = await stageCase(ctx.slot, files, [
     ...built.checker.files.map(inDir),
     inDir({ path: "input", mode: 0o644, hostPath: inputHost }),
+    ...(kattis ? [inDir(answer)] : []),
   ]);
+  const feedback = kattis ? await feedbackDir(dir, INTERACTOR_DIR, ctx.slot.uid) : "";
+  const { executeArgs, flags } = built.checker;
   const peer = {
-    argv: [...built.checker.executeArgs, "input", "output"],
+    argv: kattis
+      ? [...executeArgs, "input", "answer", feedback.slice(INTERACTOR_DIR.length + 1), ...flags]
+      : [...executeArgs, "input", "output"],
     dir: `/work/${INTERACTOR_DIR}`,
     cpuMs: interactorLimits(c.limits).cpuMs,
     memoryKb: CHECKER_MEMORY_KB,
@@ -106,7 +123,10 @@ export async function runInteractiveCase(c: CasePlan, program: StagedFile[], ctx
     ctx.halt,
   );
   assertRan(run);
-  let verdict = interactiveVerdict(run, c);
+  const message = kattis ? await judgeMessage(dir, feedback) : null;
+  let verdict = kattis
+    ? interactiveVerdict(run, c, (r, limits) => kattisVerdict(r, limits, message, "interactor"))
+    : interactiveVerdict(run, c);
   if (verdict.state === "accepted" && c.checker) verdict = await checkInteraction(c, dir, inputHost, ctx, verdict);
   const stderr = escapeOutput(run.stderr, 60 * 1024, run.stderrTruncated);
   return {

@@ -29,6 +29,10 @@ export interface CheckerPlan {
   /** Empty: nothing to compile (a script). */
   compileArgs: string[];
   executeArgs: string[];
+  /** How it is called and how it answers: testlib's way, or a Kattis output validator's (kattis.ts). */
+  protocol: "testlib" | "kattis";
+  /** Kattis: arguments after the feedback directory. */
+  flags: string[];
 }
 
 export interface CasePlan {
@@ -60,7 +64,13 @@ export interface CasePlan {
 
 /** A checker's or an interactor's files and commands. */
 const problemProgramPlan = (p: CheckerInput | null): CheckerPlan | null =>
-  p && { files: p.files.map(normalisePath), compileArgs: p.compileArgs ?? [], executeArgs: p.executeArgs };
+  p && {
+    files: p.files.map(normalisePath),
+    compileArgs: p.compileArgs ?? [],
+    executeArgs: p.executeArgs,
+    protocol: p.protocol ?? "testlib",
+    flags: p.flags ?? [],
+  };
 
 /** `./a.out` and `a.out` name the same file; paths are relative to the work directory. */
 export const normalisePath = (path: string) => path.replace(/^(\.\/)+/, "");

@@ -10,6 +10,8 @@
  *   there by an empty read-only tmpfs; its /tmp and /dev/shm are fresh ones that end with it;
  * - the interactor stays in the container's namespaces, outside the run's cgroup (the program's time and
  *   memory are the program's alone), held by its own limits: CPU_MS of CPU and MEMORY_KB of address space.
+ *   It ignores SIGPIPE: when the program has gone, its next write fails and its next read ends, and it
+ *   gives its verdict rather than dying of the write.
  *
  * Which of the two ended first decides a verdict (a wrong answer makes the program's next write fail; a
  * crash makes the interactor read an early end of file), and it is recorded without a race: each side has
@@ -118,6 +120,7 @@ int serve_pair(char **peer, char **f, int sigfd, const char *cgroup_fds, const s
         .argv = peer_argv, .in = from_program[0], .out = to_program[1], .err = peer_err_pipe[1],
         .cpu_ms = atoll(peer[P_CPU]), .stack_kb = memory_kb, .file_bytes = file_bytes,
         .processes = atoll(f[F_PROCS]) + 4, .address_kb = memory_kb, .cgroup_fds = NULL, .dir = dir,
+        .ignore_sigpipe = 1,
       };
       launch(&l);
     }

@@ -80,6 +80,7 @@ void launch(const struct launch *l) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
+  if (l->ignore_sigpipe) signal(SIGPIPE, SIG_IGN);
   setpgid(0, 0);
   if (l->dir && chdir(l->dir) != 0) setup_failed('d');
   /* Join the run's cgroup last of the set-up: from here on, every page and every cycle is the program's. */

@@ -24,6 +24,9 @@ struct launch {
   const char *cgroup_fds;
   /* Where it starts, or NULL for /work. */
   const char *dir;
+  /* SIGPIPE ignored (kept across exec): an interactor whose program has gone reads an end of file next,
+     and gives its verdict, instead of dying of its last write. */
+  int ignore_sigpipe;
 };
 
 /* An output pipe: the first `keep` bytes kept, every byte counted. */

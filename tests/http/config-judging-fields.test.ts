@@ -134,9 +134,9 @@ const REFUSED: [string, object, Record<string, string>, string][] = [
   ],
   [
     "an unknown field in a checker",
-    configWith({ checker: { ...CHECKER, protocol: "kattis" } }),
+    configWith({ checker: { ...CHECKER, timeout: "5s" } }),
     FILES,
-    "/languages/0/checker/protocol: unknown field",
+    "/languages/0/checker/timeout: unknown field",
   ],
   [
     "an unknown field at the top",
@@ -170,9 +170,15 @@ const REFUSED: [string, object, Record<string, string>, string][] = [
   ],
   [
     "an unknown field in an interactor",
-    configWith({ caseDefault: { interactor: { ...CHECKER, protocol: "kattis" } } }),
+    configWith({ caseDefault: { interactor: { ...CHECKER, kind: "kattis" } } }),
     FILES,
-    "/languages/0/caseDefault/interactor/protocol: unknown field",
+    "/languages/0/caseDefault/interactor/kind: unknown field",
+  ],
+  [
+    "an unknown checker protocol",
+    configWith({ checker: { ...CHECKER, protocol: "polygon" } }),
+    FILES,
+    '/languages/0/checker/protocol: unknown value "polygon" (one of "testlib", "kattis")',
   ],
   [
     "an interactor without its command",

@@ -38,6 +38,17 @@ const problemProgram = (what: string, run: string, title: string, note = "") =>
       }),
       compileArgs: t.Optional(t.Array(t.String(), { description: "empty or absent: nothing to compile (a script)" })),
       executeArgs: t.Array(t.String(), { minItems: 1, description: `run as \`executeArgs… ${run}\`${note}` }),
+      protocol: t.Optional(
+        t.Union([t.Literal("testlib"), t.Literal("kattis")], {
+          description:
+            "testlib (default), or kattis: `executeArgs… input answer feedback_dir flags…`, the output on stdin " +
+            "(an interactor: talking on stdin and stdout), exit 42 accepted, 43 wrong answer, the message in " +
+            "feedback_dir/judgemessage.txt",
+        }),
+      ),
+      flags: t.Optional(
+        t.Array(t.String(), { description: "kattis: arguments after the feedback directory (validator_flags)" }),
+      ),
     },
     { title },
   );
