@@ -34,6 +34,7 @@ import { scoreboardRoutes } from "./modules/scoreboard/scoreboard.routes";
 import { recordEventsRoutes } from "./modules/record-events/record-events.routes";
 import { rejudgeRoutes } from "./modules/judging/rejudge/rejudge.routes";
 import { similarityRoutes } from "./modules/similarity/similarity.routes";
+import { problemPackageRoutes } from "./modules/problem-packages/problem-packages.routes";
 import { auditRoutes } from "./modules/audit/audit.routes";
 
 /** What main.ts and the tests bring to assembleApp: the connections and the process's own parts. */
@@ -105,6 +106,7 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
         .use(scoreboardRoutes(deps))
         .use(rejudgeRoutes(deps))
         .use(similarityRoutes(deps))
+        .use(problemPackageRoutes(deps))
         .use(judgeRoutes(deps))
         .use(judgeTasksRoutes(deps)),
     );

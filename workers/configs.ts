@@ -4,12 +4,14 @@ import { collectGarbage } from "../src/modules/problem-configs/blobs.service";
 import { reconcileRecords } from "../src/modules/judging/tasks/reconcile.service";
 import { countReconcilerPass } from "../src/runtime/metrics";
 import { runSimilarityReport } from "../src/modules/similarity/similarity.jobs";
+import { readProblemPackage } from "../src/modules/problem-packages/problem-packages.jobs";
 
 /** The configs queue's jobs (exported for tests, which run them in-process on a real queue). */
 export const configsHandlers: HandlerTable<"configs"> = {
   "config.unpack": (payload, ctx) => unpackConfigArchive(payload, ctx),
   "blob.collect": (payload, ctx) => collectGarbage(ctx.em, ctx.store, payload.graceSeconds),
   "similarity.report": (payload, ctx) => runSimilarityReport(payload, ctx),
+  "package.read": (payload, ctx) => readProblemPackage(payload, ctx),
   "record.reconcile": async (_payload, ctx) => {
     const report = await reconcileRecords(ctx.em, ctx.jobs, ctx.logger, ctx.config.judging);
     // Counted in Redis for /metrics (any API process reports them); a miss costs a count, not the pass.

@@ -29,6 +29,20 @@ export interface ConfigUnpackPayload {
  */
 export type { RecordJudgePayload };
 
+/**
+ * A problem package read (the `package.read` job): its problem's title and statement, its files and the
+ * generated config.json stored as blobs, the languages, the package's own submissions, and what was lost.
+ */
+export interface PackageRead {
+  format: "kattis" | "polygon";
+  title: string;
+  content: string;
+  tree: { path: string; digest: string; size: number }[];
+  languages: string[];
+  submissions: { path: string; expected: string }[];
+  notes: string[];
+}
+
 export interface ReconcileReport {
   /** Lapsed leases put back in the queue under a new task id. */
   requeued: number;
@@ -43,6 +57,12 @@ export interface JobCatalogue {
   /** Lease expiry and stranded-record recovery (scheduled by the configs worker, the housekeeper). */
   "record.reconcile": { queue: "configs"; payload: Record<string, never>; result: ReconcileReport };
   "config.unpack": { queue: "configs"; payload: ConfigUnpackPayload; result: { configId: string } };
+  /** A problem package read into a config version's files (README "Problem packages"); the API creates the problem. */
+  "package.read": {
+    queue: "configs";
+    payload: { uploadDigest: string; format?: "kattis" | "polygon" };
+    result: PackageRead;
+  };
   /** A problem's code-similarity report (README "Code similarity"), requested by staff. */
   "similarity.report": { queue: "configs"; payload: { reportId: string }; result: { pairs: number } };
   /** Deletes config versions and blobs nothing references any more (scheduled by the configs worker). */

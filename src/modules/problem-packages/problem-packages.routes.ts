@@ -1,0 +1,61 @@
+import { Elysia, t } from "elysia";
+import { randomUUID } from "node:crypto";
+import type { AppDeps } from "../../deps";
+import { BizError } from "../../core/errors";
+import { ok } from "../../http/respond";
+import { authPlugin } from "../identity/http/auth.plugin";
+import { DomainParams } from "../domains/domains.schemas";
+import { UrlSlug } from "../domains/domains.schemas";
+import { DEFAULT_ARCHIVE_LIMITS } from "../problem-configs/archive-reader";
+import { storeBlob } from "../problem-configs/blobs.service";
+import { ProblemDetailResp } from "../problems/problems.schemas";
+import { toProblemDetail } from "../problems/problems.service";
+import { createFromPackage } from "./problem-packages.service";
+
+/** How long the API waits for the configs worker to read a package (as for a config archive). */
+const READ_WAIT_MS = 60_000;
+
+const PackageUpload = t.Object(
+  {
+    file: t.File({ description: "a zip of a Kattis package (either layout) or a Polygon package" }),
+    url: t.Optional(UrlSlug),
+    format: t.Optional(t.Union([t.Literal("kattis"), t.Literal("polygon")], { description: "detected when absent" })),
+  },
+  { title: "ProblemPackageUpload" },
+);
+
+/** Problem packages in (extension): a Kattis or Polygon package becomes a problem with its first config version. */
+export function problemPackageRoutes(deps: AppDeps) {
+  const { store, jobs } = deps;
+  return new Elysia({ name: "problem-package-routes", prefix: "/domains/:domain", detail: { tags: ["problem"] } })
+    .use(authPlugin(deps))
+    .post(
+      "/problem_packages",
+      async ({ em, access, body }) => {
+        if (body.file.size > DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes)
+          throw new BizError(
+            "FileValidationError",
+            `the package is larger than ${DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes} bytes`,
+          );
+        const upload = await storeBlob(em, store, new Uint8Array(await body.file.arrayBuffer()));
+        const read = await jobs.run(
+          "package.read",
+          { uploadDigest: upload.digest, ...(body.format ? { format: body.format } : {}) },
+          { queue: "configs", timeoutMs: READ_WAIT_MS, jobId: randomUUID() },
+        );
+        return ok(toProblemDetail(await createFromPackage(em, access, read, { url: body.url })));
+      },
+      {
+        // Creating the problem, and uploading its config.
+        domainPermission: ["problem.create", "problem.viewConfig", "problem.edit"],
+        params: DomainParams,
+        body: PackageUpload,
+        type: "multipart/form-data",
+        response: ProblemDetailResp,
+        detail: {
+          operationId: "v1_import_problem_package",
+          summary: "Create a problem and its first config version from a Kattis or Polygon package (extension)",
+        },
+      },
+    );
+}

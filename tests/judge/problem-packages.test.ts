@@ -1,0 +1,300 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnApp, type TestApp } from "../helpers/spawn-app";
+import { makeCast, type Cast } from "../helpers/domain-factories";
+import { archiveOf } from "../helpers/archive-builders";
+import { submit, submission } from "../helpers/records";
+import { finalRecord, judgeEnv, judgerKey, listen, startJudge } from "../helpers/judging";
+
+// Problem packages through the API, then judged by the real judge: packages of our own in the Kattis
+// layouts (legacy and 2023-07) and the Polygon layout (tests/fixtures/kattis, tests/fixtures/polygon).
+const UID_BASE = 71_000;
+let t: TestApp;
+let cast: Cast;
+let judge: Awaited<ReturnType<typeof startJudge>>;
+const kattis = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/kattis", name), "utf8");
+const polygon = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/polygon", name), "utf8");
+
+beforeAll(async () => {
+  t = await spawnApp({}, { configsWorker: true });
+  cast = await makeCast(t);
+  judge = await startJudge(
+    judgeEnv(t, listen(t), await judgerKey(t, cast), UID_BASE, {
+      JUDGE_CONCURRENCY: "2",
+      JUDGE_COMPILE_SECONDS: "120",
+    }),
+  );
+}, 60_000);
+afterAll(async () => {
+  await judge?.stop();
+  await t.app.stop(true);
+  await t.close();
+});
+
+async function importPackage(
+  files: Record<string, string>,
+  token = cast.admin.token,
+  fields: Record<string, string> = {},
+) {
+  const form = new FormData();
+  form.append("file", new Blob([await archiveOf("zip", files)]), "package.zip");
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  const response = await t.app.handle(
+    new Request(`http://localhost/api/v1/domains/${cast.domain.id}/problem_packages`, {
+      method: "POST",
+      body: form,
+      headers: { authorization: `Bearer ${token}` },
+    }),
+  );
+  return {
+    status: response.status,
+    body: (await response.json()) as { errorCode: string; errorMsg: string; data: any },
+  };
+}
+
+type Judged = { state: string; score: number; cases: { state: string; stderr: string }[] };
+async function judged(problem: string, language: string, file: string, source: string): Promise<Judged> {
+  const path = `/domains/${cast.domain.id}/problems/${problem}`;
+  const record = (await submit(t, cast.member.token, path, submission(language, { [file]: source }))).body.data;
+  await finalRecord(t, record.id, 180_000);
+  // As staff: the secret cases' messages are blanked for the student.
+  return (await t.api.get(`/domains/${cast.domain.id}/records/${record.id}`, { token: cast.admin.token })).body.data;
+}
+const problemCount = async () =>
+  (await t.orm.em.fork().getConnection().execute("select count(*)::int as n from problems"))[0].n;
+
+const CIRCLE =
+  '#include <math.h>\n#include <stdio.h>\nint main(void){double r;scanf("%lf",&r);printf("%.6f %.6f\\n",M_PI*r*r,2*M_PI*r);return 0;}\n';
+const ROUGH =
+  '#include <stdio.h>\nint main(void){double r;scanf("%lf",&r);printf("%.2f %.2f\\n",3.14*r*r,6.28*r);return 0;}\n';
+const LEGACY = {
+  "circle/problem.yaml":
+    "name: Circle Facts\nvalidation: custom\nvalidator_flags: tolerance 1e-4\nlimits:\n  memory: 128\n",
+  "circle/.timelimit": "2\n",
+  "circle/problem_statement/problem.en.tex":
+    "\\problemname{Circle Facts}\n% a comment\nGiven a radius $r$, print the \\emph{area} and the circumference.\n\\section*{Input}\nOne real number.\n",
+  "circle/data/sample/1.in": "1\n",
+  "circle/data/sample/1.ans": "3.14159265 6.28318531\n",
+  "circle/data/secret/2.in": "2.5\n",
+  "circle/data/secret/2.ans": "19.63495408 15.70796327\n",
+  "circle/data/secret/3.in": "10\n",
+  "circle/data/secret/3.ans": "314.15926536 62.83185307\n",
+  "circle/output_validators/tolerance/float-validator.cpp": kattis("float-validator.cpp"),
+  "circle/submissions/accepted/circle.c": CIRCLE,
+  "circle/submissions/wrong_answer/rough.c": ROUGH,
+};
+
+describe("a Kattis package (legacy layout) with a custom validator", () => {
+  let problem: string;
+  test("is imported: its name, its statement's text, its limits, its validator, its cases in order", async () => {
+    const before = await problemCount();
+    const imported = await importPackage(LEGACY, cast.admin.token, { url: "circle-facts" });
+    expect(imported.body.errorCode).toBe("Success");
+    expect(imported.body.data).toMatchObject({ title: "Circle Facts", url: "circle-facts" });
+    expect(imported.body.data.content).toContain("# Circle Facts");
+    expect(imported.body.data.content).toContain("print the area and the circumference");
+    expect(imported.body.data.content).not.toContain("\\emph");
+    expect(await problemCount()).toBe(before + 1);
+    problem = imported.body.data.id;
+    const config = (
+      await t.api.get(`/domains/${cast.domain.id}/problems/${problem}/configs/latest/json`, { token: cast.admin.token })
+    ).body.data.data;
+    expect(config.languages.map((l: { name: string }) => l.name)).toEqual([
+      "c",
+      "cpp",
+      "python3",
+      "java",
+      "go",
+      "rust",
+      "javascript",
+    ]);
+    expect(config.languageDefault.caseDefault).toMatchObject({
+      time: "2000ms",
+      memory: "128m",
+      checker: {
+        protocol: "kattis",
+        flags: ["tolerance", "1e-4"],
+        files: ["output_validators/tolerance/float-validator.cpp"],
+      },
+    });
+    expect(
+      config.languageDefault.cases.map((c: { executeInputFile: string; category: string; score: number }) => [
+        c.executeInputFile,
+        c.category,
+        c.score,
+      ]),
+    ).toEqual([
+      ["data/sample/1.in", "pretest", 0],
+      ["data/secret/2.in", "secret", 50],
+      ["data/secret/3.in", "secret", 50],
+    ]);
+  }, 120_000);
+
+  test("a correct program is accepted, an imprecise one rejected by the package's validator", async () => {
+    expect(await judged(problem, "c", "circle.c", CIRCLE)).toMatchObject({ state: "accepted", score: 100 });
+    const rough = await judged(problem, "c", "rough.c", ROUGH);
+    expect(rough.state).toBe("rejected");
+    expect(rough.cases[0]).toMatchObject({ state: "wrong_answer" });
+    expect(rough.cases[0].stderr).toContain("checker: too far off");
+    // The same problem in Python, through the preset.
+    const python = "import math\nr = float(input())\nprint(f'{math.pi*r*r:.6f} {2*math.pi*r:.6f}')\n";
+    expect(await judged(problem, "python3", "circle.py", python)).toMatchObject({ state: "accepted" });
+  }, 240_000);
+});
+
+describe("a Kattis package (2023-07 layout)", () => {
+  test("an interactive problem: its output validator is the interactor", async () => {
+    const imported = await importPackage({
+      "problem.yaml":
+        "problem_format_version: 2023-07-draft\nname:\n  en: Guess the Number\ntype: interactive\nlimits:\n  time_limit: 1\n  memory: 64\n",
+      "statement/problem.en.md": "# Guess the Number\n\nFind the number in 30 guesses.\n",
+      "output_validator/guess-interactor.cpp": kattis("guess-interactor.cpp"),
+      "data/sample/1.in": "1\n",
+      "data/secret/2.in": "777777777\n",
+    });
+    expect(imported.body.errorCode).toBe("Success");
+    expect(imported.body.data).toMatchObject({
+      title: "Guess the Number",
+      content: "# Guess the Number\n\nFind the number in 30 guesses.\n",
+    });
+    const search =
+      "#include <stdio.h>\nint main(void){long lo=1,hi=1000000000;char r[4];for(;;){long m=lo+(hi-lo)/2;printf(\"%ld\\n\",m);fflush(stdout);if(scanf(\"%3s\",r)!=1||r[0]=='=')break;if(r[0]=='<')lo=m+1;else hi=m-1;}return 0;}\n";
+    expect(await judged(imported.body.data.id, "c", "guess.c", search)).toMatchObject({
+      state: "accepted",
+      score: 100,
+    });
+  }, 240_000);
+
+  test("default validation with float_tolerance becomes the float comparison", async () => {
+    const imported = await importPackage({
+      "problem.yaml": "name: Halves\nvalidation: default\nvalidator_flags: float_tolerance 1e-6\n",
+      "data/secret/1.in": "3\n",
+      "data/secret/1.ans": "1.5\n",
+    });
+    expect(imported.body.errorCode).toBe("Success");
+    const config = (
+      await t.api.get(`/domains/${cast.domain.id}/problems/${imported.body.data.id}/configs/latest/json`, {
+        token: cast.admin.token,
+      })
+    ).body.data.data;
+    expect(config.languageDefault.caseDefault).toMatchObject({ compare: "float", epsilon: 1e-6, time: "1000ms" });
+    const halves = '#include <stdio.h>\nint main(void){double x;scanf("%lf",&x);printf("%.9f\\n",x/2);return 0;}\n';
+    expect(await judged(imported.body.data.id, "c", "half.c", halves)).toMatchObject({ state: "accepted" });
+  }, 240_000);
+});
+
+describe("a Polygon package with a testlib checker", () => {
+  const PROBLEM_XML = `<?xml version="1.0" encoding="utf-8" standalone="no"?>
+<problem revision="3" short-name="big-sum">
+  <names><name language="english" value="Big Sum"/><name language="russian" value="Большая сумма"/></names>
+  <judging cpu-name="Intel(R) Core(TM) i3-8100 CPU @ 3.60GHz" cpu-speed="3600" input-file="" output-file="">
+    <testset name="tests">
+      <time-limit>1000</time-limit>
+      <memory-limit>268435456</memory-limit>
+      <test-count>3</test-count>
+      <input-path-pattern>tests/%02d</input-path-pattern>
+      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
+      <tests>
+        <test method="manual" sample="true"/>
+        <test method="manual"/>
+        <test method="generated" cmd="gen 1"/>
+      </tests>
+    </testset>
+  </judging>
+  <files><resources><file path="files/testlib.h" type="h.g++"/></resources></files>
+  <assets>
+    <checker name="check.cpp" type="testlib"><source path="files/check.cpp" type="cpp.g++17"/></checker>
+    <solutions>
+      <solution tag="main"><source path="solutions/sum.cpp" type="cpp.g++17"/></solution>
+      <solution tag="wrong-answer"><source path="solutions/int32.cpp" type="cpp.g++17"/></solution>
+    </solutions>
+  </assets>
+</problem>
+`;
+  const PACKAGE = {
+    "problem.xml": PROBLEM_XML,
+    "files/testlib.h": polygon("testlib.h"),
+    "files/check.cpp": polygon("check.cpp"),
+    "solutions/sum.cpp": polygon("sum.cpp"),
+    "solutions/int32.cpp": polygon("int32.cpp"),
+    "tests/01": "1 2\n",
+    "tests/01.a": "3\n",
+    "tests/02": "2000000000 2000000000\n",
+    "tests/02.a": "4000000000\n",
+    "tests/03": "-9000000000000000000 8999999999999999999\n",
+    "tests/03.a": "-1\n",
+  };
+
+  test("64-bit sums: the main solution is accepted, the 32-bit one rejected by the checker", async () => {
+    const imported = await importPackage(PACKAGE);
+    expect(imported.body.errorCode).toBe("Success");
+    expect(imported.body.data.title).toBe("Big Sum");
+    const problem = imported.body.data.id;
+    expect(await judged(problem, "cpp", "sum.cpp", polygon("sum.cpp"))).toMatchObject({
+      state: "accepted",
+      score: 100,
+    });
+    const narrow = await judged(problem, "cpp", "int32.cpp", polygon("int32.cpp"));
+    expect(narrow.state).toBe("rejected");
+    expect(narrow.cases[1]).toMatchObject({ state: "wrong_answer" });
+    expect(narrow.cases[1].stderr).toContain("checker: wrong answer expected 4000000000, found -294967296");
+  }, 240_000);
+
+  test("a generated test that is not in the package is refused, naming it, and nothing is created", async () => {
+    const before = await problemCount();
+    const { "tests/03": _, ...without } = PACKAGE;
+    const refused = await importPackage(without);
+    expect(refused.body.errorCode).toBe("FileValidationError");
+    expect(refused.body.errorMsg).toContain("test 3 is generated and tests/03 is not in the package");
+    expect(await problemCount()).toBe(before);
+  }, 60_000);
+});
+
+describe("what is not a package", () => {
+  test.each([
+    [
+      "random files",
+      { "notes.txt": "hello\n", "a/b.c": "int main(){}\n" },
+      "neither a Kattis package (problem.yaml and data/) nor a Polygon package (problem.xml)",
+    ],
+    [
+      "problem.yaml that is not YAML",
+      { "problem.yaml": "name: [unclosed\n", "data/secret/1.in": "1\n" },
+      "problem.yaml is not valid YAML",
+    ],
+    [
+      "a Kattis package without tests",
+      { "problem.yaml": "name: Empty\n", "data/README": "none\n" },
+      "data/ holds no .in file",
+    ],
+    [
+      "an interactive problem without its validator",
+      { "problem.yaml": "name: X\nvalidation: custom interactive\n", "data/secret/1.in": "1\n" },
+      "an interactive problem needs its output validator",
+    ],
+    ["problem.xml that is not XML", { "problem.xml": "<problem><judging>" }, "problem.xml"],
+    [
+      "a config archive",
+      { "config.json": "{}", "problem.yaml": "name: X\n", "data/secret/1.in": "1\n" },
+      "this is a config archive",
+    ],
+  ])(
+    "%s: FileValidationError with a clear message, nothing created",
+    async (_, files, message) => {
+      const before = await problemCount();
+      const refused = await importPackage(files as Record<string, string>);
+      expect(refused.body.errorCode).toBe("FileValidationError");
+      expect(refused.body.errorMsg).toContain(message);
+      expect(await problemCount()).toBe(before);
+    },
+    60_000,
+  );
+
+  test("a student or a guest may not import", async () => {
+    for (const who of [cast.member, cast.guest]) {
+      const refused = await importPackage(LEGACY, who.token);
+      expect(refused.status).toBe(403);
+    }
+  }, 60_000);
+});
