@@ -184,6 +184,37 @@ describe("a Kattis package (2023-07 layout)", () => {
   }, 240_000);
 });
 
+describe("a Kattis scoring package", () => {
+  test("its test groups become subtasks with testdata.yaml's scores, the samples scoring nothing", async () => {
+    const imported = await importPackage({
+      "problem.yaml":
+        "problem_format_version: 2023-07-draft\nname: Doubling\ntype: scoring\nlimits:\n  time_limit: 1\n",
+      "data/sample/1.in": "1\n",
+      "data/sample/1.ans": "2\n",
+      "data/secret/group1/testdata.yaml": "accept_score: 30\n",
+      "data/secret/group1/a.in": "2\n",
+      "data/secret/group1/a.ans": "4\n",
+      "data/secret/group2/testdata.yaml": "accept_score: 70\n",
+      "data/secret/group2/a.in": "1500000000\n",
+      "data/secret/group2/a.ans": "3000000000\n",
+      "data/secret/group2/b.in": "3\n",
+      "data/secret/group2/b.ans": "6\n",
+    });
+    expect(imported.body.errorCode).toBe("Success");
+    const id = imported.body.data.id;
+    const config = (
+      await t.api.get(`/domains/${cast.domain.id}/problems/${id}/configs/latest/json`, { token: cast.admin.token })
+    ).body.data.data;
+    expect(config.languageDefault.subtasks).toEqual([
+      { score: 30, cases: [1] },
+      { score: 70, cases: [2, 3] },
+    ]);
+    // 32-bit doubling fails the second group only.
+    const narrow = '#include <stdio.h>\nint main(void){int x;scanf("%d",&x);printf("%d\\n",x*2);return 0;}\n';
+    expect(await judged(id, "c", "double.c", narrow)).toMatchObject({ state: "rejected", score: 30 });
+  }, 240_000);
+});
+
 describe("a Polygon package with a testlib checker", () => {
   const PROBLEM_XML = `<?xml version="1.0" encoding="utf-8" standalone="no"?>
 <problem revision="3" short-name="big-sum">
