@@ -5,6 +5,9 @@ import type { CompareRule } from "./compare";
 import type { Limits } from "./sandbox";
 import type { JudgeSettings } from "./judge-settings";
 import { fillArgs, presetOf, type LanguagePreset } from "../core/config-model/presets";
+import { parseMemory, parseTime } from "../core/config-model/limits";
+
+export { parseMemory, parseTime };
 
 /** What judging one record means, read from its pinned config version's `config.json`. */
 export interface JudgePlan {
@@ -74,21 +77,6 @@ const problemProgramPlan = (p: CheckerInput | null): CheckerPlan | null =>
 
 /** `./a.out` and `a.out` name the same file; paths are relative to the work directory. */
 export const normalisePath = (path: string) => path.replace(/^(\.\/)+/, "");
-
-/** "1s", "1.5s", "500ms" → milliseconds. */
-export function parseTime(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(text.trim());
-  if (!match) throw new Error(`unreadable time "${text}"`);
-  return Math.max(1, Math.round(Number(match[1]) * (match[2] === "s" ? 1000 : 1)));
-}
-
-/** "64m", "256MB", "512k", "1g", "1048576" (bytes) → KiB. */
-export function parseMemory(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)([kmg])?b?$/i.exec(text.trim());
-  if (!match) throw new Error(`unreadable memory "${text}"`);
-  const unit = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match[2] ?? "").toLowerCase() as "" | "k" | "m" | "g"];
-  return Math.max(1, Math.ceil((Number(match[1]) * unit) / 1024));
-}
 
 /** A case's limits; a managed runtime gets its own allowance beside the student's memory (presets.ts). */
 function caseLimits(c: JudgeCase, settings: JudgeSettings, preset: LanguagePreset | null): Limits {

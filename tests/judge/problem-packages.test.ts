@@ -33,12 +33,13 @@ afterAll(async () => {
 });
 
 async function importPackage(
-  files: Record<string, string>,
+  files: Record<string, string> | Uint8Array,
   token = cast.admin.token,
   fields: Record<string, string> = {},
 ) {
   const form = new FormData();
-  form.append("file", new Blob([await archiveOf("zip", files)]), "package.zip");
+  const zip = files instanceof Uint8Array ? files : await archiveOf("zip", files);
+  form.append("file", new Blob([zip]), "package.zip");
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   const response = await t.app.handle(
     new Request(`http://localhost/api/v1/domains/${cast.domain.id}/problem_packages`, {
@@ -279,6 +280,99 @@ describe("a Polygon package with a testlib checker", () => {
     expect(refused.body.errorCode).toBe("FileValidationError");
     expect(refused.body.errorMsg).toContain("test 3 is generated and tests/03 is not in the package");
     expect(await problemCount()).toBe(before);
+  }, 60_000);
+});
+
+describe("export as a Kattis package", () => {
+  const configOf = async (problem: string) =>
+    (await t.api.get(`/domains/${cast.domain.id}/problems/${problem}/configs/latest/json`, { token: cast.admin.token }))
+      .body.data.data;
+  const exported = (problem: string, token = cast.admin.token) =>
+    t.app.handle(
+      new Request(`http://localhost/api/v1/domains/${cast.domain.id}/problems/${problem}/package?format=kattis`, {
+        headers: { authorization: `Bearer ${token}` },
+      }),
+    );
+  /** A case's data by content, so that renamed files compare equal. */
+  const dataOf = async (problem: string) => {
+    const config = await configOf(problem);
+    // The latest version's files by path, read from the blob store by their checksums.
+    const ls = `/domains/${cast.domain.id}/problems/${problem}/configs/latest/ls?amount=1000`;
+    const objects = (await t.api.get(ls, { token: cast.admin.token })).body.data.results as {
+      path: string;
+      checksum: string;
+    }[];
+    const digest = new Map(objects.map((o) => [o.path, o.checksum]));
+    const read = async (path: string | undefined) =>
+      path && digest.has(path) ? new TextDecoder().decode(await t.store.get(digest.get(path)!)) : null;
+    const cases = [];
+    for (const c of config.languageDefault.cases)
+      cases.push({
+        input: await read(c.executeInputFile),
+        answer: await read(c.executeOutputFile),
+        category: c.category,
+        score: c.score,
+      });
+    return { caseDefault: config.languageDefault.caseDefault, subtasks: config.languageDefault.subtasks, cases };
+  };
+
+  test("exporting and importing again gives the same cases, limits and validator", async () => {
+    const original = (await importPackage(LEGACY)).body.data.id;
+    const response = await exported(original);
+    expect(response.headers.get("content-type")).toBe("application/zip");
+    const again = await importPackage(new Uint8Array(await response.arrayBuffer()));
+    expect(again.body.errorCode).toBe("Success");
+    expect(again.body.data).toMatchObject({ title: "Circle Facts" });
+    expect(again.body.data.content).toContain("print the area and the circumference");
+    const [before, after] = [await dataOf(original), await dataOf(again.body.data.id)];
+    expect(before.cases.map((c) => [c.input, c.answer])).toEqual([
+      ["1\n", "3.14159265 6.28318531\n"],
+      ["2.5\n", "19.63495408 15.70796327\n"],
+      ["10\n", "314.15926536 62.83185307\n"],
+    ]);
+    expect(after.cases).toEqual(before.cases);
+    const { checker: was, ...limitsBefore } = before.caseDefault;
+    const { checker: is, ...limitsAfter } = after.caseDefault;
+    expect(limitsAfter).toEqual(limitsBefore);
+    expect([is.protocol, is.flags, is.compileArgs.length]).toEqual([was.protocol, was.flags, was.compileArgs.length]);
+    // And it judges the same way.
+    expect(await judged(again.body.data.id, "c", "rough.c", ROUGH)).toMatchObject({ state: "rejected" });
+  }, 240_000);
+
+  test("a scoring problem's subtasks go out as groups and come back the same", async () => {
+    const original = (
+      await importPackage({
+        "problem.yaml": "name: Groups\ntype: scoring\n",
+        "data/secret/easy/testdata.yaml": "accept_score: 40\n",
+        "data/secret/easy/1.in": "1\n",
+        "data/secret/easy/1.ans": "1\n",
+        "data/secret/hard/testdata.yaml": "accept_score: 60\n",
+        "data/secret/hard/1.in": "2\n",
+        "data/secret/hard/1.ans": "2\n",
+      })
+    ).body.data.id;
+    const again = await importPackage(new Uint8Array(await (await exported(original)).arrayBuffer()));
+    expect(again.body.errorCode).toBe("Success");
+    expect(await dataOf(again.body.data.id)).toEqual(await dataOf(original));
+  }, 60_000);
+
+  test("what Kattis cannot say is refused, and students may not export", async () => {
+    const polygonLike = await importPackage({
+      "problem.xml":
+        '<problem short-name="x"><names><name language="english" value="X"/></names><judging><testset name="tests"><test-count>1</test-count><tests><test method="manual"/></tests></testset></judging><assets><checker type="testlib"><source path="files/check.cpp"/></checker></assets></problem>',
+      "files/check.cpp": polygon("check.cpp"),
+      "files/testlib.h": polygon("testlib.h"),
+      "tests/01": "1 2\n",
+      "tests/01.a": "3\n",
+    });
+    expect(polygonLike.body.errorCode).toBe("Success");
+    const refused = (await (await exported(polygonLike.body.data.id)).json()) as {
+      errorCode: string;
+      errorMsg: string;
+    };
+    expect(refused.errorCode).toBe("FileDownloadError");
+    expect(refused.errorMsg).toContain("its checker speaks testlib's protocol, not Kattis's (42/43)");
+    expect((await exported(polygonLike.body.data.id, cast.member.token)).status).toBe(403);
   }, 60_000);
 });
 

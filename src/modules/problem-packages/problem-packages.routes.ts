@@ -11,6 +11,10 @@ import { storeBlob } from "../problem-configs/blobs.service";
 import { ProblemDetailResp } from "../problems/problems.schemas";
 import { toProblemDetail } from "../problems/problems.service";
 import { createFromPackage } from "./problem-packages.service";
+import { kattisPackage } from "./kattis-export";
+import { zipArchive } from "../problem-configs/archive-writer";
+import { ProblemParams } from "../problems/problems.schemas";
+import { findProblem } from "../problems/problems.service";
 
 /** How long the API waits for the configs worker to read a package (as for a config archive). */
 const READ_WAIT_MS = 60_000;
@@ -55,6 +59,27 @@ export function problemPackageRoutes(deps: AppDeps) {
         detail: {
           operationId: "v1_import_problem_package",
           summary: "Create a problem and its first config version from a Kattis or Polygon package (extension)",
+        },
+      },
+    )
+    .get(
+      "/problems/:problem/package",
+      async ({ em, access, params }) => {
+        const problem = await findProblem(em, access, params.problem);
+        const files = await kattisPackage(em, store, problem);
+        const name = `${problem.url ?? problem.id}-kattis.zip`.replace(/[^A-Za-z0-9._-]/g, "_");
+        return new Response(zipArchive(files), {
+          headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="${name}"` },
+        });
+      },
+      {
+        domainPermission: ["problem.viewConfig"],
+        params: ProblemParams,
+        query: t.Object({ format: t.Optional(t.Literal("kattis", { description: "the only format exported" })) }),
+        detail: {
+          operationId: "v1_export_problem_package",
+          summary: "The problem's latest config version as a Kattis package, 2023-07 layout (extension)",
+          responses: { 200: { description: "zip", content: { "application/zip": { schema: { type: "string" } } } } },
         },
       },
     );
