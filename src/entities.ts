@@ -15,6 +15,7 @@ import { ProblemSetProblem } from "./modules/problem-sets/problem-set-problem.en
 import { JudgeRecord, RecordCount, RecordFile } from "./modules/records/record.entity";
 import { AuditEvent } from "./modules/audit/audit-event.entity";
 import { SimilarityReport } from "./modules/similarity/similarity-report.entity";
+import { PackageVerification } from "./modules/problem-packages/package-verification.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
@@ -37,4 +38,5 @@ export const entities = [
   RecordCount,
   AuditEvent,
   SimilarityReport,
+  PackageVerification,
 ];

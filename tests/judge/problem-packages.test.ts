@@ -84,6 +84,10 @@ const LEGACY = {
   "circle/output_validators/tolerance/float-validator.cpp": kattis("float-validator.cpp"),
   "circle/submissions/accepted/circle.c": CIRCLE,
   "circle/submissions/wrong_answer/rough.c": ROUGH,
+  // Filed under accepted, but it prints the circumference only: the verification must show it.
+  "circle/submissions/accepted/half.c":
+    '#include <math.h>\n#include <stdio.h>\nint main(void){double r;scanf("%lf",&r);printf("%.6f\\n",2*M_PI*r);return 0;}\n',
+  "circle/submissions/accepted/notes.txt": "not a program\n",
 };
 
 describe("a Kattis package (legacy layout) with a custom validator", () => {
@@ -131,6 +135,44 @@ describe("a Kattis package (legacy layout) with a custom validator", () => {
       ["data/secret/3.in", "secret", 50],
     ]);
   }, 120_000);
+
+  test("the package's own submissions are judged as no one's records, expected beside actual", async () => {
+    const path = `/domains/${cast.domain.id}/problems/${problem}/package/verification`;
+    let view = (await t.api.get(path, { token: cast.admin.token })).body.data;
+    for (const until = Date.now() + 120_000; view.pending > 0 && Date.now() < until; await Bun.sleep(200))
+      view = (await t.api.get(path, { token: cast.admin.token })).body.data;
+    expect(view).toMatchObject({ format: "kattis", count: 4, pending: 0, mismatches: 1 });
+    const byPath = Object.fromEntries(view.results.map((r: { path: string }) => [r.path, r]));
+    expect(byPath["submissions/accepted/circle.c"]).toMatchObject({
+      expected: "accepted",
+      actual: "accepted",
+      matches: true,
+      language: "c",
+    });
+    expect(byPath["submissions/wrong_answer/rough.c"]).toMatchObject({
+      expected: "wrong_answer",
+      actual: "wrong_answer",
+      matches: true,
+    });
+    expect(byPath["submissions/accepted/half.c"]).toMatchObject({
+      expected: "accepted",
+      actual: "wrong_answer",
+      matches: false,
+    });
+    expect(byPath["submissions/accepted/notes.txt"]).toMatchObject({
+      record: null,
+      matches: null,
+      skipped: "no language preset for notes.txt",
+    });
+    // No one's records, in no problem set: no student's list, scoreboard, grades or similarity report.
+    const ids = view.results.flatMap((r: { record: string | null }) => (r.record ? [r.record] : []));
+    const rows = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute("select committer_id, problem_set_id from records where id = any(?::uuid[])", [`{${ids.join(",")}}`]);
+    expect(rows).toEqual(ids.map(() => ({ committer_id: null, problem_set_id: null })));
+    expect((await t.api.get(path, { token: cast.member.token })).status).toBe(403);
+  }, 180_000);
 
   test("a correct program is accepted, an imprecise one rejected by the package's validator", async () => {
     expect(await judged(problem, "c", "circle.c", CIRCLE)).toMatchObject({ state: "accepted", score: 100 });

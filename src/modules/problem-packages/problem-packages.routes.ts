@@ -11,6 +11,8 @@ import { storeBlob } from "../problem-configs/blobs.service";
 import { ProblemDetailResp } from "../problems/problems.schemas";
 import { toProblemDetail } from "../problems/problems.service";
 import { createFromPackage } from "./problem-packages.service";
+import { verificationView, verifyPackage } from "./package-verification.service";
+import { Envelope, OutInt } from "../../http/schemas";
 import { kattisPackage } from "./kattis-export";
 import { zipArchive } from "../problem-configs/archive-writer";
 import { ProblemParams } from "../problems/problems.schemas";
@@ -28,9 +30,35 @@ const PackageUpload = t.Object(
   { title: "ProblemPackageUpload" },
 );
 
+const Nullable = <T extends import("@sinclair/typebox").TSchema>(schema: T) => t.Union([schema, t.Null()]);
+const VerificationResp = Envelope(
+  t.Object(
+    {
+      format: t.String(),
+      count: OutInt(),
+      pending: OutInt({ description: "submissions still being judged" }),
+      mismatches: OutInt({ description: "submissions judged otherwise than the package expects" }),
+      results: t.Array(
+        t.Object({
+          path: t.String(),
+          expected: t.String(),
+          language: Nullable(t.String()),
+          record: Nullable(t.String()),
+          state: Nullable(t.String()),
+          actual: Nullable(t.String({ description: "accepted, or the first case's verdict that was not" })),
+          matches: Nullable(t.Boolean()),
+          skipped: Nullable(t.String()),
+        }),
+      ),
+    },
+    { title: "PackageVerification" },
+  ),
+  "PackageVerificationResp",
+);
+
 /** Problem packages in (extension): a Kattis or Polygon package becomes a problem with its first config version. */
 export function problemPackageRoutes(deps: AppDeps) {
-  const { store, jobs } = deps;
+  const { store, jobs, config, logger } = deps;
   return new Elysia({ name: "problem-package-routes", prefix: "/domains/:domain", detail: { tags: ["problem"] } })
     .use(authPlugin(deps))
     .post(
@@ -47,7 +75,10 @@ export function problemPackageRoutes(deps: AppDeps) {
           { uploadDigest: upload.digest, ...(body.format ? { format: body.format } : {}) },
           { queue: "configs", timeoutMs: READ_WAIT_MS, jobId: randomUUID() },
         );
-        return ok(toProblemDetail(await createFromPackage(em, access, read, { url: body.url })));
+        const problem = await createFromPackage(em, access, read, { url: body.url });
+        // The package's own submissions, judged as no one's records once the problem exists.
+        await verifyPackage(em, { store, jobs, config, logger }, problem, read);
+        return ok(toProblemDetail(problem));
       },
       {
         // Creating the problem, and uploading its config.
@@ -59,6 +90,19 @@ export function problemPackageRoutes(deps: AppDeps) {
         detail: {
           operationId: "v1_import_problem_package",
           summary: "Create a problem and its first config version from a Kattis or Polygon package (extension)",
+        },
+      },
+    )
+    .get(
+      "/problems/:problem/package/verification",
+      async ({ em, access, params }) => ok(await verificationView(em, await findProblem(em, access, params.problem))),
+      {
+        domainPermission: ["problem.viewConfig", "record.view"],
+        params: ProblemParams,
+        response: VerificationResp,
+        detail: {
+          operationId: "v1_get_problem_package_verification",
+          summary: "The package's own submissions: each one's expected verdict and what it got (extension)",
         },
       },
     )

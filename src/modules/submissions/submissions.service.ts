@@ -70,7 +70,8 @@ export async function submitSolution(
   em: EntityManager,
   store: BlobStore,
   limits: SubmissionLimits,
-  committerId: string,
+  /** Null: no one's (a package's own submission, run to verify its import). */
+  committerId: string | null,
   target: SubmitTarget,
   input: { language: string; files: File[] },
 ): Promise<{ id: string; taskId: string; view: RecordView }> {
