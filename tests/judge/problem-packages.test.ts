@@ -313,6 +313,17 @@ describe("a Polygon package with a testlib checker", () => {
     expect(narrow.state).toBe("rejected");
     expect(narrow.cases[1]).toMatchObject({ state: "wrong_answer" });
     expect(narrow.cases[1].stderr).toContain("checker: wrong answer expected 4000000000, found -294967296");
+    // Its solutions, by their tags, verified the same way.
+    const path = `/domains/${cast.domain.id}/problems/${problem}/package/verification`;
+    let view = (await t.api.get(path, { token: cast.admin.token })).body.data;
+    for (const until = Date.now() + 120_000; view.pending > 0 && Date.now() < until; await Bun.sleep(200))
+      view = (await t.api.get(path, { token: cast.admin.token })).body.data;
+    expect(
+      view.results.map((r: { path: string; expected: string; actual: string }) => [r.path, r.expected, r.actual]),
+    ).toEqual([
+      ["solutions/sum.cpp", "accepted", "accepted"],
+      ["solutions/int32.cpp", "wrong_answer", "wrong_answer"],
+    ]);
   }, 240_000);
 
   test("a generated test that is not in the package is refused, naming it, and nothing is created", async () => {
