@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
-import { archiveOf } from "../helpers/archive-builders";
+import { archiveOf, deflatedZeros, rawZip, tarOf } from "../helpers/archive-builders";
 import { submit, submission } from "../helpers/records";
 import { finalRecord, judgeEnv, judgerKey, listen, startJudge } from "../helpers/judging";
 
@@ -326,6 +326,28 @@ describe("a Polygon package with a testlib checker", () => {
     ]);
   }, 240_000);
 
+  test("its file input and output become the cases' fileInput and fileOutput", async () => {
+    const imported = await importPackage({
+      ...PACKAGE,
+      "problem.xml": PROBLEM_XML.replace('input-file="" output-file=""', 'input-file="sum.in" output-file="sum.out"'),
+    });
+    expect(imported.body.errorCode).toBe("Success");
+    const config = (
+      await t.api.get(`/domains/${cast.domain.id}/problems/${imported.body.data.id}/configs/latest/json`, {
+        token: cast.admin.token,
+      })
+    ).body.data.data;
+    expect(config.languageDefault.caseDefault).toMatchObject({
+      fileInput: "sum.in",
+      fileOutput: "sum.out",
+      time: "1000ms",
+      memory: "256m",
+    });
+    const files =
+      '#include <stdio.h>\nint main(void){long long a,b;FILE*i=fopen("sum.in","r"),*o=fopen("sum.out","w");fscanf(i,"%lld %lld",&a,&b);fprintf(o,"%lld\\n",a+b);return 0;}\n';
+    expect(await judged(imported.body.data.id, "c", "sum.c", files)).toMatchObject({ state: "accepted" });
+  }, 240_000);
+
   test("a generated test that is not in the package is refused, naming it, and nothing is created", async () => {
     const before = await problemCount();
     const { "tests/03": _, ...without } = PACKAGE;
@@ -464,6 +486,46 @@ describe("what is not a package", () => {
       const refused = await importPackage(files as Record<string, string>);
       expect(refused.body.errorCode).toBe("FileValidationError");
       expect(refused.body.errorMsg).toContain(message);
+      expect(await problemCount()).toBe(before);
+    },
+    60_000,
+  );
+
+  test.each([
+    [
+      "zip-slip",
+      () =>
+        rawZip([
+          { name: "problem.yaml", data: "name: X\n" },
+          { name: "../../evil.in", data: "1\n" },
+        ]),
+      "evil",
+    ],
+    [
+      "a zip bomb",
+      () =>
+        rawZip([
+          { name: "problem.yaml", data: "name: X\n" },
+          { name: "data/secret/1.in", deflated: deflatedZeros(100), claimedSize: 100 },
+        ]),
+      "data/secret/1.in",
+    ],
+    [
+      "a symlink to a secret",
+      () =>
+        tarOf([
+          { name: "problem.yaml", data: "name: X\n" },
+          { name: "data/secret/1.ans", type: "symlink", linkname: "/etc/shadow" },
+        ]),
+      "1.ans",
+    ],
+  ])(
+    "a hostile archive (%s) is refused as a config upload is, and nothing is created",
+    async (_, build, named) => {
+      const before = await problemCount();
+      const refused = await importPackage(new Uint8Array(await build()));
+      expect(refused.body.errorCode).toBe("FileValidationError");
+      expect(refused.body.errorMsg).toContain(named);
       expect(await problemCount()).toBe(before);
     },
     60_000,
