@@ -1,6 +1,7 @@
 /*
  * What the runner's files share (runner.c: the request loop and one program's run; runner-sandbox.c: how a
- * process is started and what is checked after a run; runner-pair.c: a program and its interactor).
+ * process is started and its output read; runner-reset.c: what is checked and reset after a run, and the
+ * reply; runner-seccomp.c: the filter; runner-pair.c: a program and its interactor).
  */
 #ifndef JOJ_RUNNER_H
 #define JOJ_RUNNER_H

@@ -68,8 +68,8 @@ export interface PeerResult {
 }
 
 /** The runner's sources (runner.h says which does what); the header is hashed with them. */
-const RUNNER_SOURCES = ["runner.c", "runner-sandbox.c", "runner-seccomp.c", "runner-pair.c"].map((name) =>
-  join(import.meta.dir, name),
+const RUNNER_SOURCES = ["runner.c", "runner-sandbox.c", "runner-reset.c", "runner-seccomp.c", "runner-pair.c"].map(
+  (name) => join(import.meta.dir, name),
 );
 const RUNNER_HEADER = join(import.meta.dir, "runner.h");
 const PROBE_SOURCE = join(import.meta.dir, "probe.c");
