@@ -278,6 +278,34 @@ describe("requests at the same moment, and a failed report", () => {
     expect(t.logs.filter((line) => line.msg === "similarity report done").length - before).toBe(1);
   }, 90_000);
 
+  test("a report whose job was lost (running for longer than it can take) is started again", async () => {
+    const before = t.logs.filter((line) => line.msg === "similarity report done").length;
+    await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        "update similarity_reports set state = 'running', updated_at = now() - interval '11 minutes' where problem_id = ?",
+        [problem],
+      );
+    const answer = await t.api.post(base(), {}, { token: cast.admin.token });
+    expect(answer.body.data.state).toBe("queued");
+    expect((await ended(base(), cast.admin.token)).state).toBe("done");
+    expect(t.logs.filter((line) => line.msg === "similarity report done").length - before).toBe(1);
+    // One running for a minute is still under way: a request answers with it.
+    await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        "update similarity_reports set state = 'running', updated_at = now() - interval '1 minute' where problem_id = ?",
+        [problem],
+      );
+    expect((await t.api.post(base(), {}, { token: cast.admin.token })).body.data.state).toBe("running");
+    await t.orm.em
+      .fork()
+      .getConnection()
+      .execute("update similarity_reports set state = 'done' where problem_id = ?", [problem]);
+  }, 90_000);
+
   test("a report that cannot read a submission fails, saying why", async () => {
     const lost = await judgeableProblem(t, cast, { languages: ["c"] });
     const who = students.Chloé;

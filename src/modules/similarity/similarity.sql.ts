@@ -26,7 +26,14 @@ export const RECORD_FILES_SQL = `select record_id as record, path, digest, size
 export const SAMPLE_STATEMENTS: string[] = [submissionsSql("latest"), submissionsSql("best"), RECORD_FILES_SQL];
 
 /**
- * Starts a problem's report, unless one is queued or running: a new row, or the ended one made anew, in
+ * A report queued or running this long has lost its job (a worker gone, a database error while it was
+ * failing): the next request starts it again rather than answering with it for ever. A class's report
+ * takes under half a minute.
+ */
+export const STALE_MINUTES = 10;
+
+/**
+ * Starts a problem's report, unless one is queued or running (and not stale): a new row, or the ended one made anew, in
  * one statement, so that of requests at the same moment exactly one starts it (and enqueues its job).
  * Returns the id when this call started it. Parameters: id, domain id, problem id, user id, options.
  */
@@ -37,6 +44,7 @@ export const START_REPORT_SQL = `insert into similarity_reports
     requested_by_id = excluded.requested_by_id, created_at = now(), updated_at = now(), started_at = null,
     finished_at = null, submissions = '[]', pairs = '[]'
   where similarity_reports.state in ('done', 'failed')
+     or similarity_reports.updated_at < now() - interval '${STALE_MINUTES} minutes'
   returning id`;
 
 SAMPLE_STATEMENTS.push(START_REPORT_SQL);
