@@ -20,7 +20,7 @@ import {
 } from "./steps";
 import { feedbackDir, judgeMessage, kattisVerdict } from "./kattis";
 import { escapeOutput } from "./text";
-import { classifyRun, returnCodeOf } from "./verdict";
+import { classifyRun, howItBroke, returnCodeOf } from "./verdict";
 
 /**
  * Checkers (special judges) from the config archive, called the way testlib checkers are:
@@ -219,11 +219,8 @@ export function checkerVerdict(run: RunResult, limits: Limits, who = "checker"):
     ratio: 0,
     message: `${who} failure: ${why}${said ? `\n${said}` : ""}`,
   });
-  const ended = classifyRun(run, limits);
-  if (ended === "time_limit_exceeded") return failed(`it ran out of time (${limits.cpuMs / 1000} s of CPU)`);
-  if (ended === "memory_limit_exceeded") return failed(`it ran out of memory (${limits.memoryKb / 1024} MiB)`);
-  if (ended === "output_limit_exceeded") return failed("it wrote too much");
-  if (run.lost || run.signal !== 0) return failed(`it was killed (status ${returnCodeOf(run)})`);
+  const broke = howItBroke(run, limits);
+  if (broke) return failed(broke);
   switch (run.exitCode) {
     case EXIT.ok:
       return verdict("accepted", 1);

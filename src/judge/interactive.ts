@@ -3,10 +3,18 @@ import { CHECKER_MEMORY_KB, checkerVerdict, runChecker } from "./checker";
 import type { CaseContext } from "./case-context";
 import type { CasePlan } from "./plan";
 import type { Limits, PeerResult, RunResult } from "./sandbox";
-import { assertRan, JudgeFault, runInSlot, takeFile, type CaseRun, type OutputVerdict, type StagedFile } from "./steps";
-import { escapeOutput } from "./text";
+import {
+  assertRan,
+  caseRunOf,
+  JudgeFault,
+  programEnd,
+  runInSlot,
+  takeFile,
+  type CaseRun,
+  type OutputVerdict,
+  type StagedFile,
+} from "./steps";
 import { feedbackDir, judgeMessage, kattisVerdict } from "./kattis";
-import { classifyRun, returnCodeOf } from "./verdict";
 import { stageCase } from "./work-dir";
 
 /**
@@ -73,9 +81,7 @@ export function interactiveVerdict(
   if (peer.first && said.state !== "accepted") return said;
   // The program's own end; an interactor left running after it is not the program's time.
   const own = peer.programEnded ? { ...run, wallExceeded: false } : run;
-  let ended = classifyRun(own, plan.limits);
-  if (ended === "runtime_error" && plan.outOfMemory?.test(new TextDecoder().decode(run.stderr)))
-    ended = "memory_limit_exceeded";
+  const ended = programEnd(own, plan);
   if (ended !== "ran") return { state: ended as OutputVerdict["state"], ratio: 0, message: peerNote(said) };
   return said;
 }
@@ -128,19 +134,8 @@ export async function runInteractiveCase(c: CasePlan, program: StagedFile[], ctx
     ? interactiveVerdict(run, c, (r, limits) => kattisVerdict(r, limits, message, "interactor"))
     : interactiveVerdict(run, c);
   if (verdict.state === "accepted" && c.checker) verdict = await checkInteraction(c, dir, inputHost, ctx, verdict);
-  const stderr = escapeOutput(run.stderr, 60 * 1024, run.stderrTruncated);
-  return {
-    ratio: verdict.ratio,
-    report: {
-      state: verdict.state,
-      score: Math.floor(c.score * verdict.ratio + 1e-9),
-      timeMs: run.cpuMs,
-      memoryKb: run.memoryKb,
-      returnCode: returnCodeOf(run),
-      stdout: "",
-      stderr: verdict.message ? `${verdict.message}${stderr ? `\n${stderr}` : ""}` : stderr,
-    },
-  };
+  // The program's output went to the interactor: nothing of it to show.
+  return caseRunOf(c, run, verdict, "");
 }
 
 /** The case's checker on what the interactor wrote (`output`), with the case's expected output. */

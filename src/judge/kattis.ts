@@ -4,7 +4,7 @@ import type { Limits, RunResult } from "./sandbox";
 import type { OutputVerdict, StagedFile } from "./steps";
 import { takeFile } from "./steps";
 import { escapeOutput } from "./text";
-import { classifyRun, returnCodeOf } from "./verdict";
+import { howItBroke } from "./verdict";
 
 /**
  * The Kattis problem format's output validators (README "Checkers", `"protocol": "kattis"`): called
@@ -40,11 +40,8 @@ export function kattisVerdict(run: RunResult, limits: Limits, message: Uint8Arra
     ratio: 0,
     message: `${who} failure: ${why}${said ? `\n${said}` : ""}`,
   });
-  const ended = classifyRun(run, limits);
-  if (ended === "time_limit_exceeded") return failed(`it ran out of time (${limits.cpuMs / 1000} s of CPU)`);
-  if (ended === "memory_limit_exceeded") return failed(`it ran out of memory (${limits.memoryKb / 1024} MiB)`);
-  if (ended === "output_limit_exceeded") return failed("it wrote too much");
-  if (run.lost || run.signal !== 0) return failed(`it was killed (status ${returnCodeOf(run)})`);
+  const broke = howItBroke(run, limits);
+  if (broke) return failed(broke);
   if (run.exitCode === KATTIS_EXIT.accepted) return { state: "accepted", ratio: 1, message: `${who}: ${said}`.trim() };
   if (run.exitCode === KATTIS_EXIT.wrongAnswer)
     return { state: "wrong_answer", ratio: 0, message: `${who}: ${said}`.trim() };

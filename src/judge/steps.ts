@@ -191,11 +191,7 @@ export async function runCase(
   const stdin = plan.fileInput ? null : inputName;
   const run = await runInSlot(slot, tools, { argv, stdin, limits: plan.limits }, signal);
   assertRan(run);
-  let ran = classifyRun(run, plan.limits);
-  // A managed runtime that stopped at its own heap limit (sized to the case's): a memory verdict, as the
-  // kernel's OOM kill would be. Only a failed run is reread; printing the message gains a program nothing.
-  if (ran === "runtime_error" && plan.outOfMemory?.test(new TextDecoder().decode(run.stderr)))
-    ran = "memory_limit_exceeded";
+  const ran = programEnd(run, plan);
   // A run that did not end cleanly keeps the run's verdict (time, memory, crash); its output is not judged.
   const verdict: OutputVerdict =
     ran !== "ran"
@@ -203,6 +199,23 @@ export async function runCase(
       : plan.fileOutput
         ? await judgeFile(dir, plan.fileOutput, judge)
         : await judge(run.stdout);
+  return caseRunOf(plan, run, verdict, escapeOutput(run.stdout, 60 * 1024, run.outputExceeded));
+}
+
+/**
+ * How the program's run ended (classifyRun). A managed runtime that stopped at its own heap limit (sized
+ * to the case's) is a memory verdict, as the kernel's OOM kill would be; only a failed run is reread:
+ * printing the message gains a program nothing.
+ */
+export function programEnd(run: RunResult, plan: CasePlan): ReturnType<typeof classifyRun> {
+  const ran = classifyRun(run, plan.limits);
+  if (ran === "runtime_error" && plan.outOfMemory?.test(new TextDecoder().decode(run.stderr)))
+    return "memory_limit_exceeded";
+  return ran;
+}
+
+/** A case's report: the verdict and its share of the score, the run's measures, the judge's message first. */
+export function caseRunOf(plan: CasePlan, run: RunResult, verdict: OutputVerdict, stdout: string): CaseRun {
   const stderr = escapeOutput(run.stderr, 60 * 1024, run.stderrTruncated);
   return {
     ratio: verdict.ratio,
@@ -212,7 +225,7 @@ export async function runCase(
       timeMs: run.cpuMs,
       memoryKb: run.memoryKb,
       returnCode: returnCodeOf(run),
-      stdout: escapeOutput(run.stdout, 60 * 1024, run.outputExceeded),
+      stdout,
       stderr: verdict.message ? `${verdict.message}${stderr ? `\n${stderr}` : ""}` : stderr,
     },
   };

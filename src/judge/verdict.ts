@@ -22,3 +22,16 @@ export function classifyRun(run: RunResult, limits: Limits): CaseResult | "ran" 
 
 /** The return code a case reports: the exit status, or 128 + the signal (what a shell shows). */
 export const returnCodeOf = (run: RunResult) => (run.signal ? 128 + run.signal : run.exitCode);
+
+/**
+ * Why a checker or interactor (testlib's or Kattis's) did not end with an answer: out of time or memory, a
+ * flood, a signal; null when it exited, and its exit code is the answer.
+ */
+export function howItBroke(run: RunResult, limits: Limits): string | null {
+  const ended = classifyRun(run, limits);
+  if (ended === "time_limit_exceeded") return `it ran out of time (${limits.cpuMs / 1000} s of CPU)`;
+  if (ended === "memory_limit_exceeded") return `it ran out of memory (${limits.memoryKb / 1024} MiB)`;
+  if (ended === "output_limit_exceeded") return "it wrote too much";
+  if (run.lost || run.signal !== 0) return `it was killed (status ${returnCodeOf(run)})`;
+  return null;
+}
