@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { basename, extname } from "node:path";
+import { PRESET_NAMES, PRESETS } from "../../core/config-model/presets";
 import type { Config } from "../../config";
 import { BizError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
@@ -19,17 +20,19 @@ import { PackageVerification, type VerifiedSubmission } from "./package-verifica
  * expected to earn and what it got.
  */
 
-/** The preset a submission's file is judged in, by its extension. */
+/**
+ * The preset a submission's file is judged in: the one whose source has its extension (presets.ts), and
+ * C++'s other common extensions.
+ */
 const PRESET_OF: Record<string, string> = {
-  ".c": "c",
+  ...Object.fromEntries(
+    PRESET_NAMES.flatMap((name) => {
+      const source = PRESETS[name].source;
+      return source ? [[extname(source).toLowerCase(), name]] : [];
+    }),
+  ),
   ".cc": "cpp",
-  ".cpp": "cpp",
   ".cxx": "cpp",
-  ".py": "python3",
-  ".java": "java",
-  ".go": "go",
-  ".rs": "rust",
-  ".js": "javascript",
 };
 
 export async function verifyPackage(
