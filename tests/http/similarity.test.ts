@@ -306,6 +306,18 @@ describe("requests at the same moment, and a failed report", () => {
       .execute("update similarity_reports set state = 'done' where problem_id = ?", [problem]);
   }, 90_000);
 
+  test("a submission holding a NUL byte (no source anyone typed) is left out, and the report still ends", async () => {
+    const binary = await judgeableProblem(t, cast, { languages: ["c"] });
+    const path = `/domains/${cast.domain.id}/problems/${binary}`;
+    await submit(t, students.An.token, path, submission("c", { "main.c": fixture("original.c") }));
+    await submit(t, students.Bình.token, path, submission("c", { "main.c": fixture("copy.c") }));
+    await submit(t, students.Chloé.token, path, submission("c", { "main.c": `${fixture("other1.c")}\0\u00ff` }));
+    expect((await t.api.post(`${path}/similarity`, {}, { token: cast.admin.token })).body.errorCode).toBe("Success");
+    const report = await ended(`${path}/similarity`, cast.admin.token);
+    expect(report).toMatchObject({ state: "done", submissions: 2 });
+    expect(report.pairs).toHaveLength(1);
+  }, 90_000);
+
   test("a report that cannot read a submission fails, saying why", async () => {
     const lost = await judgeableProblem(t, cast, { languages: ["c"] });
     const who = students.Chloé;

@@ -53,23 +53,28 @@ export async function runSimilarityReport(
       ...rest,
     }));
     report.state = "done";
+    report.finishedAt = new Date();
+    await em.flush();
     logger.info("similarity report done", {
       reportId: report.id,
       submissions: submissions.length,
       pairs: pairs.length,
       ms: Math.round(performance.now() - started),
     });
+    return { pairs: pairs.length };
   } catch (error) {
-    report.state = "failed";
-    report.reason = error instanceof Error ? error.message : String(error);
-    logger.warn("similarity report failed", { reportId: report.id, reason: report.reason });
+    // Written by a statement of its own: after a failed flush the unit of work cannot be trusted.
+    const reason = error instanceof Error ? error.message : String(error);
+    await em.nativeUpdate(SimilarityReport, { id: report.id }, { state: "failed", reason, finishedAt: new Date() });
+    logger.warn("similarity report failed", { reportId: report.id, reason });
+    return { pairs: 0 };
   }
-  report.finishedAt = new Date();
-  await em.flush();
-  return { pairs: report.pairs.length };
 }
 
-/** Each user's record (latest or best) with its largest source file in a language we can parse. */
+/**
+ * Each user's record (latest or best) with its largest source file in a language we can parse; a record
+ * whose file holds a NUL byte is left out.
+ */
 async function chooseSubmissions(
   em: EntityManager,
   store: BlobStore,
@@ -94,7 +99,10 @@ async function chooseSubmissions(
   for (const row of rows) {
     const file = largest.get(row.id);
     if (!file) continue;
-    const source = new TextDecoder().decode(await store.get(file.digest));
+    const bytes = await store.get(file.digest);
+    // A NUL byte: no source anyone typed (a binary under a source's name), and no text PostgreSQL stores.
+    if (bytes.includes(0)) continue;
+    const source = new TextDecoder().decode(bytes);
     const grammar = grammarOf(file.path)!;
     submissions.push({
       record: row.id,
