@@ -227,6 +227,43 @@ describe("a Kattis package (2023-07 layout)", () => {
   }, 240_000);
 });
 
+describe("names, odd bytes and imports at the same moment", () => {
+  const PACKAGE = {
+    "problem.yaml": "name:\n  vi: Một nửa · 二分之一\n  en: Halves\nvalidation: default\n",
+    // A stray NUL byte in the statement (a text no PostgreSQL column holds): dropped, the rest kept.
+    "statement/problem.vi.md": "# Một nửa\u0000 · 二分之一\n\nIn ra một nửa của số đã cho.\n",
+    "data/secret/1.in": "3\n",
+    "data/secret/1.ans": "1.5\n",
+  };
+
+  test("a name and a statement in Vietnamese and Chinese come through; a NUL byte is dropped", async () => {
+    const imported = await importPackage(PACKAGE);
+    expect(imported.body.errorCode).toBe("Success");
+    expect(imported.body.data).toMatchObject({
+      title: "Một nửa · 二分之一",
+      content: "# Một nửa · 二分之一\n\nIn ra một nửa của số đã cho.\n",
+    });
+  }, 60_000);
+
+  test("ten imports of one package under one url at once: one problem, the others refused, nothing half-made", async () => {
+    const before = await problemCount();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => importPackage(PACKAGE, cast.admin.token, { url: "halves-once" })),
+    );
+    expect(answers.filter((a) => a.body.errorCode === "Success")).toHaveLength(1);
+    for (const answer of answers) expect(answer.status).toBeLessThan(500);
+    expect(await problemCount()).toBe(before + 1);
+    const versions = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        "select count(*)::int as n from problem_configs c join problems p on p.id = c.problem_id where p.url = ?",
+        ["halves-once"],
+      );
+    expect(versions[0].n).toBe(1);
+  }, 120_000);
+});
+
 describe("a Kattis scoring package", () => {
   test("its test groups become subtasks with testdata.yaml's scores, the samples scoring nothing", async () => {
     const imported = await importPackage({

@@ -60,7 +60,7 @@ export function readKattis(files: Map<string, Uint8Array>): PackageProblem {
   const protocol = { protocol: "kattis" as const, flags };
   return {
     format: "kattis",
-    title: titleOf(yaml.name) ?? statementTitle(files) ?? "Untitled",
+    title: titleOf(yaml.name) || statementTitle(files) || "Untitled",
     content: statementOf(files, notes),
     timeMs: timeLimitOf(files, yaml, notes),
     memoryMb: typeof limits.memory === "number" ? limits.memory : 2048,

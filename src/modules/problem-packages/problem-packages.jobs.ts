@@ -40,8 +40,9 @@ export async function readProblemPackage(
       tree.push({ path, ...(await storeBlob(ctx.em, ctx.store, data)) });
     return {
       format,
-      title: problem.title.slice(0, 512),
-      content: problem.content.slice(0, 65536),
+      // NUL bytes dropped: no PostgreSQL text holds one, and no statement needs one.
+      title: problem.title.replaceAll("\0", "").trim().slice(0, 512) || "Untitled",
+      content: problem.content.replaceAll("\0", "").slice(0, 65536),
       tree,
       languages: languageNames(config),
       submissions: problem.submissions,
