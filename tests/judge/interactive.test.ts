@@ -116,6 +116,18 @@ describe("a guess-the-number problem with an interactor", () => {
     ]);
   }, 240_000);
 
+  test("a program flooding its stderr mid-game is stopped at the output limit", async () => {
+    const flood = c(
+      "static char line[65536]; memset(line, 'x', sizeof line - 1); guess(1); for (;;) fputs(line, stderr);",
+    );
+    const record = await judged(problem, "c", "flood.c", flood);
+    expect(record.cases.map((x) => x.state)).toEqual([
+      "output_limit_exceeded",
+      "output_limit_exceeded",
+      "output_limit_exceeded",
+    ]);
+  }, 240_000);
+
   test("a program that keeps going after the interactor gave a wrong answer gets the wrong answer", async () => {
     // It ignores the broken pipe and spins until its CPU runs out: the interactor ended first, so that
     // is a consequence, not the verdict.
