@@ -53,13 +53,12 @@ const floor = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   fetch: async () => {
-    const found = await sql.unsafe<{ count: number; row: string | null }[]>(numbered(page.sql), page.values);
+    const found = await sql.unsafe<Record<string, unknown>[]>(numbered(page.sql), page.values);
+    // Each row's list fields (the statement's other columns are the count and the page's order).
     const results = found
-      .filter((r) => r.row !== null)
-      .map((r) => r.row)
-      .join(",");
-    const body = `{"errorCode":"Success","errorMsg":"","data":{"count":${found[0].count},"results":[${results}]}}`;
-    return new Response(body, { headers: { "content-type": "application/json" } });
+      .filter((r) => r.id !== null)
+      .map(({ count, page_created_at, page_id, ...fields }) => fields);
+    return Response.json({ errorCode: "Success", errorMsg: "", data: { count: found[0].count, results } });
   },
 });
 const floorUrl = `http://127.0.0.1:${floor.port}/`;

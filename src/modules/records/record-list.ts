@@ -2,13 +2,14 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { holds, type DomainAccess } from "../identity/access";
 import { pageWindow, parseOrdering } from "../../db/listing";
 import { readRows } from "../../db/statements";
+import { isoTime } from "../../http/schemas";
 import { uuidArray } from "../../db/addressing";
 import type { RecordListDetailView, RecordListQueryInput } from "./records.schemas";
 import { type ListFilter, type ListOrdering, listRowsSql, listWhere, recordPageSql } from "./records.sql";
 
 /**
- * The records list in one prepared statement: the page (as JSON made by PostgreSQL) and its count
- * (records.sql.ts, recordPageSql, says how each is read).
+ * The records list in one prepared statement: the page and its count (records.sql.ts, recordPageSql,
+ * says how each is read).
  */
 
 export type RecordListFilters = Pick<RecordListQueryInput, "problemSet" | "problem" | "submitterId">;
@@ -29,6 +30,34 @@ function listCondition(access: DomainAccess, query: RecordListFilters) {
   return { where: listWhere(filters), values };
 }
 
+/** A list row as read (records.sql.ts, LIST_COLUMNS): timestamps as Bun.sql's Dates, or as text in a transaction. */
+type ListRow = Omit<RecordListDetailView, "createdAt" | "updatedAt" | "judgedAt"> &
+  Record<"createdAt" | "updatedAt" | "judgedAt", Date | string | null>;
+
+const timeOf = (value: Date | string | null) =>
+  value === null ? null : isoTime(value instanceof Date ? value : new Date(value));
+
+/** The view of a list row, its fields in the schema's order. */
+const listView = (r: ListRow): RecordListDetailView => ({
+  createdAt: timeOf(r.createdAt)!,
+  updatedAt: timeOf(r.updatedAt)!,
+  id: r.id,
+  domainId: r.domainId,
+  state: r.state,
+  language: r.language,
+  score: r.score,
+  timeMs: r.timeMs,
+  memoryKb: r.memoryKb,
+  judgedAt: timeOf(r.judgedAt),
+  late: r.late,
+  problemSetId: r.problemSetId,
+  problemSetTitle: r.problemSetTitle,
+  problemId: r.problemId,
+  problemTitle: r.problemTitle,
+  committerId: r.committerId,
+  committerUsername: r.committerUsername,
+});
+
 /** The list rows of some records, as the list would show them to this caller with these filters (live updates). */
 export async function listRowsOf(
   em: EntityManager,
@@ -37,11 +66,7 @@ export async function listRowsOf(
   ids: string[],
 ): Promise<RecordListDetailView[]> {
   const { where, values } = listCondition(access, filters);
-  const [found] = await readRows<{ results: RecordListDetailView[] }>(em, listRowsSql(where), [
-    uuidArray(ids),
-    ...values,
-  ]);
-  return found.results;
+  return (await readRows<ListRow>(em, listRowsSql(where), [uuidArray(ids), ...values])).map(listView);
 }
 
 /**
@@ -74,10 +99,8 @@ export async function listRecordPage(
   query: RecordListQueryInput,
 ): Promise<string> {
   const { sql, values } = recordPageStatement(access, query);
-  const found = await readRows<{ count: number; row: string | null }>(em, sql, values);
-  const results = found
-    .filter((r) => r.row !== null)
-    .map((r) => r.row)
-    .join(",");
-  return `{"count":${found[0].count},"results":[${results}]}`;
+  const found = await readRows<ListRow & { count: number }>(em, sql, values);
+  // An empty page is one row of the count alone, its record's columns null.
+  const results = found.filter((r) => r.id !== null).map(listView);
+  return JSON.stringify({ count: found[0].count, results });
 }
