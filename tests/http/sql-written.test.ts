@@ -4,12 +4,12 @@ import type { TSchema } from "@sinclair/typebox";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
 import { judgeableProblem, submission, submit } from "../helpers/records";
-import { RecordListDetailListResp } from "../../src/modules/records/records.schemas";
+import { RecordDetailResp, RecordListDetailListResp } from "../../src/modules/records/records.schemas";
 import { ProblemDetailWithLatestRecordResp } from "../../src/modules/problems/problems.schemas";
 
-// The record list and the problem page are written as JSON by PostgreSQL and sent as they come
-// (respond.ts okJson): Elysia checks no Response against a schema, so this file does, exactly — every
-// object closed (no field more), every format checked — over the states the rows can be in.
+// The record list, the record page and the problem page are sent as JSON text (respond.ts okJson):
+// Elysia checks no Response against a schema, so this file does, exactly — every object closed (no
+// field more), every format checked — over the states the rows can be in.
 let t: TestApp;
 let cast: Cast;
 beforeAll(async () => {
@@ -100,6 +100,68 @@ test("record list pages conform exactly, whatever state their rows are in", asyn
   const none = await t.api.get(`${base}?problemSet=${crypto.randomUUID()}`, { token: cast.admin.token });
   expectConforms(RecordListDetailListResp, none);
   expect(none.body.data).toEqual({ count: 0, results: [] });
+});
+
+test("record pages conform exactly: waiting, judged, rejudged; what else a stored case holds stays out", async () => {
+  const problem = await judgeableProblem(t, cast);
+  const path = `/domains/${cast.domain.id}/problems/${problem}`;
+  const waiting = (await submit(t, cast.member.token, path, submission("c"))).body.data.id as string;
+  const judged = (await submit(t, cast.member.token, path, submission("c"))).body.data.id as string;
+  const page = (id: string, token = cast.admin.token) =>
+    t.api.get(`/domains/${cast.domain.id}/records/${id}`, { token });
+  expectConforms(RecordDetailResp, await page(waiting));
+  expect((await page(waiting)).body.data).toMatchObject({ state: "queueing", judgedAt: null, history: [] });
+  // A stored case and an earlier judgement with fields of their own (an older judger's, say).
+  await sql(
+    `update records set state = 'rejected', score = 50, time_ms = 7, memory_kb = 1024, judged_at = now(), attempts = 2,
+       cases = ?::jsonb, history = ?::jsonb where id = ?`,
+    [
+      JSON.stringify([
+        {
+          state: "accepted",
+          score: 50,
+          timeMs: 3,
+          memoryKb: 1024,
+          returnCode: 0,
+          stdout: "3\n",
+          stderr: "",
+          path: "/srv",
+        },
+        {
+          state: "wrong_answer",
+          score: 0,
+          timeMs: 4,
+          memoryKb: 900,
+          returnCode: 0,
+          stdout: "4\n",
+          stderr: "",
+          token: "x",
+        },
+      ]),
+      JSON.stringify([
+        {
+          state: "accepted",
+          score: 100,
+          timeMs: 5,
+          memoryKb: 800,
+          problemConfigId: null,
+          judgedAt: "2026-11-20T08:00:00.000+00:00",
+          rejudgedAt: "2026-11-21T09:30:00.125+00:00",
+          rejudgedBy: cast.admin.user.id,
+          note: "kept",
+        },
+      ]),
+      judged,
+    ],
+  );
+  for (const token of [cast.admin.token, cast.member.token]) {
+    const response = await page(judged, token);
+    expectConforms(RecordDetailResp, response);
+    expect(response.body.data).toMatchObject({ state: "rejected", score: 50, attempts: 2 });
+    expect(response.body.data.cases.map((c: { timeMs: number }) => c.timeMs)).toEqual([3, 4]);
+    expect(response.body.data.history[0]).toMatchObject({ rejudgedAt: "2026-11-21T09:30:00.125+00:00" });
+  }
+  expect((await page(judged, cast.member.token)).body.data.codeUrl).toEndWith(`/records/${judged}/code`);
 });
 
 test("problem pages conform exactly: hidden, with and without a latest record, with languages", async () => {

@@ -11,6 +11,7 @@ import { JudgeRecord, RecordFile } from "./record.entity";
 import { isWorking, type RecordState, type StoredCase } from "../judging/record-states";
 import { caseLayout, PUBLIC_CASE_CATEGORIES } from "../judging/protocol/case-layout";
 import type { RecordDetailView, RecordView } from "./records.schemas";
+import { recordDetailView } from "./record-detail-view";
 
 const RELATIONS = ["problem", "problemSet", "committer"] as const;
 
@@ -126,7 +127,7 @@ export async function readRecordDetail(
       c.state === "compile_error" || (layout !== null && PUBLIC_CASE_CATEGORIES.has(layout.categories[i] ?? ""));
     cases = cases.map((c, i) => (shown(c, i) ? c : { ...c, stdout: "", stderr: "" }));
   }
-  return { ...found, cases, codeUrl: mayReadCode(access, found) ? codeUrl : null };
+  return recordDetailView({ ...found, cases }, mayReadCode(access, found) ? codeUrl : null);
 }
 
 export interface RecordPreviewView {
