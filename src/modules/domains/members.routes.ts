@@ -3,7 +3,7 @@ import type { AppDeps } from "../../deps";
 import { authPlugin } from "../identity/http/auth.plugin";
 import { ok, okList, okPage } from "../../http/respond";
 import { EmptyResp, PaginationQuery } from "../../http/schemas";
-import { assertMayReadPermissionsOf } from "../identity/access";
+import { assertMayReadPermissionsOf } from "../identity/access-rules";
 import * as members from "./members.service";
 import { searchCandidates } from "./candidates.service";
 import { DomainParams } from "./domains.schemas";

@@ -1,7 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../core/errors";
 import { pageWindow, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
-import { accessFor, assertDomainRoot, assertMayChangeOwnerMembership, type DomainAccess } from "../identity/access";
+import { accessFor, type DomainAccess } from "../identity/access";
+import { assertDomainRoot, assertMayChangeOwnerMembership } from "../identity/access-rules";
 import { DOMAIN_ROOT_ROLE, type DomainPermissionSet } from "../identity/permissions";
 import type { User } from "../users/user.entity";
 import { resolveUserRef, toUserDetail } from "../users/users.service";

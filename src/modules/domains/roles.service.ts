@@ -2,7 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, permissionDenied } from "../../core/errors";
 import { findPage, parseOrdering, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
-import { isDomainRoot, type DomainAccess } from "../identity/access";
+import type { DomainAccess } from "../identity/access";
+import { isDomainRoot } from "../identity/access-rules";
 import {
   DOMAIN_ROOT_ROLE,
   defaultUserPermissions,

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { assertDomainVisible, loadUserAndDomainAccess, type DomainAccess } from "../identity/access";
+import { loadUserAndDomainAccess, type DomainAccess } from "../identity/access";
+import { assertDomainVisible } from "../identity/access-rules";
 import type { BlobStore } from "../../storage/blob-store";
 import { BizError } from "../../core/errors";
 import { readRecordDetail } from "../records/records.service";

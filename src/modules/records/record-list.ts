@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { holds, type DomainAccess } from "../identity/access";
+import type { DomainAccess } from "../identity/access";
+import { holds } from "../identity/access-rules";
 import { pageWindow, parseOrdering } from "../../db/listing";
 import { readRows } from "../../db/statements";
 import { isoTime } from "../../http/schemas";

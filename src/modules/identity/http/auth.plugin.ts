@@ -15,16 +15,14 @@ import { once } from "../../../runtime/once";
 import * as users from "../../users/users.service";
 import * as accessKeys from "../credentials/access-keys.service";
 import {
-  assertDomainVisible,
-  assertPermitted,
   loadDomainAccess,
   loadKeyAndDomainAccess,
   loadUserAndDomainAccess,
   principalOf,
   principalOfRow,
   type DomainAccess,
-  type PermissionRule,
 } from "../access";
+import { assertDomainVisible, assertPermitted, type PermissionRule } from "../access-rules";
 
 /**
  * The token codec, built on @elysiajs/jwt so that the HTTP layer and the services share one signer.
