@@ -1,5 +1,5 @@
 import { MACHINE_VARIABLES, pickEnv, type Env } from "./core/env-reader";
-import { SERVER_WORKER_VARIABLES } from "./config";
+import { SERVER_WORKER_VARIABLES } from "./secret-settings";
 import { judgeChildEnv } from "./judge/judge-settings";
 
 /**
