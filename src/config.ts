@@ -119,7 +119,7 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
   const databaseUrl = read.optionalUrl("DATABASE_URL", ["postgres:", "postgresql:"]);
   const redisUrlDefaulted = !env.REDIS_URL;
   const redisUrl = read.optionalUrl("REDIS_URL", ["redis:", "rediss:"]) ?? "redis://127.0.0.1:6379";
-  const jwtSecret = api ? readJwtSecret(env, mode, dataDir, problems) : "";
+  const jwtSecret = api ? readJwtSecret(env, mode === "production", dataDir, problems) : "";
   const csrfProtection = read.boolean("CSRF_PROTECTION", mode === "production");
   const storageDriver = read.oneOf("STORAGE_DRIVER", ["fs", "s3"] as const, "fs");
 
@@ -182,6 +182,21 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** The values this server must never store or show: output that holds one is cut (core/redact.ts). */
+export function serverSecrets(config: Config): string[] {
+  const { oauth, storage } = config;
+  return [
+    config.jwtSecret,
+    config.databaseUrl,
+    config.redisUrl,
+    config.metricsToken,
+    storage.s3?.secretAccessKey,
+    oauth.github?.clientSecret,
+    oauth.jaccount?.clientSecret,
+    oauth.oidc?.clientSecret,
+  ].filter((value): value is string => typeof value === "string" && value.length > 0);
 }
 
 /** One hash per core, within a quarter of the machine's memory at 64 MiB each. */

@@ -2,12 +2,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Env } from "./core/env-reader";
-import type { Config, Mode } from "./config";
 
 /**
  * The server's secrets: how the JWT secret and the metrics token are read (config.ts loadConfig calls
- * these), which values count as secrets for redaction, and which settings a server worker gets, none
- * of them secret to the API.
+ * these; config.ts serverSecrets lists what counts as a secret), and which settings a server worker
+ * gets, none of them secret to the API.
  */
 
 const WEAK_SECRETS = new Set(["secret", "changeme", "change-me", "password", "jwt-secret", "development"]);
@@ -73,21 +72,6 @@ export const SERVER_WORKER_VARIABLES = [
   "WORKER_CONCURRENCY",
 ] as const;
 
-/** The values this server must never store or show: output that holds one is cut (core/redact.ts). */
-export function serverSecrets(config: Config): string[] {
-  const { oauth, storage } = config;
-  return [
-    config.jwtSecret,
-    config.databaseUrl,
-    config.redisUrl,
-    config.metricsToken,
-    storage.s3?.secretAccessKey,
-    oauth.github?.clientSecret,
-    oauth.jaccount?.clientSecret,
-    oauth.oidc?.clientSecret,
-  ].filter((value): value is string => typeof value === "string" && value.length > 0);
-}
-
 /** A guessable token would publish the operator's view of the service: at least 16 characters. */
 export function readMetricsToken(env: Env, problems: string[]): string | null {
   const token = env.METRICS_TOKEN?.trim();
@@ -101,13 +85,10 @@ export function readMetricsToken(env: Env, problems: string[]): string | null {
  * Production needs an explicit strong secret. Development without one gets a random secret kept under
  * DATA_DIR, so restarts keep sessions and no well-known default can ever sign a token.
  */
-export function readJwtSecret(env: Env, mode: Mode, dataDir: string, problems: string[]): string {
+export function readJwtSecret(env: Env, production: boolean, dataDir: string, problems: string[]): string {
   const given = env.JWT_SECRET;
   if (given !== undefined && given !== "") {
-    if (
-      mode === "production" &&
-      (given.length < MIN_PRODUCTION_SECRET_LENGTH || WEAK_SECRETS.has(given.toLowerCase()))
-    ) {
+    if (production && (given.length < MIN_PRODUCTION_SECRET_LENGTH || WEAK_SECRETS.has(given.toLowerCase()))) {
       problems.push(
         `JWT_SECRET is too weak for production: use at least ${MIN_PRODUCTION_SECRET_LENGTH} random characters ` +
           `(e.g. \`openssl rand -hex 32\`)`,
@@ -115,7 +96,7 @@ export function readJwtSecret(env: Env, mode: Mode, dataDir: string, problems: s
     }
     return given;
   }
-  if (mode === "production") {
+  if (production) {
     problems.push("JWT_SECRET is required in production (e.g. `openssl rand -hex 32`)");
     return "";
   }
