@@ -18,7 +18,7 @@ import {
   type StagedFile,
   type Toolbox,
 } from "./steps";
-import { feedbackDir, judgeMessage, kattisVerdict } from "./kattis";
+import { feedbackDir, judgeMessage, kattisVerdict, validatorFailure } from "./kattis";
 import { escapeOutput } from "./text";
 import { classifyRun, howItBroke, returnCodeOf } from "./verdict";
 
@@ -214,11 +214,7 @@ export function checkerVerdict(run: RunResult, limits: Limits, who = "checker"):
     ratio,
     message: `${who}: ${said}`.trim(),
   });
-  const failed = (why: string): OutputVerdict => ({
-    state: "system_error",
-    ratio: 0,
-    message: `${who} failure: ${why}${said ? `\n${said}` : ""}`,
-  });
+  const failed = (why: string) => validatorFailure(who, why, said);
   const broke = howItBroke(run, limits);
   if (broke) return failed(broke);
   switch (run.exitCode) {

@@ -31,15 +31,21 @@ export async function judgeMessage(dir: string, feedback: string): Promise<Uint8
   return file?.bytes?.length ? file.bytes : null;
 }
 
+/**
+ * A checker or interactor that did not give an answer (testlib's or Kattis's), as the case's verdict:
+ * the judge's fault, not the program's, with what the validator said.
+ */
+export const validatorFailure = (who: string, why: string, said: string): OutputVerdict => ({
+  state: "system_error",
+  ratio: 0,
+  message: `${who} failure: ${why}${said ? `\n${said}` : ""}`,
+});
+
 /** A Kattis validator's end as a verdict; `who` names it in the message ("checker", "interactor"). */
 export function kattisVerdict(run: RunResult, limits: Limits, message: Uint8Array | null, who: string): OutputVerdict {
   const words = message ?? (run.stderr.length > 0 ? run.stderr : run.stdout);
   const said = escapeOutput(words, MESSAGE_CHARS, !message && run.stderrTruncated).trim();
-  const failed = (why: string): OutputVerdict => ({
-    state: "system_error",
-    ratio: 0,
-    message: `${who} failure: ${why}${said ? `\n${said}` : ""}`,
-  });
+  const failed = (why: string) => validatorFailure(who, why, said);
   const broke = howItBroke(run, limits);
   if (broke) return failed(broke);
   if (run.exitCode === KATTIS_EXIT.accepted) return { state: "accepted", ratio: 1, message: `${who}: ${said}`.trim() };
