@@ -137,6 +137,8 @@ test("record pages conform exactly: waiting, judged, rejudged; what else a store
           stderr: "",
           token: "x",
         },
+        // An older judger's report, with fields missing: they come out as the schema's defaults.
+        { state: "accepted", score: 0 },
       ]),
       JSON.stringify([
         {
@@ -158,7 +160,16 @@ test("record pages conform exactly: waiting, judged, rejudged; what else a store
     const response = await page(judged, token);
     expectConforms(RecordDetailResp, response);
     expect(response.body.data).toMatchObject({ state: "rejected", score: 50, attempts: 2 });
-    expect(response.body.data.cases.map((c: { timeMs: number }) => c.timeMs)).toEqual([3, 4]);
+    expect(response.body.data.cases.map((c: { timeMs: number }) => c.timeMs)).toEqual([3, 4, 0]);
+    expect(response.body.data.cases[2]).toEqual({
+      state: "accepted",
+      score: 0,
+      timeMs: 0,
+      memoryKb: 0,
+      returnCode: 0,
+      stdout: "",
+      stderr: "",
+    });
     expect(response.body.data.history[0]).toMatchObject({ rejudgedAt: "2026-11-21T09:30:00.125+00:00" });
   }
   expect((await page(judged, cast.member.token)).body.data.codeUrl).toEndWith(`/records/${judged}/code`);

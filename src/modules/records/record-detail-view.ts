@@ -44,12 +44,13 @@ export function recordDetailView(row: Omit<RecordDetailView, "codeUrl">, codeUrl
   };
 }
 
-const caseView = (c: StoredCase): StoredCase => ({
-  state: c.state,
-  score: c.score,
-  timeMs: c.timeMs,
-  memoryKb: c.memoryKb,
-  returnCode: c.returnCode,
-  stdout: c.stdout,
-  stderr: c.stderr,
+/** A stored case as shown; a field a stored case lacks gets the schema's default (RecordCase), not a hole. */
+const caseView = (c: Partial<StoredCase>): StoredCase => ({
+  state: c.state ?? "etc",
+  score: c.score ?? 0,
+  timeMs: c.timeMs ?? 0,
+  memoryKb: c.memoryKb ?? 0,
+  returnCode: c.returnCode ?? 0,
+  stdout: c.stdout ?? "",
+  stderr: c.stderr ?? "",
 });
