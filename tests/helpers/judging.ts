@@ -13,9 +13,9 @@ import { ensureRunner } from "../../src/judge/sandbox";
 import { SlotPool } from "../../src/judge/slots";
 import { detectCgroups } from "../../src/judge/cgroups";
 import { archiveOf } from "./archive-builders";
-import type { Cast } from "./domain-factories";
+import { makeCast, type Cast } from "./domain-factories";
 import { recordRow } from "./records";
-import type { TestApp } from "./spawn-app";
+import { spawnApp, type TestApp } from "./spawn-app";
 
 /** The app on a real port (judges are HTTP clients of it, like on another machine). */
 export function listen(t: TestApp): string {
@@ -154,3 +154,24 @@ export async function finalRecord(t: TestApp, id: string, timeoutMs = 60_000) {
     await Bun.sleep(50);
   }
 }
+
+/**
+ * What a judge test file starts with: the app (with its configs worker), a domain's cast, and a judge
+ * process signed in with a judger's key, its slots' uids from `uidBase`; `close` stops them in order.
+ */
+export async function judgeStack(uidBase: number, settings: Record<string, string> = {}) {
+  const t = await spawnApp({}, { configsWorker: true });
+  const cast = await makeCast(t);
+  const judge = await startJudge(judgeEnv(t, listen(t), await judgerKey(t, cast), uidBase, settings));
+  return {
+    t,
+    cast,
+    judge,
+    async close() {
+      await judge.stop();
+      await t.app.stop(true);
+      await t.close();
+    },
+  };
+}
+export type JudgeStack = Awaited<ReturnType<typeof judgeStack>>;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnApp, type TestApp } from "../helpers/spawn-app";
-import { makeCast, type Cast } from "../helpers/domain-factories";
+import type { TestApp } from "../helpers/spawn-app";
+import type { Cast } from "../helpers/domain-factories";
 import { submit, submission } from "../helpers/records";
-import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge } from "../helpers/judging";
+import { finalRecord, problemWithData, judgeStack, type JudgeStack } from "../helpers/judging";
 
 // Interactive problems through the API, judged by the real judge in the real sandbox: our own
 // guess-the-number interactor (tests/fixtures/interactors, testlib's interactor protocol) talking to
@@ -12,7 +12,7 @@ import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge }
 const UID_BASE = 68_000;
 let t: TestApp;
 let cast: Cast;
-let judge: Awaited<ReturnType<typeof startJudge>>;
+let stack: JudgeStack;
 
 const fixture = (path: string) => readFileSync(join(import.meta.dir, "../fixtures", path), "utf8");
 const KIT = { "checker-kit.h": fixture("checkers/checker-kit.h") };
@@ -38,20 +38,10 @@ type JudgedCase = { state: string; score: number; timeMs: number; stdout: string
 type Judged = { state: string; score: number; cases: JudgedCase[] };
 
 beforeAll(async () => {
-  t = await spawnApp({}, { configsWorker: true });
-  cast = await makeCast(t);
-  judge = await startJudge(
-    judgeEnv(t, listen(t), await judgerKey(t, cast), UID_BASE, {
-      JUDGE_CONCURRENCY: "2",
-      JUDGE_COMPILE_SECONDS: "120",
-    }),
-  );
+  stack = await judgeStack(UID_BASE, { JUDGE_CONCURRENCY: "2", JUDGE_COMPILE_SECONDS: "120" });
+  ({ t, cast } = stack);
 }, 60_000);
-afterAll(async () => {
-  await judge?.stop();
-  await t.app.stop(true);
-  await t.close();
-});
+afterAll(() => stack?.close());
 
 async function judged(problem: string, language: string, file: string, source: string): Promise<Judged> {
   const path = `/domains/${cast.domain.id}/problems/${problem}`;

@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnApp, type TestApp } from "../helpers/spawn-app";
-import { makeCast, type Cast } from "../helpers/domain-factories";
+import type { TestApp } from "../helpers/spawn-app";
+import type { Cast } from "../helpers/domain-factories";
 import { submit, submission } from "../helpers/records";
-import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge } from "../helpers/judging";
+import { finalRecord, problemWithData, judgeStack, type JudgeStack } from "../helpers/judging";
 
 // Checkers of our own (tests/fixtures/checkers, on our checker-kit.h) speaking testlib's protocol, and
 // the tolerant built-in comparisons, judged by the real judge in the real sandbox, submitted through the API.
 const UID_BASE = 65_000;
 let t: TestApp;
 let cast: Cast;
-let judge: Awaited<ReturnType<typeof startJudge>>;
+let judge: JudgeStack["judge"];
+let stack: JudgeStack;
 
 const fixture = (path: string) => readFileSync(join(import.meta.dir, "../fixtures", path), "utf8");
 const KIT = fixture("checkers/checker-kit.h");
@@ -40,19 +41,11 @@ type JudgedCase = { state: string; score: number; timeMs: number; memoryKb: numb
 type Judged = { state: string; score: number; cases: JudgedCase[] };
 
 beforeAll(async () => {
-  t = await spawnApp({}, { configsWorker: true });
-  cast = await makeCast(t);
-  const server = listen(t);
   // A C++ checker takes a second or two of CPU to compile; other test files may be compiling at the same time.
-  judge = await startJudge(
-    judgeEnv(t, server, await judgerKey(t, cast), UID_BASE, { JUDGE_CONCURRENCY: "2", JUDGE_COMPILE_SECONDS: "120" }),
-  );
+  stack = await judgeStack(UID_BASE, { JUDGE_CONCURRENCY: "2", JUDGE_COMPILE_SECONDS: "120" });
+  ({ t, cast, judge } = stack);
 }, 60_000);
-afterAll(async () => {
-  await judge?.stop();
-  await t.app.stop(true);
-  await t.close();
-});
+afterAll(() => stack?.close());
 
 /** Submits `main` (a C program) as the member; the record as `viewer` sees it. */
 async function judged(problem: string, main: string, viewer = cast.member.token): Promise<Judged & { id: string }> {

@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnApp, type TestApp } from "../helpers/spawn-app";
-import { makeCast, type Cast } from "../helpers/domain-factories";
+import type { TestApp } from "../helpers/spawn-app";
+import type { Cast } from "../helpers/domain-factories";
 import { submit, submission } from "../helpers/records";
-import { finalRecord, judgeEnv, judgerKey, listen, problemWithData, startJudge } from "../helpers/judging";
+import { finalRecord, problemWithData, judgeStack, type JudgeStack } from "../helpers/judging";
 
 // The Kattis format's validator protocol ("protocol": "kattis" on a checker or an interactor), judged by
 // the real judge in the real sandbox through the API, with our own validators (tests/fixtures/kattis).
 const UID_BASE = 70_000;
 let t: TestApp;
 let cast: Cast;
-let judge: Awaited<ReturnType<typeof startJudge>>;
+let stack: JudgeStack;
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/kattis", name), "utf8");
 const validator = (source: string, flags: string[] = []) => ({
@@ -24,20 +24,10 @@ const validator = (source: string, flags: string[] = []) => ({
 const C = { name: "c", preset: "c" };
 
 beforeAll(async () => {
-  t = await spawnApp({}, { configsWorker: true });
-  cast = await makeCast(t);
-  judge = await startJudge(
-    judgeEnv(t, listen(t), await judgerKey(t, cast), UID_BASE, {
-      JUDGE_CONCURRENCY: "2",
-      JUDGE_COMPILE_SECONDS: "120",
-    }),
-  );
+  stack = await judgeStack(UID_BASE, { JUDGE_CONCURRENCY: "2", JUDGE_COMPILE_SECONDS: "120" });
+  ({ t, cast } = stack);
 }, 60_000);
-afterAll(async () => {
-  await judge?.stop();
-  await t.app.stop(true);
-  await t.close();
-});
+afterAll(() => stack?.close());
 
 type Judged = { state: string; score: number; cases: { state: string; stderr: string }[] };
 async function judged(problem: string, source: string): Promise<Judged> {

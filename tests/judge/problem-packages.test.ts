@@ -1,36 +1,26 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnApp, type TestApp } from "../helpers/spawn-app";
-import { makeCast, type Cast } from "../helpers/domain-factories";
+import type { TestApp } from "../helpers/spawn-app";
+import type { Cast } from "../helpers/domain-factories";
 import { archiveOf, deflatedZeros, rawZip, tarOf } from "../helpers/archive-builders";
 import { submit, submission } from "../helpers/records";
-import { finalRecord, judgeEnv, judgerKey, listen, startJudge } from "../helpers/judging";
+import { finalRecord, judgeStack, type JudgeStack } from "../helpers/judging";
 
 // Problem packages through the API, then judged by the real judge: packages of our own in the Kattis
 // layouts (legacy and 2023-07) and the Polygon layout (tests/fixtures/kattis, tests/fixtures/polygon).
 const UID_BASE = 71_000;
 let t: TestApp;
 let cast: Cast;
-let judge: Awaited<ReturnType<typeof startJudge>>;
+let stack: JudgeStack;
 const kattis = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/kattis", name), "utf8");
 const polygon = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/polygon", name), "utf8");
 
 beforeAll(async () => {
-  t = await spawnApp({}, { configsWorker: true });
-  cast = await makeCast(t);
-  judge = await startJudge(
-    judgeEnv(t, listen(t), await judgerKey(t, cast), UID_BASE, {
-      JUDGE_CONCURRENCY: "2",
-      JUDGE_COMPILE_SECONDS: "120",
-    }),
-  );
+  stack = await judgeStack(UID_BASE, { JUDGE_CONCURRENCY: "2", JUDGE_COMPILE_SECONDS: "120" });
+  ({ t, cast } = stack);
 }, 60_000);
-afterAll(async () => {
-  await judge?.stop();
-  await t.app.stop(true);
-  await t.close();
-});
+afterAll(() => stack?.close());
 
 async function importPackage(
   files: Record<string, string> | Uint8Array,

@@ -4,25 +4,12 @@ import { checkerVerdict } from "../../src/judge/checker";
 import type { Limits, RunResult } from "../../src/judge/sandbox";
 import { subtaskOrder, subtaskScore } from "../../src/judge/subtasks";
 import type { CaseRun } from "../../src/judge/steps";
+import { runResult } from "../helpers/run-results";
 
 const LIMITS: Limits = { cpuMs: 10_000, wallMs: 21_000, memoryKb: 512 * 1024, fileBytes: 1 << 20, processes: 64 };
 /** How a checker's run ended, as the sandbox reports it. */
-const ended = (exitCode: number, stderr: string, more: Partial<RunResult> = {}): RunResult => ({
-  exitCode,
-  signal: 0,
-  cpuMs: 5,
-  wallMs: 6,
-  memoryKb: 2048,
-  wallExceeded: false,
-  oomKilled: false,
-  outputExceeded: false,
-  stdout: new Uint8Array(),
-  stderr: new TextEncoder().encode(stderr),
-  stderrTruncated: false,
-  lost: false,
-  diagnostics: "",
-  ...more,
-});
+const ended = (exitCode: number, stderr: string, more: Partial<RunResult> = {}): RunResult =>
+  runResult({ exitCode, stderr: new TextEncoder().encode(stderr), ...more });
 
 describe("testlib's exit codes", () => {
   test.each([

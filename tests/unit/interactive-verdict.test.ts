@@ -3,6 +3,7 @@ import { interactiveVerdict } from "../../src/judge/interactive";
 import type { CasePlan } from "../../src/judge/plan";
 import type { PeerResult, RunResult } from "../../src/judge/sandbox";
 import { JudgeFault } from "../../src/judge/steps";
+import { runResult } from "../helpers/run-results";
 
 // How a pair run (the program and the interactor, runner-pair.c) becomes a verdict: what ended first
 // was the cause. Each row is how both ended; the sandbox tests and tests/judge/interactive.test.ts run
@@ -25,23 +26,7 @@ const peer = (fields: Partial<PeerResult>): PeerResult => ({
   programEnded: true,
   ...fields,
 });
-const run = (fields: Partial<RunResult>, p: Partial<PeerResult>): RunResult => ({
-  exitCode: 0,
-  signal: 0,
-  cpuMs: 10,
-  wallMs: 20,
-  memoryKb: 800,
-  wallExceeded: false,
-  oomKilled: false,
-  outputExceeded: false,
-  stdout: new Uint8Array(),
-  stderr: new Uint8Array(),
-  stderrTruncated: false,
-  lost: false,
-  diagnostics: "",
-  ...fields,
-  peer: peer(p),
-});
+const run = (fields: Partial<RunResult>, p: Partial<PeerResult>): RunResult => runResult({ ...fields, peer: peer(p) });
 const WA = { exitCode: 1, stderr: text("wrong answer 7 is not it") };
 const SIGPIPE = 13;
 const SIGSEGV = 11;

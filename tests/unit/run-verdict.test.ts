@@ -1,26 +1,12 @@
 import { expect, test } from "bun:test";
 import { classifyRun } from "../../src/judge/verdict";
 import type { Limits, RunResult } from "../../src/judge/sandbox";
+import { runResult } from "../helpers/run-results";
 
 // The verdict of a run from the kernel's account (verdict.ts classifyRun), for the cases where two
 // limits meet: the figures are those of real runs in the sandbox.
 const LIMITS: Limits = { cpuMs: 1000, wallMs: 3000, memoryKb: 80 * 1024, fileBytes: 1 << 24, processes: 64 };
-const run = (fields: Partial<RunResult>): RunResult => ({
-  exitCode: 0,
-  signal: 0,
-  cpuMs: 12,
-  wallMs: 20,
-  memoryKb: 9_000,
-  wallExceeded: false,
-  oomKilled: false,
-  outputExceeded: false,
-  stdout: new Uint8Array(),
-  stderr: new Uint8Array(),
-  stderrTruncated: false,
-  lost: false,
-  diagnostics: "",
-  ...fields,
-});
+const run = (fields: Partial<RunResult>): RunResult => runResult({ memoryKb: 9_000, ...fields });
 
 test.each([
   ["an OOM kill", { oomKilled: true, signal: 9, memoryKb: LIMITS.memoryKb }, "memory_limit_exceeded"],
