@@ -9,11 +9,10 @@ import { finalRecord, judgeEnv, judgerKey, listen, problemWithData } from "../te
 import { loadJudgeSettings } from "../src/judge/judge-settings";
 import { planJudging } from "../src/judge/plan";
 import { ensureRunner } from "../src/judge/sandbox";
-import { freshWorkDir } from "../src/judge/work-dir";
 import { runSandboxed } from "../src/judge/container";
 import { SlotPool } from "../src/judge/slots";
 import { detectCgroups } from "../src/judge/cgroups";
-import { compareWith, runCase, runInSlot, slotWorkDir } from "../src/judge/steps";
+import { compareWith, runCase, runInSlot } from "../src/judge/steps";
 import { fmt, report, timed } from "./harness";
 
 /**
@@ -87,15 +86,13 @@ const config = {
 };
 const [plan] = planJudging(new TextEncoder().encode(JSON.stringify(config)), "c", settings)!.cases;
 const program = [{ path: "a.out", mode: 0o755, hostPath: binary }];
-const dir = await freshWorkDir(slot.root, "bench", slot.uid);
-await writeFile(join(dir, "a.out"), await Bun.file(binary).bytes(), { mode: 0o755 });
-await writeFile(join(dir, "in"), "20 22\n");
-await Bun.spawn(["chown", "-R", `${slot.uid}:${slot.uid}`, dir]).exited;
+const input = { path: "in", mode: 0o644, hostPath: join(scratch, "in") };
 /** The old model, for comparison: a whole bubblewrap sandbox set up for one run and torn down. */
 const freshSandboxRun = async () => {
   const run = await runSandboxed({
     runner,
-    workDir: dir,
+    stageDir: join(scratch, "fresh-stage"),
+    files: [...program, input],
     argv: ["./a.out"],
     stdin: "in",
     limits: plan.limits,
@@ -105,15 +102,12 @@ const freshSandboxRun = async () => {
   });
   if (run.lost || run.exitCode !== 0) throw new Error(`sandboxed run failed: ${run.diagnostics}`);
 };
-// The slot's living container, its /work holding both programs and the input (filled once, like the floor's).
-const work = await slotWorkDir(slot);
-await writeFile(join(work, "a.out"), await Bun.file(binary).bytes(), { mode: 0o755 });
-await writeFile(join(work, "alloc"), await Bun.file(allocator).bytes(), { mode: 0o755 });
-await writeFile(join(work, "in"), "20 22\n");
-await Bun.spawn(["chown", "-R", `${slot.uid}:${slot.uid}`, work]).exited;
+// The slot's living container; each run's /work gets the program and the input from the stage, where they
+// stay from run to run, as a program does between the cases of a record.
 const tools = { runner, settings };
-const containerRun = (argv: string[], stdin: string | null) => async () => {
-  const run = await runInSlot(slot, tools, { argv, stdin, limits: { ...plan.limits, memoryKb: 256 * 1024 } });
+const containerRun = (argv: string[], stdin: string | null, files: typeof program) => async () => {
+  const limits = { ...plan.limits, memoryKb: 256 * 1024 };
+  const run = await runInSlot(slot, tools, { argv, stdin, limits, files });
   if (run.lost || run.exitCode !== 0) throw new Error(`sandboxed run failed: ${run.diagnostics}`);
 };
 const wholeCase = async () => {
@@ -127,8 +121,8 @@ const wholeCase = async () => {
   );
   if (result.state !== "accepted") throw new Error(`case ended ${result.state}`);
 };
-const trivial = containerRun(["./a.out"], "in");
-const allocating = containerRun(["./alloc"], null);
+const trivial = containerRun(["./a.out"], "in", [...program, input]);
+const allocating = containerRun(["./alloc"], null, [{ path: "alloc", mode: 0o755, hostPath: allocator }]);
 const perRun = async (run: () => Promise<void>) => {
   await run();
   return (await timed(RUNS, 1, run)) / RUNS;
@@ -139,7 +133,6 @@ const bareAllocMs = await perRun(bareAlloc);
 const freshMs = await perRun(freshSandboxRun);
 const containerMs = await perRun(trivial);
 const allocMs = await perRun(allocating);
-// Last: a case empties /work before its run, and the two runs above use what was put there.
 const caseMs = await perRun(wholeCase);
 await slot.container?.close();
 pool.release(slot);
@@ -149,7 +142,7 @@ report(`One run (${RUNS} each, one at a time; bubblewrap + runner + seccomp + cg
   ["floor: the trivial binary spawned bare", `${fmt(bareMs)} ms`],
   ["  in a fresh sandbox per run (the old model)", over(freshMs, bareMs)],
   ["  in the slot's living container", over(containerMs, bareMs)],
-  ["  a whole case: /work reset and filled, run, compare", over(caseMs, bareMs)],
+  ["  a whole case: staged, run, compared", over(caseMs, bareMs)],
   ["floor: a program touching 64 MiB, spawned bare", `${fmt(bareAllocMs)} ms`],
   ["  in the slot's living container", over(allocMs, bareAllocMs)],
 ]);

@@ -14,9 +14,15 @@ export interface RunAccount {
  * left is killed and the counters read.
  */
 export interface RunCgroup {
-  /** Makes the group ready for a new container; returns the procs files the program joins, opened. */
+  /**
+   * Makes the group ready for a new container (a group found dirty before is made anew); returns the procs
+   * files the program joins, opened.
+   */
   open(): number[];
-  /** Sets the run's limits and zeroes its counters; refuses a group that still holds a process. */
+  /**
+   * Sets the run's limits and zeroes its counters. Throws CgroupDirty, and marks the group to be made anew
+   * by the next open(), when it still holds a process or more memory than DIRTY_ABOVE once reclaimed.
+   */
   reset(limits: { memoryKb: number; processes: number }): Promise<void>;
   /** After the run: kills whatever is left, then reads what the kernel counted. */
   finish(): Promise<RunAccount>;
@@ -34,6 +40,20 @@ export interface CgroupHost {
 
 export class CgroupUnavailable extends Error {}
 
+/**
+ * The slot's group held a process, or memory a run could not be emptied of, before the next run: the
+ * container is thrown away and the group made anew (a dirty group is never run in). Every run's files
+ * are on a tmpfs unmounted before its reply ends, so what could be left is the kernel's (a socket in flight
+ * until it is collected, a page still in use); a second run after it would be measured and limited with
+ * that memory counted as its own.
+ */
+export class CgroupDirty extends Error {}
+
+/** Charged memory the group is reclaimed of before a run (reclaiming costs ~0.75 ms, so not below this). */
+export const RECLAIM_ABOVE = 1 << 20;
+/** Charged memory still there after reclaim that makes the group dirty: leftovers of a run, not noise. */
+export const DIRTY_ABOVE = 2 << 20;
+
 export const read = (path: string) => readFileSync(path, "utf8");
 export const write = (path: string, value: string | number) => writeFileSync(path, String(value));
 
@@ -46,7 +66,23 @@ export function readAt(fd: number): string {
 /** A group about to take a run must hold no process: one would be a run's leftover, measured as this one's. */
 export function assertEmpty(procs: string): void {
   const left = read(procs).trim();
-  if (left) throw new Error(`the run cgroup still holds processes ${left.split("\n").join(", ")}`);
+  if (left) throw new CgroupDirty(`the run cgroup still holds processes ${left.split("\n").join(", ")}`);
+}
+
+/**
+ * Memory left charged to a group, reclaimed when over RECLAIM_ABOVE; CgroupDirty when over DIRTY_ABOVE even
+ * then. `charged` reads the group's usage; `reclaim` asks the kernel to free what it can.
+ */
+export function assertNearlyEmpty(charged: () => number, reclaim: () => void): void {
+  if (charged() <= RECLAIM_ABOVE) return;
+  try {
+    reclaim();
+  } catch {
+    /* busy, or nothing to reclaim: the usage says */
+  }
+  const left = charged();
+  if (left > DIRTY_ABOVE)
+    throw new CgroupDirty(`the run cgroup holds ${Math.round(left / 1024)} KiB a run left, even after reclaim`);
 }
 
 /**

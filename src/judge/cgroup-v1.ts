@@ -2,10 +2,13 @@ import { existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import {
   assertEmpty,
+  assertNearlyEmpty,
+  CgroupDirty,
   CgroupUnavailable,
   killAll,
   read,
   removeGroup,
+  removeGroupNow,
   write,
   type CgroupHost,
   type RunAccount,
@@ -15,8 +18,6 @@ import {
 /** cgroup v1 (hybrid hosts, this project's CI): one group per slot in each of three hierarchies. */
 
 export const V1_CONTROLLERS = ["memory", "pids", "cpuacct"] as const;
-/** v1: what earlier runs may leave charged to a slot's group before it is emptied (see V1Group.reset). */
-const FORCE_EMPTY_ABOVE = 1 << 20;
 
 export type V1Dirs = Record<(typeof V1_CONTROLLERS)[number], string>;
 
@@ -44,34 +45,48 @@ class V1Group implements RunCgroup {
   /** The limits the group holds ("memoryKb/processes"; null: to be written). */
   private applied: string | null = null;
   private readonly memsw: boolean;
+  /** A reset found what a run left (CgroupDirty): the next container gets the group made anew. */
+  private dirty = false;
 
   constructor(private readonly dirs: V1Dirs) {
-    for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-    // No swapping instead of the limit, and the kernel's OOM killer on (an OOM kill is the MLE signal).
-    write(join(dirs.memory, "memory.swappiness"), 0);
+    this.make();
     this.memsw = existsSync(join(dirs.memory, "memory.memsw.limit_in_bytes"));
+  }
+
+  private make(): void {
+    for (const dir of Object.values(this.dirs)) mkdirSync(dir, { recursive: true });
+    // No swapping instead of the limit, and the kernel's OOM killer on (an OOM kill is the MLE signal).
+    write(join(this.dirs.memory, "memory.swappiness"), 0);
   }
 
   open(): number[] {
     this.applied = null;
     this.oomBefore = null;
+    if (this.dirty) {
+      // Removed with what it holds (the kernel keeps that until it is freed, outside any slot's count).
+      for (const dir of Object.values(this.dirs)) removeGroupNow(dir);
+      this.make();
+      this.dirty = false;
+    }
     return V1_CONTROLLERS.map((c) => openSync(join(this.dirs[c], "cgroup.procs"), "w"));
   }
 
   async reset(limits: { memoryKb: number; processes: number }): Promise<void> {
-    assertEmpty(join(this.dirs.pids, "cgroup.procs"));
     const memory = (file: string) => join(this.dirs.memory, file);
-    // Earlier runs leave some kernel memory charged here (cached dentries and the like, freed under
-    // pressure). Emptying costs ~0.75 ms even when there is nothing to empty (it drains every CPU's
-    // caches), so it waits until FORCE_EMPTY_ABOVE: until then a run's peak may include that much of it.
-    // (Subtracting it instead is wrong both ways: part of it is per-CPU precharge that vanishes during
-    // the run, so a small program's peak came out as 0.)
-    if (Number(read(memory("memory.usage_in_bytes"))) > FORCE_EMPTY_ABOVE) {
-      try {
-        write(memory("memory.force_empty"), 0);
-      } catch {
-        /* busy or unsupported: the peak is merely higher */
-      }
+    try {
+      assertEmpty(join(this.dirs.pids, "cgroup.procs"));
+      // Earlier runs leave some memory charged here (the page cache of the compilers they read, cached
+      // dentries), which the kernel frees when asked. Emptying costs ~0.75 ms even when there is nothing to
+      // empty (it drains every CPU's caches), so it waits until RECLAIM_ABOVE: until then a run's peak may
+      // include that much of it. (Subtracting it instead is wrong both ways: part of it is per-CPU precharge
+      // that vanishes during the run, so a small program's peak came out as 0.)
+      assertNearlyEmpty(
+        () => Number(read(memory("memory.usage_in_bytes"))),
+        () => write(memory("memory.force_empty"), 0),
+      );
+    } catch (error) {
+      if (error instanceof CgroupDirty) this.dirty = true;
+      throw error;
     }
     // The limits stay in the group: the cases of a record, which share them, write them once.
     const wanted = `${limits.memoryKb}/${limits.processes}`;

@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import {
   assertEmpty,
+  assertNearlyEmpty,
   CgroupUnavailable,
   killAll,
   read,
@@ -91,19 +92,18 @@ class V2Group implements RunCgroup {
   }
 
   async reset(limits: { memoryKb: number; processes: number }): Promise<void> {
+    // A dirty leaf needs no mark: the next container's open() makes a new one.
     assertEmpty(join(this.run, "cgroup.procs"));
+    // Page cache an earlier run left charged here would count in this run's peak (memory.reclaim: 5.19+;
+    // before it the leaf serves one run and is new for each).
+    assertNearlyEmpty(
+      () => Number(read(join(this.run, "memory.current"))),
+      () => write(join(this.run, "memory.reclaim"), "1G"),
+    );
     write(join(this.run, "memory.max"), limits.memoryKb * 1024);
     if (existsSync(join(this.run, "memory.swap.max"))) write(join(this.run, "memory.swap.max"), 0);
     write(join(this.run, "pids.max"), limits.processes);
-    if (this.peak !== null) {
-      // Page cache an earlier run left charged here would count in this run's peak.
-      try {
-        write(join(this.run, "memory.reclaim"), "1G");
-      } catch {
-        /* nothing to reclaim, or an older kernel: the peak is merely higher */
-      }
-      writeSync(this.peak, "reset");
-    }
+    if (this.peak !== null) writeSync(this.peak, "reset");
     this.usecBefore = this.usec();
     this.oomBefore = this.oomKills();
   }

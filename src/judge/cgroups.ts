@@ -12,7 +12,14 @@ import { openV2, V2_CONTROLLERS } from "./cgroup-v2";
  * sandbox's own set-up costs neither time nor memory. cgroup v2 and v1 (hybrid hosts) are supported.
  */
 
-export { CgroupUnavailable, closeFds, type CgroupHost, type RunAccount, type RunCgroup } from "./cgroup-common";
+export {
+  CgroupDirty,
+  CgroupUnavailable,
+  closeFds,
+  type CgroupHost,
+  type RunAccount,
+  type RunCgroup,
+} from "./cgroup-common";
 export { openV2 } from "./cgroup-v2";
 
 /** The mount points of cgroup hierarchies, from /proc/self/mountinfo. */

@@ -1,24 +1,13 @@
 import { createHash } from "node:crypto";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import type { Logger } from "../core/logger";
 import type { FileCache, BuiltFile } from "./file-cache";
 import type { RemoteFile } from "./judge-api";
 import type { CheckerPlan } from "./plan";
 import { STDERR_KEEP_BYTES, type Limits, type RunResult } from "./sandbox";
 import type { Slot } from "./slots";
-import {
-  assertRan,
-  compileInSlot,
-  populate,
-  runInSlot,
-  slotWorkDir,
-  takeFile,
-  type OutputVerdict,
-  type StagedFile,
-  type Toolbox,
-} from "./steps";
-import { feedbackDir, judgeMessage, kattisVerdict, validatorFailure } from "./kattis";
+import { assertRan, compileInSlot, runInSlot, type OutputVerdict, type StagedFile, type Toolbox } from "./steps";
+import { feedbackDir, judgeMessage, judgeMessagePath, kattisVerdict, validatorFailure } from "./kattis";
 import { escapeOutput } from "./text";
 import { classifyRun, howItBroke, returnCodeOf } from "./verdict";
 
@@ -121,39 +110,29 @@ async function compileChecker(
   tools: Toolbox,
   signal: AbortSignal,
 ): Promise<{ ok: true; files: BuiltFile[] } | { ok: false; message: string }> {
-  const { dir, run } = await compileInSlot(sources, plan.compileArgs, slot, tools, signal);
-  if (run) {
-    const verdict = classifyRun(run, tools.settings.compile);
-    if (verdict !== "ran") {
-      const said = escapeOutput(Buffer.concat([run.stdout, run.stderr]), CHECKER_MESSAGE_CHARS, run.stderrTruncated);
-      const why = verdict === "runtime_error" ? `exit ${returnCodeOf(run)}` : verdict;
-      return { ok: false, message: `the checker did not compile (${why}): ${said}`.trim() };
-    }
+  const run = await compileInSlot(sources, plan.compileArgs, ["*"], slot, tools, signal);
+  if (!run) {
+    // Nothing to build: the files are the checker (a script).
+    const files: BuiltFile[] = [];
+    for (const source of sources)
+      files.push({ path: source.path, mode: 0o644, bytes: await readFile(source.hostPath!) });
+    return { ok: true, files };
   }
-  const files: BuiltFile[] = [];
-  let bytes = 0;
-  for (const path of await regularFiles(dir)) {
-    const file = await takeFile(dir, path);
-    if (!file?.bytes) continue;
-    bytes += file.bytes.length;
-    if (files.length >= MAX_BUILT_FILES || bytes > MAX_BUILT_BYTES) {
-      return { ok: false, message: "the checker's build left too many files or bytes" };
-    }
-    files.push({ path, mode: file.mode, bytes: file.bytes });
+  const verdict = classifyRun(run, tools.settings.compile);
+  if (verdict !== "ran") {
+    const said = escapeOutput(Buffer.concat([run.stdout, run.stderr]), CHECKER_MESSAGE_CHARS, run.stderrTruncated);
+    const why = verdict === "runtime_error" ? `exit ${returnCodeOf(run)}` : verdict;
+    return { ok: false, message: `the checker did not compile (${why}): ${said}`.trim() };
   }
+  const bytes = [...run.files.values()].reduce((sum, file) => sum + file.bytes.length, 0);
+  if (run.filesDropped > 0 || run.files.size > MAX_BUILT_FILES || bytes > MAX_BUILT_BYTES)
+    return { ok: false, message: "the checker's build left too many files or bytes" };
+  const files = [...run.files].map(([path, file]) => ({
+    path,
+    mode: file.executable ? 0o755 : 0o644,
+    bytes: file.bytes,
+  }));
   return { ok: true, files };
-}
-
-/** Relative paths of the regular files under `dir` (links and anything else skipped). */
-async function regularFiles(dir: string, prefix = ""): Promise<string[]> {
-  const paths: string[] = [];
-  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
-    const path = prefix ? `${prefix}/${entry.name}` : entry.name;
-    if (entry.isDirectory()) paths.push(...(await regularFiles(dir, path)));
-    else if (entry.isFile()) paths.push(path);
-    if (paths.length > MAX_BUILT_FILES) break;
-  }
-  return paths;
 }
 
 export const checkerLimits = (tools: Toolbox): Limits => ({
@@ -174,25 +153,25 @@ export async function runChecker(
   tools: Toolbox,
   signal?: AbortSignal,
 ): Promise<OutputVerdict> {
-  const dir = await slotWorkDir(slot);
-  await populate(dir, slot.uid, [
+  const files = [
     ...checker.files,
     { path: `${CASE_DIR}/input`, mode: 0o644, hostPath: inputHost },
     { path: `${CASE_DIR}/output`, mode: 0o644, bytes: output },
     { path: `${CASE_DIR}/answer`, mode: 0o644, hostPath: expectedHost },
-  ]);
+  ];
   const limits = checkerLimits(tools);
   if (checker.protocol === "kattis") {
     // `validator input judge_answer feedback_dir flags… < output` (kattis.ts).
-    const feedback = await feedbackDir(dir, CASE_DIR, slot.uid);
+    const feedback = feedbackDir(CASE_DIR);
     const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/answer`, feedback, ...checker.flags];
-    const call = { argv, stdin: `${CASE_DIR}/output`, limits, keepStdout: STDERR_KEEP_BYTES };
-    const run = await runInSlot(slot, tools, call, signal);
+    const take = [judgeMessagePath(feedback)];
+    const call = { argv, stdin: `${CASE_DIR}/output`, limits, keepStdout: STDERR_KEEP_BYTES, files, take };
+    const run = await runInSlot(slot, tools, { ...call, dirs: [feedback.slice(0, -1)] }, signal);
     assertRan(run);
-    return kattisVerdict(run, limits, await judgeMessage(dir, feedback), "checker");
+    return kattisVerdict(run, limits, judgeMessage(run, feedback), "checker");
   }
   const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/output`, `${CASE_DIR}/answer`];
-  const call = { argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES };
+  const call = { argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES, files };
   const run = await runInSlot(slot, tools, call, signal);
   assertRan(run);
   return checkerVerdict(run, limits);

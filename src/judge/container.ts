@@ -1,32 +1,39 @@
+import { openSync } from "node:fs";
 import { closeFds, type RunCgroup } from "./cgroups";
 import { FrameReader } from "./frames";
 import { killSlotProcesses, RunStop } from "./slot-processes";
-import { bwrapArgv, BWRAP_ENV, STDERR_KEEP_BYTES, type Limits, type PeerResult, type RunResult } from "./sandbox";
+import { bwrapArgv, BWRAP_ENV, type Limits, type PeerResult, type RunResult } from "./sandbox";
+import { readReply, readTrailer, requestOf, type PeerRun, type Reply } from "./container-wire";
+import { Stage, type WorkFile } from "./stage";
+
+export type { PeerRun };
 
 /**
  * A judge slot's container: one bubblewrap sandbox (namespaces, mounts, the runner as PID 1) that lives
  * as long as the slot and runs every compile, case and checker of it, each as a fork inside (runner.c).
  * Setting up a sandbox cost ~7.6 ms a run; a fork in a living one costs well under one (README,
- * "Benchmarks"). What a run may leave behind is reset before the next (README, "The container and its
- * reset rules"): /work by the judge on the host (slotWorkDir), /tmp, /dev/shm and IPC by a fresh mount and
- * IPC namespace per run, processes by the runner, the cgroup's counters by RunCgroup.reset. A container
- * that says it is not clean, that fails, or whose run is stopped from outside is thrown away, never
- * reused; the next run starts a new one.
+ * "Benchmarks"). Nothing a run leaves reaches the next (README, "The container and its reset rules"):
+ * each run gets a /work of its own, laid out from the slot's stage (stage.ts) and unmounted after it, its
+ * own PID and mount namespaces, and the runner resets /tmp, /dev/shm and IPC; before each run the slot's
+ * cgroup must hold no process and (near) no memory. The runner resets after its reply and says whether
+ * the container is clean in a trailer, which the next run waits for (so the reset costs a run nothing
+ * while the judge compares and reports). A container that says it is not clean, that fails, or whose run
+ * is stopped from outside is thrown away, never reused; the next run starts a new one.
  */
 
 export interface ContainerOptions {
   runner: string;
-  /** The host directory mounted at /work; the judge empties and fills it before each run. */
-  workDir: string;
+  /** The host directory each run's files are staged in (stage.ts), bound read-only at /.stage. */
+  stageDir: string;
   uid: number;
   cgroup: RunCgroup;
-  /** Size of the container's /tmp and /dev/shm (each made anew after a run that wrote to it). */
+  /** Size of each run's /work, and of the container's /tmp and /dev/shm. */
   tmpBytes: number;
 }
 
 export interface ContainerRun {
   argv: string[];
-  /** A file in the work directory fed to stdin, or null for empty input. */
+  /** A file under /work fed to stdin, or null for empty input. */
   stdin: string | null;
   limits: Limits;
   /** How much of stdout to keep (default: all of it up to `fileBytes`, for comparison). */
@@ -35,37 +42,24 @@ export interface ContainerRun {
   overdueMs?: number;
   /** An interactive case's interactor, run beside the program: each one's stdout the other's stdin. */
   peer?: PeerRun;
-}
-
-/** The interactor of a pair run (runner-pair.c): its command, its directory under /work, its own limits. */
-export interface PeerRun {
-  argv: string[];
-  /** Absolute, under /work: hidden from the program. */
-  dir: string;
-  cpuMs: number;
-  memoryKb: number;
+  /** The run's files in /work: bound read-only, or copied writable (stage.ts). */
+  files?: readonly WorkFile[];
+  /** Empty directories made in /work, writable (a Kattis validator's feedback directory). */
+  dirs?: readonly string[];
+  /** Files read back from /work after the run ("*": every regular file), in RunResult.files. */
+  take?: readonly string[];
+  /** The most bytes of each file read back (with "*", of them all); default: the output limit. */
+  takeMax?: number;
 }
 
 /** How long past its wall clock a run may go (a container's start, the runner's kill) before it is killed. */
 const OVERDUE_MS = 10_000;
 const DIAGNOSTICS_KEEP = 2000;
-
-interface Reply {
-  exitCode: number;
-  signal: number;
-  wallMs: number;
-  wallExceeded: boolean;
-  setupFailed: string;
-  outputExceeded: boolean;
-  stdoutBytes: number;
-  stderrBytes: number;
-  stdoutKept: number;
-  stderrKept: number;
-  clean: boolean;
-  why: string;
-  peer?: Omit<PeerResult, "stderr" | "stderrTruncated" | "first"> & { stderrBytes: number; stderrKept: number };
-  peerFirst?: boolean;
-}
+/** What a set-up stage the runner names means, for the judge's log and the record's system error. */
+const STAGES: Record<string, string> = {
+  w: "the run's files could not be laid out in /work",
+  n: "the run's namespaces could not be made",
+};
 
 export class Container {
   private readonly child: ReturnType<typeof Bun.spawn>;
@@ -77,14 +71,22 @@ export class Container {
     return !this.closed;
   }
 
+  private readonly stage: Stage;
+  /** The last run's trailer, until the next run (or ready()) reads it: true when the container is clean. */
+  private settling: Promise<boolean> | null = null;
+
   private constructor(private readonly options: ContainerOptions) {
+    this.stage = new Stage(options.stageDir);
     const fds = options.cgroup.open();
+    // The runner is copied into the container from a descriptor: a bind would show its host path in
+    // the program's /proc/self/mountinfo.
+    const runnerFd = openSync(options.runner, "r");
     try {
       // setuid/setgid and no supplementary groups or capabilities, before bubblewrap even starts.
       this.child = Bun.spawn(
         bwrapArgv(
-          options.runner,
-          options.workDir,
+          3 + fds.length,
+          options.stageDir,
           fds.map((_, i) => 3 + i),
           options.tmpBytes,
         ),
@@ -92,11 +94,11 @@ export class Container {
           uid: options.uid,
           gid: options.uid,
           env: { ...BWRAP_ENV },
-          stdio: ["pipe", "pipe", "pipe", ...fds],
+          stdio: ["pipe", "pipe", "pipe", ...fds, runnerFd],
         },
       );
     } finally {
-      closeFds(fds);
+      closeFds([...fds, runnerFd]);
     }
     this.replies = new FrameReader(this.child.stdout as ReadableStream<Uint8Array>);
     void this.collectDiagnostics(this.child.stderr as ReadableStream<Uint8Array>);
@@ -112,28 +114,54 @@ export class Container {
       this.diagnostics = (this.diagnostics + decoder.decode(chunk)).slice(-DIAGNOSTICS_KEEP);
   }
 
-  /** Runs one program; the container is closed when it cannot be trusted with another run. */
+  /**
+   * Whether the container may take another run, once the runner has reset it after the last one and said
+   * so (a runner that says nothing in time, or says it is not clean, closes it).
+   */
+  async ready(): Promise<boolean> {
+    const settling = this.settling;
+    this.settling = null;
+    if (settling && !(await settling)) await this.close();
+    return !this.closed;
+  }
+
+  private settle(): void {
+    const timeout = Bun.sleep(OVERDUE_MS).then(() => null);
+    this.settling = Promise.race([readTrailer(this.replies), timeout]).then(
+      (trailer) => trailer?.clean === true,
+      () => false,
+    );
+  }
+
+  /**
+   * Runs one program; the container is closed when it cannot be trusted with another run. Throws
+   * JudgeFault for files /work cannot hold (nothing is run), and CgroupDirty when the slot's cgroup is not
+   * empty before the run (the container is closed; the caller renews the group).
+   */
   async run(run: ContainerRun, signal?: AbortSignal): Promise<RunResult> {
-    if (this.closed) throw new Error("the container is closed");
     const { limits } = run;
+    // Staged while the runner resets after the last run.
+    const layout = this.stage.prepare(run.files ?? [], run.dirs ?? []);
+    if (!(await this.ready())) throw new Error("the container is closed");
     try {
       await this.options.cgroup.reset({ memoryKb: limits.memoryKb, processes: limits.processes });
     } catch (error) {
-      // A group that cannot be reset (a process left in it) is not run in again: the container goes,
-      // and with it every process of the slot's uid; the next run starts afresh.
+      // A group that cannot be reset, or holds a process or memory a run left, is not run in again: the
+      // container goes, and with it every process of the slot's uid.
       await this.close();
       throw error;
     }
     const overdueMs = run.overdueMs ?? OVERDUE_MS;
     // Stopping a run from outside kills the whole container: bubblewrap, then the slot uid's processes.
     const stop = new RunStop(this.child, this.options.uid, limits.wallMs, overdueMs, signal);
-    let reply: Awaited<ReturnType<Container["readReply"]>> = null;
+    let reply: Reply | null = null;
     let unkilled = "";
     try {
       const stdin = this.child.stdin as import("bun").FileSink;
-      stdin.write(requestOf(run));
+      const take = run.take ?? [];
+      stdin.write(requestOf({ ...run, layout, take, takeMax: run.takeMax ?? limits.fileBytes }));
       await stdin.flush();
-      reply = await this.readReply();
+      reply = await readReply(this.replies);
     } catch {
       reply = null;
     } finally {
@@ -142,9 +170,17 @@ export class Container {
     const stopped = stop.killed;
     const account = await this.options.cgroup.finish();
     // A group that cannot be reset (v2 before Linux 6.12) serves one run: its container goes with it.
-    if (!reply || stopped || !reply.header.clean || unkilled || !this.options.cgroup.reusable) await this.close();
+    if (!reply || stopped || unkilled || !this.options.cgroup.reusable) await this.close();
+    else this.settle();
     const lost = { exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: true };
-    const empty = { outputExceeded: false, stdout: new Uint8Array(), stderr: new Uint8Array(), stderrTruncated: false };
+    const empty = {
+      outputExceeded: false,
+      stdout: new Uint8Array(),
+      stderr: new Uint8Array(),
+      stderrTruncated: false,
+      files: new Map(),
+      filesDropped: 0,
+    };
     // Processes the kill could not end: whatever the runner said, the slot is at fault (assertRan, steps.ts).
     if (unkilled) return { ...account, ...empty, ...lost, diagnostics: `sandbox: ${unkilled}` };
     if (!reply) {
@@ -155,13 +191,15 @@ export class Container {
       const said = [this.diagnostics.trim(), late, ended].filter(Boolean).join("\n");
       return { ...account, ...empty, ...lost, diagnostics: said.slice(0, DIAGNOSTICS_KEEP) };
     }
-    const { header, stdout, stderr, peerStderr } = reply;
-    const peer: PeerResult | undefined = header.peer && {
-      ...header.peer,
-      stderr: peerStderr,
-      stderrTruncated: header.peer.stderrBytes > peerStderr.length,
-      first: header.peerFirst === true,
-    };
+    const { header, stdout, stderr, peerStderr, files } = reply;
+    const peer: PeerResult | undefined = header.peer
+      ? {
+          ...header.peer,
+          stderr: peerStderr,
+          stderrTruncated: header.peer.stderrBytes > peerStderr.length,
+          first: header.peerFirst === true,
+        }
+      : undefined;
     const base = {
       ...(peer ? { peer } : {}),
       ...account,
@@ -173,29 +211,16 @@ export class Container {
       stdout,
       stderr,
       stderrTruncated: header.stderrBytes > stderr.length,
+      files,
+      filesDropped: header.dropped,
     };
     // exec failing is the program's business (no such file), like a shell's 127; any other stage is the sandbox's.
     if (header.setupFailed === "e") return { ...base, exitCode: 127, lost: false, diagnostics: "" };
-    if (header.setupFailed)
-      return { ...base, lost: true, diagnostics: `runner: set-up failed at stage ${header.setupFailed}` };
+    if (header.setupFailed) {
+      const stage = STAGES[header.setupFailed] ?? `set-up failed at stage ${header.setupFailed}`;
+      return { ...base, lost: true, diagnostics: `runner: ${stage}` };
+    }
     return { ...base, lost: false, diagnostics: "" };
-  }
-
-  private async readReply(): Promise<{
-    header: Reply;
-    stdout: Uint8Array;
-    stderr: Uint8Array;
-    peerStderr: Uint8Array;
-  } | null> {
-    const size = await this.replies.read(4);
-    if (!size) return null;
-    const json = await this.replies.read(new DataView(size.buffer, size.byteOffset, 4).getUint32(0, true));
-    if (!json) return null;
-    const header = JSON.parse(new TextDecoder().decode(json)) as Reply;
-    const stdout = await this.replies.read(header.stdoutKept);
-    const stderr = await this.replies.read(header.stderrKept);
-    const peerStderr = header.peer ? await this.replies.read(header.peer.stderrKept) : new Uint8Array();
-    return stdout && stderr && peerStderr ? { header, stdout, stderr, peerStderr } : null;
   }
 
   /** Ends the container and every process of its uid; idempotent. */
@@ -211,30 +236,6 @@ export class Container {
     await this.child.exited;
     await killSlotProcesses(this.options.uid);
   }
-}
-
-/** A request as runner.c reads it: a little-endian u32 length, then NUL-terminated fields. */
-export function requestOf(run: ContainerRun): Uint8Array {
-  const { limits, peer } = run;
-  const pair = peer ? ["pair", peer.cpuMs, peer.memoryKb, peer.dir, peer.argv.length, ...peer.argv] : [];
-  const fields = [
-    ...pair,
-    limits.wallMs,
-    limits.cpuMs,
-    limits.memoryKb,
-    limits.fileBytes,
-    limits.processes,
-    run.keepStdout ?? limits.fileBytes,
-    STDERR_KEEP_BYTES,
-    run.stdin ?? "-",
-    ...run.argv,
-  ].map(String);
-  for (const field of fields) if (field.includes("\0")) throw new Error("a sandbox argument holds a NUL byte");
-  const body = new TextEncoder().encode(`${fields.join("\0")}\0`);
-  const message = new Uint8Array(4 + body.length);
-  new DataView(message.buffer).setUint32(0, body.length, true);
-  message.set(body, 4);
-  return message;
 }
 
 /** One run in a container of its own, closed after it (the self-check, tests of the isolation itself). */

@@ -9,13 +9,11 @@ import {
   JudgeFault,
   programEnd,
   runInSlot,
-  takeFile,
   type CaseRun,
   type OutputVerdict,
   type StagedFile,
 } from "./steps";
-import { feedbackDir, judgeMessage, kattisVerdict } from "./kattis";
-import { stageCase } from "./work-dir";
+import { feedbackDir, judgeMessage, judgeMessagePath, kattisVerdict } from "./kattis";
 
 /**
  * Interactive cases (README "Interactive problems"): the program and the problem's interactor run at once
@@ -51,6 +49,8 @@ function peerRun(peer: PeerResult): RunResult {
     stderrTruncated: peer.stderrTruncated,
     lost: false,
     diagnostics: "",
+    files: new Map(),
+    filesDropped: 0,
   };
 }
 
@@ -107,12 +107,12 @@ export async function runInteractiveCase(c: CasePlan, program: StagedFile[], ctx
   const answer: StagedFile = expected
     ? { path: "answer", mode: 0o644, hostPath: await ctx.cached(expected) }
     : { path: "answer", mode: 0o644, bytes: new Uint8Array() };
-  const dir = await stageCase(ctx.slot, files, [
+  const interactorFiles = [
     ...built.checker.files.map(inDir),
     inDir({ path: "input", mode: 0o644, hostPath: inputHost }),
     ...(kattis ? [inDir(answer)] : []),
-  ]);
-  const feedback = kattis ? await feedbackDir(dir, INTERACTOR_DIR, ctx.slot.uid) : "";
+  ];
+  const feedback = kattis ? feedbackDir(INTERACTOR_DIR) : "";
   const { executeArgs, flags } = built.checker;
   const peer = {
     argv: kattis
@@ -125,15 +125,24 @@ export async function runInteractiveCase(c: CasePlan, program: StagedFile[], ctx
   const run = await runInSlot(
     ctx.slot,
     ctx.tools,
-    { argv: c.executeArgs, stdin: null, limits: c.limits, peer },
+    {
+      argv: c.executeArgs,
+      stdin: null,
+      limits: c.limits,
+      peer,
+      files: [...files, ...interactorFiles],
+      // The interactor's directory is its own to write in (its output, a Kattis feedback directory).
+      dirs: [INTERACTOR_DIR, ...(kattis ? [feedback.slice(0, -1)] : [])],
+      take: [`${INTERACTOR_DIR}/output`, ...(kattis ? [judgeMessagePath(feedback)] : [])],
+    },
     ctx.halt,
   );
   assertRan(run);
-  const message = kattis ? await judgeMessage(dir, feedback) : null;
+  const message = kattis ? judgeMessage(run, feedback) : null;
   let verdict = kattis
     ? interactiveVerdict(run, c, (r, limits) => kattisVerdict(r, limits, message, "interactor"))
     : interactiveVerdict(run, c);
-  if (verdict.state === "accepted" && c.checker) verdict = await checkInteraction(c, dir, inputHost, ctx, verdict);
+  if (verdict.state === "accepted" && c.checker) verdict = await checkInteraction(c, run, inputHost, ctx, verdict);
   // The program's output went to the interactor: nothing of it to show.
   return caseRunOf(c, run, verdict, "");
 }
@@ -141,13 +150,12 @@ export async function runInteractiveCase(c: CasePlan, program: StagedFile[], ctx
 /** The case's checker on what the interactor wrote (`output`), with the case's expected output. */
 async function checkInteraction(
   c: CasePlan,
-  dir: string,
+  run: RunResult,
   inputHost: string,
   ctx: CaseContext,
   interactor: OutputVerdict,
 ): Promise<OutputVerdict> {
-  // Taken first: building the checker (on its first use) empties the slot's /work.
-  const output = await takeFile(dir, `${INTERACTOR_DIR}/output`);
+  const output = run.files.get(`${INTERACTOR_DIR}/output`);
   const expected = ctx.config.get(c.expectedPath);
   if (!expected) return { state: "system_error", ratio: 0, message: `the config version has no ${c.expectedPath}` };
   const built = await ctx.checkers.get(c.checker!);

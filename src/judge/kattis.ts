@@ -1,8 +1,5 @@
-import { chown, mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { Limits, RunResult } from "./sandbox";
-import type { OutputVerdict, StagedFile } from "./steps";
-import { takeFile } from "./steps";
+import type { OutputVerdict } from "./steps";
 import { escapeOutput } from "./text";
 import { howItBroke } from "./verdict";
 
@@ -17,18 +14,16 @@ export const KATTIS_EXIT = { accepted: 42, wrongAnswer: 43 } as const;
 export const FEEDBACK_DIR = "feedback";
 const MESSAGE_CHARS = 1024;
 
-/** An empty feedback directory under `dir`, the slot uid's to write in. */
-export async function feedbackDir(dir: string, under: string, uid: number): Promise<string> {
-  const path = join(dir, under, FEEDBACK_DIR);
-  await mkdir(path, { recursive: true });
-  await chown(path, uid, uid);
-  return `${under ? `${under}/` : ""}${FEEDBACK_DIR}/`;
-}
+/** The feedback directory under `under` in /work (made empty for the run, writable), ending in "/". */
+export const feedbackDir = (under: string) => `${under ? `${under}/` : ""}${FEEDBACK_DIR}/`;
+
+/** The file of the feedback directory the judge reads back after the run. */
+export const judgeMessagePath = (feedback: string) => `${feedback}judgemessage.txt`;
 
 /** What the validator left in its feedback directory's judgemessage.txt, if anything. */
-export async function judgeMessage(dir: string, feedback: string): Promise<Uint8Array | null> {
-  const file: StagedFile | null = await takeFile(dir, `${feedback}judgemessage.txt`);
-  return file?.bytes?.length ? file.bytes : null;
+export function judgeMessage(run: RunResult, feedback: string): Uint8Array | null {
+  const file = run.files.get(judgeMessagePath(feedback));
+  return file?.bytes.length ? file.bytes : null;
 }
 
 /**

@@ -34,8 +34,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { P_CPU = 1, P_MEMORY, P_DIR, P_ARGC, P_ARGV };
-
 /* One side's end, as its waiter records it in the ordered pipe (one write, smaller than PIPE_BUF). */
 struct ending {
   char who; /* 'P' the program, 'I' the interactor */
@@ -55,23 +53,21 @@ static void record(int ends, char who, int status, const struct rusage *usage) {
 
 /* In the program's keeper: a view of its own (processes, /tmp, /dev/shm), the interactor's directory hidden. */
 static int private_view(const char *hidden) {
-  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return -1;
-  if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) return -1;
-  return mount_tmpfs("/tmp", 0) || mount_tmpfs("/dev/shm", 0) || mount_tmpfs(hidden, 1);
+  return own_proc() || mount_tmpfs("/tmp", 0) || mount_tmpfs("/dev/shm", 0) || mount_tmpfs(hidden, 1);
 }
 
-int serve_pair(char **peer, char **f, int sigfd, const char *cgroup_fds, const struct pristine *before) {
-  long long wall_ms = atoll(f[F_WALL]), file_bytes = atoll(f[F_FILE]);
-  const char *dir = peer[P_DIR];
-  int argc = atoi(peer[P_ARGC]);
-  char **peer_argv = calloc((size_t)argc + 1, sizeof *peer_argv);
-  if (!peer_argv) return 0;
-  memcpy(peer_argv, peer + P_ARGV, (size_t)argc * sizeof *peer_argv);
+int serve_pair(const struct request *r, int sigfd, const char *cgroup_fds, const struct pristine *before) {
+  long long wall_ms = r->wall_ms, file_bytes = r->file_bytes;
+  const char *dir = r->peer_dir;
   /* to_program: the interactor writes, the program reads; from_program the other way. */
-  struct stream out = { -1, NULL, 0, 0, 0 }, err, peer_err;
+  struct stream out = { -1, NULL, 0, 0, 0 }, err = out, peer_err = out;
+  struct outcome o = { 0 };
+  if (work_prepare(r) != 0) {
+    o.stage = 'w';
+    return reply(r, &o, &out, &err, ",\"peer\":null", &peer_err, before);
+  }
   int to_program[2], from_program[2], err_pipe[2], peer_err_pipe[2], setup[2], peer_setup[2], ends[2];
-  size_t keep = (size_t)atoll(f[F_KEEP_ERR]);
-  if (stream_open(&err, err_pipe, keep) || stream_open(&peer_err, peer_err_pipe, keep) ||
+  if (stream_open(&err, err_pipe, r->keep_err) || stream_open(&peer_err, peer_err_pipe, r->keep_err) ||
       pipe2(to_program, O_CLOEXEC) || pipe2(from_program, O_CLOEXEC) || pipe2(setup, O_CLOEXEC) ||
       pipe2(peer_setup, O_CLOEXEC) || pipe2(ends, O_CLOEXEC))
     return 0;
@@ -90,10 +86,10 @@ int serve_pair(char **peer, char **f, int sigfd, const char *cgroup_fds, const s
     if (program < 0) setup_failed('n');
     if (program == 0) {
       struct launch l = {
-        .argv = f + F_PROGRAM, .in = to_program[0], .out = from_program[1], .err = err_pipe[1],
-        .cpu_ms = atoll(f[F_CPU]), .stack_kb = atoll(f[F_STACK]), .file_bytes = file_bytes,
+        .argv = r->argv, .in = to_program[0], .out = from_program[1], .err = err_pipe[1],
+        .cpu_ms = r->cpu_ms, .stack_kb = r->stack_kb, .file_bytes = file_bytes,
         /* The runner, the keeper, the interactor and its waiter share the uid's process count. */
-        .processes = atoll(f[F_PROCS]) + 4, .address_kb = 0, .cgroup_fds = cgroup_fds, .dir = NULL,
+        .processes = r->processes + 4, .address_kb = 0, .cgroup_fds = cgroup_fds, .dir = "/work",
       };
       launch(&l);
     }
@@ -115,11 +111,11 @@ int serve_pair(char **peer, char **f, int sigfd, const char *cgroup_fds, const s
     pid_t interactor = fork();
     if (interactor < 0) setup_failed('n');
     if (interactor == 0) {
-      long long memory_kb = atoll(peer[P_MEMORY]);
+      long long memory_kb = r->peer_memory_kb;
       struct launch l = {
-        .argv = peer_argv, .in = from_program[0], .out = to_program[1], .err = peer_err_pipe[1],
-        .cpu_ms = atoll(peer[P_CPU]), .stack_kb = memory_kb, .file_bytes = file_bytes,
-        .processes = atoll(f[F_PROCS]) + 4, .address_kb = memory_kb, .cgroup_fds = NULL, .dir = dir,
+        .argv = r->peer_argv, .in = from_program[0], .out = to_program[1], .err = peer_err_pipe[1],
+        .cpu_ms = r->peer_cpu_ms, .stack_kb = memory_kb, .file_bytes = file_bytes,
+        .processes = r->processes + 4, .address_kb = memory_kb, .cgroup_fds = NULL, .dir = dir,
         .ignore_sigpipe = 1,
       };
       launch(&l);
@@ -132,13 +128,11 @@ int serve_pair(char **peer, char **f, int sigfd, const char *cgroup_fds, const s
     record(ends[1], 'I', st, &usage);
     _exit(0);
   }
-  free(peer_argv);
   int mine[] = { to_program[0], to_program[1], from_program[0], from_program[1], err_pipe[1], peer_err_pipe[1],
                  setup[1], peer_setup[1], ends[1] };
   for (size_t i = 0; i < sizeof mine / sizeof *mine; i++) close(mine[i]);
 
   /* Until both waiters are gone (each records its side's end first), the wall clock, or a flood. */
-  struct outcome o = { 0 };
   int keeper_done = 0, waiter_done = 0, peer_exceeded = 0;
   while (!(keeper_done && waiter_done)) {
     long long left = wall_ms - (now_ms() - started);
@@ -191,5 +185,5 @@ int serve_pair(char **peer, char **f, int sigfd, const char *cgroup_fds, const s
            peer_ended && WIFSIGNALED(st) ? WTERMSIG(st) : (peer_ended ? 0 : SIGKILL), interactor.cpu_ms,
            interactor.memory_kb, peer_stage ? (char[]){ peer_stage, 0 } : "", peer_exceeded ? "true" : "false",
            peer_err.total, peer_err.kept, o.ended ? "true" : "false", first == 'I' ? "true" : "false");
-  return reply(&o, &out, &err, extra, &peer_err, before);
+  return reply(r, &o, &out, &err, extra, &peer_err, before);
 }

@@ -107,6 +107,21 @@ static int others_alive(void) {
   return count;
 }
 
+/* Unix sockets left in the container's network namespace (its /proc/net/unix: the runner holds none once
+   its streams are closed). One that outlives its run is held only by a descriptor in flight in a socket of
+   its own, which the kernel collects later; until then it could keep an abstract name bound for the next
+   run to find, or a file of /work alive, so the container goes. Other families are refused (seccomp). */
+static int sockets_left(void) {
+  FILE *table = fopen("/proc/net/unix", "r");
+  if (!table) return -1;
+  char line[512];
+  int count = -1; /* the header */
+  while (fgets(line, sizeof line, table))
+    if (strchr(line, '\n')) count++;
+  fclose(table);
+  return count;
+}
+
 /* Why the container may not take another run, or "" (runner.c's header has the rules). */
 static const char *after_run(const struct pristine *before) {
   struct pristine after;
@@ -114,6 +129,7 @@ static const char *after_run(const struct pristine *before) {
   return others_alive() != 0 ? "a process outlived its run"
          : reset_tmpfs(0) != 0 || reset_tmpfs(1) != 0 ? "a tmpfs could not be made anew"
          : reset_sysv() != 0 ? "an IPC object could not be removed"
+         : sockets_left() != 0 ? "a socket outlived its run"
          : memcmp(before->limits, after.limits, sizeof after.limits) ? "the runner's limits changed"
          : before->priority != after.priority || before->policy != after.policy ? "the runner's priority changed"
          : !CPU_EQUAL(&before->cpus, &after.cpus) ? "the runner's CPUs changed"
@@ -121,27 +137,40 @@ static const char *after_run(const struct pristine *before) {
          : "";
 }
 
-/* Resets the container, writes the reply (JSON, stdout, stderr, then `more` when given), frees the streams;
-   returns whether the container is still fit for another run. `extra` is more JSON fields, or "". */
-int reply(const struct outcome *o, struct stream *out, struct stream *err, const char *extra, struct stream *more,
-          const struct pristine *before) {
-  const char *why = after_run(before);
+static int frame(const char *json, int size, int room) {
+  uint32_t length = (uint32_t)size;
+  return size < room && write_full(1, &length, 4) == 0 && write_full(1, json, (size_t)size) == 0 ? 0 : -1;
+}
+
+/* Writes the reply: JSON, stdout, stderr, then `more` when given, then the files read back from /work
+   (runner-work.c); then unmounts /work, resets the container and writes the trailer, a JSON saying whether
+   the container is fit for another run. The judge limits the next run only after reading the trailer, so
+   by then nothing of this one is charged to the slot's cgroup. `extra` is more JSON fields, or "". */
+int reply(const struct request *r, const struct outcome *o, struct stream *out, struct stream *err,
+          const char *extra, struct stream *more, const struct pristine *before) {
+  struct taken *files;
+  int dropped;
+  int taken = work_take(r, &files, &dropped);
   char header[1024];
   int size = snprintf(header, sizeof header,
                       "{\"exitCode\":%d,\"signal\":%d,\"wallMs\":%lld,\"wallExceeded\":%s,\"setupFailed\":\"%s\","
                       "\"outputExceeded\":%s,\"stdoutBytes\":%lld,\"stderrBytes\":%lld,\"stdoutKept\":%zu,"
-                      "\"stderrKept\":%zu,\"clean\":%s,\"why\":\"%s\"%s}",
+                      "\"stderrKept\":%zu,\"taken\":%d,\"dropped\":%d%s}",
                       o->ended && WIFEXITED(o->status) ? WEXITSTATUS(o->status) : -1,
                       o->ended && WIFSIGNALED(o->status) ? WTERMSIG(o->status) : (o->ended ? 0 : SIGKILL), o->wall,
                       o->wall_exceeded ? "true" : "false", o->stage ? (char[]){ o->stage, 0 } : "",
-                      o->exceeded ? "true" : "false", out->total, err->total, out->kept, err->kept,
-                      *why ? "false" : "true", why, extra);
-  uint32_t length = (uint32_t)size;
-  int ok = size < (int)sizeof header && write_full(1, &length, 4) == 0 &&
-           write_full(1, header, (size_t)size) == 0 && write_full(1, out->data, out->kept) == 0 &&
-           write_full(1, err->data, err->kept) == 0 && (!more || write_full(1, more->data, more->kept) == 0);
+                      o->exceeded ? "true" : "false", out->total, err->total, out->kept, err->kept, taken, dropped,
+                      extra);
+  int ok = frame(header, size, sizeof header) == 0 && write_full(1, out->data, out->kept) == 0 &&
+           write_full(1, err->data, err->kept) == 0 && (!more || write_full(1, more->data, more->kept) == 0) &&
+           work_send(files, taken) == 0;
   free(out->data);
   free(err->data);
   if (more) free(more->data);
+  /* What is left of the run goes now, off its path: its /work (and a new one for the next run), /tmp. */
+  const char *why = work_end(files, taken) != 0 ? "/work could not be made anew" : after_run(before);
+  char trailer[256];
+  size = snprintf(trailer, sizeof trailer, "{\"clean\":%s,\"why\":\"%s\"}", *why ? "false" : "true", why);
+  ok = ok && frame(trailer, size, sizeof trailer) == 0;
   return ok && !*why;
 }

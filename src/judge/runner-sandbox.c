@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -74,12 +75,14 @@ void launch(const struct launch *l) {
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (l->ignore_sigpipe) signal(SIGPIPE, SIG_IGN);
   setpgid(0, 0);
-  if (l->dir && chdir(l->dir) != 0) setup_failed('d');
-  /* Join the run's cgroup last of the set-up: from here on, every page and every cycle is the program's. */
+  if (chdir(l->dir) != 0) setup_failed('d');
+  /* Join the run's cgroup last of the set-up: from here on, every page and every cycle is the program's.
+     Its own cgroup namespace then shows that group as "/": no path of the judge's groups. */
   if (l->cgroup_fds && strcmp(l->cgroup_fds, "-") != 0) {
     char *list = strdup(l->cgroup_fds);
     for (char *fd = strtok(list, ","); fd; fd = strtok(NULL, ","))
       if (write(atoi(fd), "0", 1) != 1) setup_failed('c');
+    if (unshare(CLONE_NEWCGROUP) != 0) setup_failed('c');
   }
   if (l->in < 0 || dup2(l->in, 0) < 0 || dup2(l->out, 1) < 0 || dup2(l->err, 2) < 0) setup_failed('i');
   /* Everything beyond 0-2 (the requests, the replies, the cgroup files) closes at exec. */
@@ -96,6 +99,17 @@ void launch(const struct launch *l) {
   if (install_seccomp() != 0) setup_failed('s');
   execvp(l->argv[0], l->argv);
   setup_failed('e');
+}
+
+/* In the init of a PID namespace of the runner's (the runs', or an interactive program's keeper): a /proc of
+   that namespace, showing each program only the processes it may trace (hidepid): its own. The runner and
+   a keeper are not dumpable, so they are not there at all, nor their accounting of earlier runs. */
+int own_proc(void) {
+  unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+  return mount("proc", "/proc", "proc", flags, "hidepid=invisible") == 0 ||
+                 mount("proc", "/proc", "proc", flags, "hidepid=2") == 0
+             ? 0
+             : -1;
 }
 
 /* Reads what is there; 0 at end of file. Over `limit` bytes the run is stopped (the caller kills). */
@@ -134,12 +148,13 @@ int stream_open(struct stream *s, int ends[2], size_t keep) {
   return fcntl(ends[0], F_SETFL, O_NONBLOCK);
 }
 
-/* Whatever is left (a process that overran, its forks, a new session) dies now: the runner is alone in its
-   PID namespace. Every child is reaped; `watched`'s status is kept if the loop had not seen it end. */
+/* Whatever is left (a process that overran, its forks, a new session, a keeper) dies now: the runner is
+   alone in its PID namespace. Every child is reaped; `watched`'s status is kept (in `o`, when given) if the
+   loop had not seen it end. */
 void kill_and_reap(pid_t watched, struct outcome *o) {
   kill(-1, SIGKILL);
   int st;
   pid_t done;
   while ((done = waitpid(-1, &st, 0)) > 0 || (done < 0 && errno == EINTR))
-    if (done == watched && !o->ended) { o->status = st; o->ended = 1; }
+    if (o && done == watched && !o->ended) { o->status = st; o->ended = 1; }
 }

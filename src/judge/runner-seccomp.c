@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,6 +53,12 @@ int build_seccomp(void) {
   /* setpriority(which, who): PRIO_PROCESS of itself only (PRIO_USER 0 would be every process of the uid). */
   if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority), 1, SCMP_A0(SCMP_CMP_NE, PRIO_PROCESS)) != 0 ||
       seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority), 1, SCMP_A1(SCMP_CMP_NE, 0)) != 0) goto fail;
+  /* No network: Unix sockets and socket pairs only (runtimes use them among their own threads). An Internet,
+     netlink, packet or vsock socket could leave ports, connections and counters for the next run, and park
+     buffers outside the run's memory limit; refused, so the program sees a clear EPERM. */
+  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)) != 0 ||
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX)) != 0)
+    goto fail;
   /* New namespaces: clone with CLONE_NEW* flags; clone3 hides its flags in memory, so it says ENOSYS
      and the C library falls back to clone. */
   if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,

@@ -1,5 +1,6 @@
 /*
- * What the runner's files share (runner.c: the request loop and one program's run; runner-sandbox.c: how a
+ * What the runner's files share (runner.c: the request loop and one program's run; runner-request.c: reading
+ * a request; runner-work.c: each run's /work, laid out before and read back after; runner-sandbox.c: how a
  * process is started and its output read; runner-reset.c: what is checked and reset after a run, and the
  * reply; runner-seccomp.c: the filter; runner-pair.c: a program and its interactor).
  */
@@ -11,8 +12,33 @@
 #include <stddef.h>
 #include <sys/resource.h>
 
-/* A run request's fields, in order; a pair request puts the interactor's fields before them (runner-pair.c). */
-enum { F_WALL, F_CPU, F_STACK, F_FILE, F_PROCS, F_KEEP_OUT, F_KEEP_ERR, F_STDIN, F_PROGRAM };
+/* One entry of a run's /work: a staged file bound read-only ('b') or copied writable ('c'), or a directory
+   ('d'). STAGE names the file in the judge's stage directory; PATH is where it goes under /work. */
+struct entry {
+  char how;
+  const char *stage;
+  const char *path;
+  unsigned mode;
+};
+
+/* A request, as runner-request.c reads it (runner.c's header has the wire format). */
+struct request {
+  long long wall_ms, cpu_ms, stack_kb, file_bytes, processes;
+  size_t keep_out, keep_err;
+  /* A file under /work fed to stdin, or "-" for none. */
+  const char *stdin_path;
+  struct entry *layout;
+  int layout_count;
+  /* Files to read back from /work after the run ("*": every regular file), each at most take_max bytes. */
+  const char **take;
+  int take_count;
+  long long take_max;
+  char **argv;
+  /* An interactive case's interactor (runner-pair.c), or peer_argv NULL. */
+  char **peer_argv;
+  long long peer_cpu_ms, peer_memory_kb;
+  const char *peer_dir;
+};
 
 /* How one process is started: its descriptors, its limits, the cgroup it joins, its directory. */
 struct launch {
@@ -23,7 +49,7 @@ struct launch {
   long long address_kb;
   /* "5,6" (cgroup.procs descriptors to join), or NULL to stay in the runner's group. */
   const char *cgroup_fds;
-  /* Where it starts, or NULL for /work. */
+  /* Where it starts. */
   const char *dir;
   /* SIGPIPE ignored (kept across exec): an interactor whose program has gone reads an end of file next,
      and gives its verdict, instead of dying of its last write. */
@@ -54,6 +80,14 @@ struct outcome {
   char stage;
 };
 
+/* A file read back from /work after a run (runner-work.c). */
+struct taken {
+  char *path;
+  int fd;
+  long long size;
+  int executable;
+};
+
 extern long long tmp_bytes;
 extern int setup_pipe;
 
@@ -66,14 +100,21 @@ int install_seccomp(void);
 void launch(const struct launch *l) __attribute__((noreturn));
 int fresh_tmpfs(int which);
 int mount_tmpfs(const char *where, int read_only);
+int own_proc(void);
 void observe(struct pristine *p);
 int stream_open(struct stream *s, int ends[2], size_t keep);
 int pump(struct stream *s, long long limit, int *exceeded);
 void drain(struct stream *s, long long limit, int *exceeded);
 void kill_and_reap(pid_t watched, struct outcome *o);
 char read_stage(int fd);
-int reply(const struct outcome *o, struct stream *out, struct stream *err, const char *extra, struct stream *more,
-          const struct pristine *before);
-int serve_pair(char **peer, char **f, int sigfd, const char *cgroup_fds, const struct pristine *before);
+int parse_request(char *body, unsigned length, struct request *r);
+int work_open(void);
+int work_prepare(const struct request *r);
+int work_take(const struct request *r, struct taken **files, int *dropped);
+int work_send(struct taken *files, int count);
+int work_end(struct taken *files, int count);
+int reply(const struct request *r, const struct outcome *o, struct stream *out, struct stream *err,
+          const char *extra, struct stream *more, const struct pristine *before);
+int serve_pair(const struct request *r, int sigfd, const char *cgroup_fds, const struct pristine *before);
 
 #endif

@@ -1,16 +1,17 @@
 import { createHash } from "node:crypto";
-import { chmod, lstat, mkdir, open, readFile, rename } from "node:fs/promises";
-import { constants, readdirSync } from "node:fs";
+import { chmod, lstat, mkdir, readFile, rename } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
 /**
  * Programs run in a bubblewrap sandbox (a slot's container: container.ts). The threat model (see README
- * "The sandbox"): the program is hostile. It gets a fresh work directory (mounted at /work, on the slot's
- * size-limited tmpfs) and a private size-limited /tmp (and /dev/shm) as the only writable places, read-only system directories (/usr and the
- * links into it; no /etc, /home, /root, /var), no network, private PID/IPC/UTS/user/cgroup namespaces,
- * an unprivileged uid of the judge slot, a new session, a seccomp filter, and a cgroup of its own that
+ * "The sandbox"): the program is hostile. It gets a /work of its run's own (a size-limited tmpfs holding
+ * only its files) and a private size-limited /tmp (and /dev/shm) as the only writable places, read-only
+ * system directories (/usr and the links into it; no /etc, /home, /root, /var), no network (Unix sockets
+ * only), PID, mount and IPC namespaces of its run's own, private UTS, user and cgroup namespaces, an
+ * unprivileged uid of the judge slot, a new session, a seccomp filter, and a cgroup of its own that
  * limits and measures memory (tmpfs pages included), processes and CPU from outside (cgroups.ts). Its
- * stdout and stderr are pipes to the runner (runner.c), which keeps them with a cap, adds the wall clock
+ * stdout and stderr are sockets to the runner (runner.c), which keeps them with a cap, adds the wall clock
  * and reports how the program ended.
  */
 
@@ -21,6 +22,12 @@ export interface Limits {
   /** Most bytes of stdout (or stderr), and the largest file the program may write. */
   fileBytes: number;
   processes: number;
+}
+
+/** A file the runner read back from /work after a run (ContainerRun.take). */
+export interface TakenFile {
+  bytes: Uint8Array;
+  executable: boolean;
 }
 
 export interface RunResult {
@@ -45,6 +52,10 @@ export interface RunResult {
   diagnostics: string;
   /** An interactive case's interactor (runner-pair.c), when the run had one. */
   peer?: PeerResult;
+  /** The files read back from /work after the run (ContainerRun.take), by path: regular files only. */
+  files: Map<string, TakenFile>;
+  /** Regular files not read back for a limit (their size, their count). */
+  filesDropped: number;
 }
 
 /** How the interactor of a pair run ended; it is outside the run's cgroup, so its CPU and memory are its own. */
@@ -68,9 +79,15 @@ export interface PeerResult {
 }
 
 /** The runner's sources (runner.h says which does what); the header is hashed with them. */
-const RUNNER_SOURCES = ["runner.c", "runner-sandbox.c", "runner-reset.c", "runner-seccomp.c", "runner-pair.c"].map(
-  (name) => join(import.meta.dir, name),
-);
+const RUNNER_SOURCES = [
+  "runner.c",
+  "runner-request.c",
+  "runner-work.c",
+  "runner-sandbox.c",
+  "runner-reset.c",
+  "runner-seccomp.c",
+  "runner-pair.c",
+].map((name) => join(import.meta.dir, name));
 const RUNNER_HEADER = join(import.meta.dir, "runner.h");
 const PROBE_SOURCE = join(import.meta.dir, "probe.c");
 /** Part of the cache key: a change of how a helper is built builds it again. */
@@ -137,8 +154,10 @@ async function ensureHelper(
 /**
  * bubblewrap's command line for a slot's container (container.ts): the runner is PID 1 and serves runs
  * until its requests end; its fds are 0 (requests), 1 (replies), 2 (diagnostics), then the cgroup files.
+ * The runner is copied in from `runnerFd` and the stage is bound at /.stage: no mount a program can list
+ * in its /proc/self/mountinfo names a directory of the judge's.
  */
-export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[], tmpBytes: number): string[] {
+export function bwrapArgv(runnerFd: number, stageDir: string, cgroupFds: number[], tmpBytes: number): string[] {
   return [
     // --as-pid-1: the runner is the namespace's init, so no bubblewrap process (which would hold
     // bubblewrap's own environment, readable through /proc/1) lives inside with the program.
@@ -147,8 +166,8 @@ export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[], 
     "--as-pid-1",
     "--die-with-parent",
     "--new-session",
-    // In the container's own user namespace only: the runner mounts each run's fresh /tmp with it; the
-    // program never has it (runner.c drops every capability before exec).
+    // In the container's own user namespace only: the runner mounts each run's /work, /tmp and
+    // namespaces with it; the program never has it (runner.c drops every capability before exec).
     "--cap-add",
     "CAP_SYS_ADMIN",
     "--hostname",
@@ -157,9 +176,11 @@ export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[], 
     "--setenv",
     "PATH",
     "/usr/local/bin:/usr/bin:/bin",
+    // Not /work: a tool that reads settings from its home (Go's env file, Python's user site) must not
+    // find the submission's. /tmp is empty when a run starts.
     "--setenv",
     "HOME",
-    "/work",
+    "/tmp",
     "--setenv",
     "LANG",
     "C.UTF-8",
@@ -191,15 +212,19 @@ export function bwrapArgv(runner: string, workDir: string, cgroupFds: number[], 
     "/proc",
     "--dev",
     "/dev",
-    // Where the runner mounts the container's /tmp (runner.c).
+    // Where the runner mounts the container's /tmp and each run's /work (runner.c).
     "--dir",
     "/tmp",
-    "--ro-bind",
-    runner,
-    "/.runner",
-    "--bind",
-    workDir,
+    "--dir",
     "/work",
+    "--ro-bind",
+    stageDir,
+    "/.stage",
+    "--perms",
+    "0555",
+    "--file",
+    String(runnerFd),
+    "/.runner",
     "--chdir",
     "/work",
     "/.runner",
@@ -216,37 +241,5 @@ function javaConfigDirs(): string[] {
       .map((name) => `/etc/${name}`);
   } catch {
     return [];
-  }
-}
-
-/**
- * Reads a file the program wrote, at most `max` bytes, never through a link and only if it is a
- * regular file: the program controls the work directory and may have planted anything there.
- */
-export async function readOutput(
-  workDir: string,
-  name: string,
-  max: number,
-): Promise<{ data: Uint8Array; truncated: boolean; size: number; executable: boolean } | null> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(join(workDir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) return null;
-    const size = Math.min(info.size, max);
-    const buffer = new Uint8Array(size);
-    const { bytesRead } = await handle.read(buffer, 0, size, 0);
-    return {
-      data: buffer.subarray(0, bytesRead),
-      truncated: info.size > max,
-      size: info.size,
-      executable: (info.mode & 0o111) !== 0,
-    };
-  } finally {
-    await handle.close();
   }
 }

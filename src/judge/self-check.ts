@@ -1,8 +1,6 @@
-import { copyFile, chown, mkdir } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { INTERACTOR_DIR } from "./interactive";
-import { runInSlot, slotWorkDir } from "./steps";
+import { runInSlot } from "./steps";
 import type { SlotPool } from "./slots";
 
 /**
@@ -81,12 +79,10 @@ export async function selfCheck(
   const slot = await pool.acquire();
   try {
     // The slot's own container, which then serves the slot's runs: the probe checks what programs will meet.
-    const dir = await slotWorkDir(slot);
-    await copyFile(tools.probe, join(dir, "probe"));
-    await chown(join(dir, "probe"), slot.uid, slot.uid);
     const limits = { cpuMs: 2000, wallMs: 5000, memoryKb: 64 * 1024, fileBytes: 1 << 20, processes: 4 };
     const toolbox = { runner: tools.runner, settings: { diskBytes: tmpBytes } };
-    const run = await runInSlot(slot, toolbox, { argv: ["./probe"], stdin: null, limits });
+    const files = [{ path: "probe", mode: 0o755, hostPath: tools.probe }];
+    const run = await runInSlot(slot, toolbox, { argv: ["./probe"], stdin: null, limits, files });
     if (run.lost || run.exitCode !== 0) {
       throw new Error(
         `the sandbox does not work on this machine: ${run.diagnostics || `the probe exited ${run.exitCode}`}`,
@@ -95,15 +91,14 @@ export async function selfCheck(
     const problems = judgeProbeReport(new TextDecoder().decode(run.stdout), [...secrets, canary]);
     // The same probe as an interactive case's program (runner-pair.c): its own namespaces, where only it and
     // its keeper are to be seen; an interactor passes its report on through the interactor's stderr.
-    await mkdir(join(dir, INTERACTOR_DIR));
-    await chown(join(dir, INTERACTOR_DIR), slot.uid, slot.uid);
     const peer = {
       argv: ["/bin/sh", "-c", "cat >&2"],
       dir: `/work/${INTERACTOR_DIR}`,
       cpuMs: 2000,
       memoryKb: 256 * 1024,
     };
-    const paired = await runInSlot(slot, toolbox, { argv: ["./probe"], stdin: null, limits, peer });
+    const pairRun = { argv: ["./probe"], stdin: null, limits, peer, files, dirs: [INTERACTOR_DIR] };
+    const paired = await runInSlot(slot, toolbox, pairRun);
     if (paired.lost || paired.exitCode !== 0 || paired.peer?.exitCode !== 0) {
       const said = paired.diagnostics || `the probe exited ${paired.exitCode}, the interactor ${paired.peer?.exitCode}`;
       throw new Error(`interactive cases cannot run on this machine: ${said}`);

@@ -4,32 +4,22 @@ import type { CgroupHost, RunCgroup } from "./cgroups";
 import type { Container } from "./container";
 import { killSlotProcesses } from "./slot-processes";
 
-/** A program file left in a slot's /work between cases, as it was put there (work-dir.ts, stageCase). */
-export interface KeptFile {
-  hostPath: string;
-  ino: number;
-  size: number;
-  mode: number;
-}
-
 /**
  * One concurrent run's identity: its own uid (process limits and signals never cross runs), its own
  * directory on a tmpfs of bounded size (no program can fill the host's disk), and its own cgroup.
  */
 export interface Slot {
   uid: number;
-  /** Parent of the slot's work directories (traversable, not listable, by every slot): a tmpfs mount. */
+  /** The slot's own tmpfs mount, holding its stage (stage.ts); traversable, not listable, by every slot. */
   root: string;
   cgroup: RunCgroup;
   /** The slot's living sandbox, started by its first run (steps.ts, runInSlot). */
   container?: Container;
-  /** The program's files left in /work for the next case (work-dir.ts, stageCase). */
-  kept?: Map<string, KeptFile>;
 }
 
 export interface SlotOptions {
   cgroups: CgroupHost;
-  /** Size of each slot's tmpfs: the program, its input and whatever it writes must fit. */
+  /** Size of each slot's tmpfs (its stage: a run's program and input must fit). */
   diskBytes: number;
 }
 

@@ -1,18 +1,18 @@
-import { readFile, realpath } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { CaseReport } from "./judge-api";
 import type { JudgeSettings } from "./judge-settings";
 import { judgeOutput, type CompareRule } from "./compare";
 import type { CasePlan, JudgePlan } from "./plan";
 import { Container, type ContainerRun } from "./container";
-import { readOutput, STDERR_KEEP_BYTES, type RunResult } from "./sandbox";
+import { CgroupDirty } from "./cgroups";
+import { STDERR_KEEP_BYTES, type RunResult } from "./sandbox";
 import type { Slot } from "./slots";
 import { escapeOutput } from "./text";
 import { classifyRun, returnCodeOf } from "./verdict";
+import { JudgeFault, type StagedFile, type WorkFile } from "./stage";
 
-import { JudgeFault, populate, slotWorkDir, stageCase, type StagedFile } from "./work-dir";
-
-export { JudgeFault, populate, slotWorkDir, type StagedFile };
+export { JudgeFault, type StagedFile };
 
 export interface Toolbox {
   runner: string;
@@ -23,33 +23,31 @@ export type CompileResult =
   | { ok: true; program: StagedFile[] }
   | { ok: false; state: "compile_error" | "system_error"; message: string };
 
-const PROGRAM_MAX_BYTES = 256 * 1024 * 1024;
-
-/**
- * A file the sandboxed program left behind, read only if it is a regular file inside the directory:
- * the program is gone by now (the runner killed and reaped every process of its run before replying), so
- * nothing moves between this check and the read.
- */
-export async function takeFile(dir: string, path: string): Promise<StagedFile | null> {
-  // No link anywhere on the path (readOutput refuses one only as the last component).
-  const real = await realpath(join(dir, path)).catch(() => null);
-  if (real !== join(dir, path) || !real.startsWith(`${dir}/`)) return null;
-  const file = await readOutput(dir, path, PROGRAM_MAX_BYTES);
-  if (!file || file.truncated) return null;
-  return { path, mode: file.executable ? 0o755 : 0o644, bytes: file.data };
-}
+/** The largest file a compile may leave for the cases (a static binary, a jar). */
+export const PROGRAM_MAX_BYTES = 256 * 1024 * 1024;
 
 export function assertRan(run: RunResult): void {
   // bubblewrap speaks only when it could not build the sandbox; the runner when it could not set the
-  // program up (cgroup, seccomp); the judge (sandbox.ts) when a run never ended or its processes
+  // program up (cgroup, seccomp, /work); the judge (container.ts) when a run never ended or its processes
   // outlived a kill: the judge machine's fault, never the program's.
   const said = run.diagnostics.trim();
   if (run.lost && /^(bwrap|runner|sandbox):/.test(said)) throw new JudgeFault(`sandbox failed: ${said}`);
 }
 
+function startContainer(slot: Slot, tools: { runner: string; settings: { diskBytes: number } }): Container {
+  return Container.start({
+    runner: tools.runner,
+    stageDir: join(slot.root, "stage"),
+    uid: slot.uid,
+    cgroup: slot.cgroup,
+    tmpBytes: tools.settings.diskBytes,
+  });
+}
+
 /**
- * A run in the slot's container (its uid, its cgroup, the judge's /tmp size); a new container when the
- * slot has none yet or its last one was thrown away (container.ts).
+ * A run in the slot's container (its uid, its cgroup, the judge's /work size); a new container when the
+ * slot has none yet or its last one was thrown away (container.ts). A slot whose cgroup a run left dirty
+ * gets a new container and a new group, once: a new group is empty.
  */
 export async function runInSlot(
   slot: Slot,
@@ -57,40 +55,40 @@ export async function runInSlot(
   run: ContainerRun,
   signal?: AbortSignal,
 ): Promise<RunResult> {
-  if (!slot.container?.usable) {
-    // Closed already, or never started (close is idempotent): nothing of the old one may linger.
-    await slot.container?.close();
-    const { runner, settings } = tools;
-    const workDir = join(slot.root, "work");
-    slot.container = Container.start({
-      runner,
-      workDir,
-      uid: slot.uid,
-      cgroup: slot.cgroup,
-      tmpBytes: settings.diskBytes,
-    });
+  for (let attempt = 0; ; attempt++) {
+    if (!slot.container || !(await slot.container.ready())) {
+      // Closed (or not clean), or never started (close is idempotent): nothing of the old one may linger.
+      await slot.container?.close();
+      slot.container = startContainer(slot, tools);
+    }
+    try {
+      return await slot.container.run(run, signal);
+    } catch (error) {
+      if (!(error instanceof CgroupDirty) || attempt > 0) throw error;
+    }
   }
-  return slot.container.run(run, signal);
 }
 
 /**
- * The slot's work directory given the sources, and the compile command run there with the compile
- * limits (no run when there is no command). What the run left is in `dir` for the caller to take.
+ * The compile command run in the slot with the compile limits, the sources copied (writable) into its
+ * /work; the files `take` names are read back from it ("*": every regular file). Null when there is no
+ * command.
  */
 export async function compileInSlot(
   sources: StagedFile[],
   argv: string[],
+  take: readonly string[],
   slot: Slot,
   tools: Toolbox,
   signal?: AbortSignal,
-): Promise<{ dir: string; run: RunResult | null }> {
-  const dir = await slotWorkDir(slot);
-  await populate(dir, slot.uid, sources);
-  if (argv.length === 0) return { dir, run: null };
-  const compileRun = { argv, stdin: null, limits: tools.settings.compile, keepStdout: STDERR_KEEP_BYTES };
-  const run = await runInSlot(slot, tools, compileRun, signal);
+): Promise<RunResult | null> {
+  if (argv.length === 0) return null;
+  const files: WorkFile[] = sources.map((f) => ({ ...f, writable: true }));
+  const limits = tools.settings.compile;
+  const compileRun = { argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES, files, take };
+  const run = await runInSlot(slot, tools, { ...compileRun, takeMax: PROGRAM_MAX_BYTES }, signal);
   assertRan(run);
-  return { dir, run };
+  return run;
 }
 
 /**
@@ -105,7 +103,8 @@ export async function compile(
   tools: Toolbox,
   signal?: AbortSignal,
 ): Promise<CompileResult> {
-  const { dir, run } = await compileInSlot(sources, plan.compileArgs, slot, tools, signal);
+  const wanted = [...new Set(plan.cases.flatMap((c) => c.executeFiles))];
+  const run = await compileInSlot(sources, plan.compileArgs, wanted, slot, tools, signal);
   if (run) {
     const limits = tools.settings.compile;
     const output = escapeOutput(
@@ -125,10 +124,12 @@ export async function compile(
     }
   }
   const program: StagedFile[] = [];
-  const wanted = new Set(plan.cases.flatMap((c) => c.executeFiles));
   for (const path of wanted) {
-    const built = await takeFile(dir, path);
-    if (built) program.push(built);
+    // Without a compile command the sources are the program (an interpreted language).
+    const built = run?.files.get(path);
+    const source = run ? undefined : sources.find((f) => f.path === path);
+    if (built) program.push({ path, mode: built.executable ? 0o755 : 0o644, bytes: built.bytes });
+    else if (source) program.push(source);
     else if (configFiles.has(path)) program.push({ path, mode: 0o755, hostPath: configFiles.get(path)! });
     else return { ok: false, state: "compile_error", message: `compilation produced no ${path}` };
   }
@@ -154,9 +155,9 @@ export const compareWith =
       : { state: "wrong_answer", ratio: 0, message: "" };
 
 /** File output: the file the program left is judged; none (or not a regular file) is a wrong answer. */
-async function judgeFile(dir: string, name: string, judge: OutputJudge): Promise<OutputVerdict> {
-  const file = await takeFile(dir, name);
-  if (!file?.bytes) return { state: "wrong_answer", ratio: 0, message: `the program wrote no ${name}` };
+async function judgeFile(run: RunResult, name: string, judge: OutputJudge): Promise<OutputVerdict> {
+  const file = run.files.get(name);
+  if (!file) return { state: "wrong_answer", ratio: 0, message: `the program wrote no ${name}` };
   return judge(file.bytes);
 }
 
@@ -167,8 +168,8 @@ export interface CaseRun {
 }
 
 /**
- * One case in a fresh directory holding only the program and this case's input; the output is judged
- * on the host (or by a checker in a directory of its own) once the program's directory is gone.
+ * One case in a /work of its own holding only the program and this case's input, both read-only; the
+ * output is judged on the host (or by a checker in a run of its own), never where the program ran.
  */
 export async function runCase(
   plan: CasePlan,
@@ -186,10 +187,16 @@ export async function runCase(
   const inputName =
     plan.fileInput ??
     (files.some((f) => f.path === basename(plan.inputPath)) ? ".judge-stdin" : basename(plan.inputPath));
-  const dir = await stageCase(slot, files, [{ path: inputName, mode: 0o644, hostPath: inputHost }]);
+  const input: WorkFile = { path: inputName, mode: 0o644, hostPath: inputHost };
   const argv = plan.executeArgs;
   const stdin = plan.fileInput ? null : inputName;
-  const run = await runInSlot(slot, tools, { argv, stdin, limits: plan.limits }, signal);
+  const take = plan.fileOutput ? [plan.fileOutput] : [];
+  const run = await runInSlot(
+    slot,
+    tools,
+    { argv, stdin, limits: plan.limits, files: [...files, input], take },
+    signal,
+  );
   assertRan(run);
   const ran = programEnd(run, plan);
   // A run that did not end cleanly keeps the run's verdict (time, memory, crash); its output is not judged.
@@ -197,7 +204,7 @@ export async function runCase(
     ran !== "ran"
       ? { state: ran as OutputVerdict["state"], ratio: 0, message: "" }
       : plan.fileOutput
-        ? await judgeFile(dir, plan.fileOutput, judge)
+        ? await judgeFile(run, plan.fileOutput, judge)
         : await judge(run.stdout);
   return caseRunOf(plan, run, verdict, escapeOutput(run.stdout, 60 * 1024, run.outputExceeded));
 }

@@ -15,5 +15,7 @@ export const runResult = (fields: Partial<RunResult> = {}): RunResult => ({
   stderrTruncated: false,
   lost: false,
   diagnostics: "",
+  files: new Map(),
+  filesDropped: 0,
   ...fields,
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chown, copyFile, mkdir, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,6 @@ import { Container } from "../../src/judge/container";
 import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
 import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
 import { processesOf } from "../../src/judge/slot-processes";
-import { emptyWorkDir } from "../../src/judge/work-dir";
 
 // Pair runs (an interactive case's program and interactor, runner-pair.c) in a slot's living container:
 // what either leaves is gone before the next run, and which of the two ended first is recorded in the
@@ -15,7 +14,7 @@ import { emptyWorkDir } from "../../src/judge/work-dir";
 const UID = SLOT_UID_BASE + 13;
 const LIMITS: Limits = { cpuMs: 2000, wallMs: 4000, memoryKb: 128 * 1024, fileBytes: 1 << 20, processes: 32 };
 const root = mkdtempSync(join(tmpdir(), "joj-pair-"));
-const workDir = join(root, "work");
+const stageDir = join(root, "stage");
 const bin = join(root, "bin");
 let cgroup: RunCgroup;
 let container: Container;
@@ -27,21 +26,24 @@ async function build(name: string, source: string): Promise<string> {
   return join(bin, name);
 }
 
-/** /work emptied and given the program, and the interactor in /work/.interactor, as the judge stages them. */
-async function stage(program: string, interactor?: string) {
-  await emptyWorkDir(workDir);
-  await copyFile(program, join(workDir, "a.out"));
-  await chown(join(workDir, "a.out"), UID, UID);
-  if (!interactor) return;
-  await mkdir(join(workDir, ".interactor"));
-  await copyFile(interactor, join(workDir, ".interactor/interactor"));
-  for (const path of [".interactor", ".interactor/interactor"]) await chown(join(workDir, path), UID, UID);
-}
+/** The program, and the interactor in /work/.interactor (its own to write in), as the judge stages them. */
+const stage = (program: string, interactor?: string) => ({
+  files: [
+    { path: "a.out", mode: 0o755, hostPath: program },
+    ...(interactor ? [{ path: ".interactor/interactor", mode: 0o755, hostPath: interactor }] : []),
+  ],
+  dirs: interactor ? [".interactor"] : [],
+});
 
 async function pair(program: string, interactor: string) {
-  await stage(program, interactor);
   const peer = { argv: ["./interactor"], dir: "/work/.interactor", cpuMs: 2000, memoryKb: 256 * 1024 };
-  const result = await container.run({ argv: ["./a.out"], stdin: null, limits: LIMITS, peer });
+  const result = await container.run({
+    argv: ["./a.out"],
+    stdin: null,
+    limits: LIMITS,
+    peer,
+    ...stage(program, interactor),
+  });
   expect(result.diagnostics).toBe("");
   return result;
 }
@@ -107,8 +109,7 @@ beforeAll(async () => {
   const sources = { LOOK, PLANT, PEER_PLANT, QUITS, TALKS, CRASHES, WAITS };
   for (const [name, source] of Object.entries(sources)) programs[name] = await build(name.toLowerCase(), source);
   cgroup = detectCgroups("joj-judge-test").forSlot(`pair-${UID}`);
-  await emptyWorkDir(workDir);
-  container = Container.start({ runner, workDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
+  container = Container.start({ runner, stageDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
 });
 afterAll(async () => {
   await container?.close();
@@ -122,11 +123,10 @@ describe("a pair run in a slot's living container", () => {
     expect(planted.peer).toMatchObject({ ended: true, exitCode: 0, programEnded: true });
     expect(new TextDecoder().decode(planted.peer!.stderr)).toBe("ok heard hello\n");
     expect(container.usable).toBe(true);
-    await stage(programs.LOOK);
-    const after = await container.run({ argv: ["./a.out"], stdin: null, limits: LIMITS });
-    expect(new TextDecoder().decode(after.stdout)).toBe("files 0 0 0 0 sysv 0 processes 2\n");
-    // bubblewrap and the runner: neither side's daemon is left on the host either.
-    expect(processesOf(UID)).toHaveLength(2);
+    const after = await container.run({ argv: ["./a.out"], stdin: null, limits: LIMITS, ...stage(programs.LOOK) });
+    expect(new TextDecoder().decode(after.stdout)).toBe("files 0 0 0 0 sysv 0 processes 1\n");
+    // bubblewrap, the runner and the runs' init: neither side's daemon is left on the host either.
+    expect(processesOf(UID)).toHaveLength(3);
     expect(container.usable).toBe(true);
   });
 

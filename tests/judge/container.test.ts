@@ -1,23 +1,22 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chown, copyFile, rm, writeFile } from "node:fs/promises";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { chmodSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container } from "../../src/judge/container";
 import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
-import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
+import { CgroupDirty, detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
 import { processesOf } from "../../src/judge/slot-processes";
 import { runInSlot } from "../../src/judge/steps";
-import { emptyWorkDir, slotWorkDir, stageCase } from "../../src/judge/work-dir";
 import type { Slot } from "../../src/judge/slots";
 
 // Run N+1 in a slot's living container looks for anything run N left behind. Each planted thing has its
-// own defence (runner.c's header): the per-run mount and IPC namespace, the read-only root, the judge's
-// reset of /work, the runner's kill of every process, the cgroup's reset, the seccomp filter.
+// own defence (runner.c's header): the per-run /work, PID, mount and IPC namespaces, the read-only root,
+// the runner's reset of /tmp and /dev/shm, the keeper's end, the cgroup's reset, the seccomp filter.
 const UID = SLOT_UID_BASE + 11;
 const LIMITS: Limits = { cpuMs: 2000, wallMs: 4000, memoryKb: 128 * 1024, fileBytes: 1 << 20, processes: 32 };
 const root = mkdtempSync(join(tmpdir(), "joj-container-"));
-const workDir = join(root, "work");
+const stageDir = join(root, "stage");
 const bin = join(root, "bin");
 let runner: string;
 let cgroup: RunCgroup;
@@ -31,15 +30,13 @@ async function build(name: string, source: string): Promise<string> {
   return join(bin, name);
 }
 
-/** One run in the shared container, its /work emptied and given the binary, as the judge does. */
+/** One run in the shared container, the binary staged as the judge stages a program. */
 async function run(binary: string, limits: Partial<Limits> = {}) {
-  await emptyWorkDir(workDir);
-  await copyFile(binary, join(workDir, "a.out"));
-  await chown(join(workDir, "a.out"), UID, UID);
   const result = await container.run({
     argv: ["./a.out"],
     stdin: null,
     limits: { ...LIMITS, ...limits },
+    files: [{ path: "a.out", mode: 0o755, hostPath: binary }],
   });
   expect(result.diagnostics).toBe("");
   return { result, text: new TextDecoder().decode(result.stdout) };
@@ -130,8 +127,7 @@ beforeAll(async () => {
   runner = await ensureRunner(bin);
   [plant, look] = await Promise.all([build("plant", PLANT), build("look", LOOK)]);
   cgroup = detectCgroups("joj-judge-test").forSlot(`container-${UID}`);
-  await emptyWorkDir(workDir);
-  container = Container.start({ runner, workDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
+  container = Container.start({ runner, stageDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
 });
 afterAll(async () => {
   await container?.close();
@@ -141,20 +137,21 @@ afterAll(async () => {
 describe("a slot's container carries nothing from one run to the next", () => {
   test("a run looking before anything was planted: the baseline", async () => {
     const { text } = await run(look);
-    expect(text).toContain("files 0 0 0 0 0\nmqueue 0\nsysv 0 0 0\nprocesses 2\n");
+    expect(text).toContain("files 0 0 0 0 0\nmqueue 0\nsysv 0 0 0\nprocesses 1\n");
   });
 
   test("run N plants files, IPC, a daemon, memory and signal changes; run N+1 finds none of it", async () => {
     const baseline = (await run(look)).text;
     const planted = await run(plant);
-    // /tmp and /work take files; the root and /dev are read-only; SysV IPC objects are made, POSIX message
-    // queues refused; every attempt on the runner's limits, priority and CPUs is refused.
+    // /tmp and /work take files; the root and /dev are read-only; SysV IPC objects are made (in the run's own
+    // IPC namespace), POSIX message queues refused; every attempt on the runner's (or the keeper's) limits,
+    // priority and CPUs is refused.
     expect(planted.text).toBe("tmp 1 work 1 root 0 dev 0\nposix-shm 1\nmqueue 0\nsysv 1 1 1\nrunner -1 -1 -1 -1\n");
     expect(planted.result.memoryKb).toBeGreaterThan(48 * 1024);
     // The same container takes the next run: nothing about it was suspicious.
     expect(container.usable).toBe(true);
     const after = await run(look);
-    expect(after.text).toContain("files 0 0 0 0 0\nmqueue 0\nsysv 0 0 0\nprocesses 2\n");
+    expect(after.text).toContain("files 0 0 0 0 0\nmqueue 0\nsysv 0 0 0\nprocesses 1\n");
     // Limits, priority, CPUs, signal dispositions and mask, environment: as before the plant.
     expect(after.text).toBe(baseline);
     expect(after.text).toContain("signals 0\n");
@@ -167,14 +164,13 @@ describe("a slot's container carries nothing from one run to the next", () => {
 
   test("the daemon of run N is gone from the host too: only bubblewrap and the runner have the slot uid", async () => {
     await run(plant);
-    // bubblewrap (outside) and the runner (the sandbox's PID 1): no sleeping daemon.
-    expect(processesOf(UID)).toHaveLength(2);
+    // bubblewrap (outside), the runner (the sandbox's PID 1) and the runs' init: no sleeping daemon.
+    expect(processesOf(UID)).toHaveLength(3);
   });
 
   test("a run stopped from outside throws its container away; the slot's next run gets a new one", async () => {
     const slot: Slot = { uid: UID, root, cgroup };
     const tools = { runner, settings: { diskBytes: 8 << 20 } };
-    await emptyWorkDir(workDir);
     await container.close();
     const first = await runInSlot(slot, tools, { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS });
     expect(first.exitCode).toBe(0);
@@ -198,30 +194,27 @@ describe("a slot's container carries nothing from one run to the next", () => {
 });
 
 describe("a case's /work", () => {
-  test("keeps the program from case to case only while it is exactly as put there", async () => {
-    const slot: Slot = { uid: UID, root, cgroup };
-    const hostProgram = join(bin, "look");
-    const input = join(bin, "look.c");
-    const program = [{ path: "a.out", mode: 0o755, hostPath: hostProgram }];
-    const first = await stageCase(slot, program, [{ path: "input", mode: 0o644, hostPath: input }]);
-    const placed = statSync(join(first, "a.out"));
-    // Root's and read-only: the program may run it, not change it.
-    expect({ uid: placed.uid, mode: placed.mode & 0o777 }).toEqual({ uid: 0, mode: 0o555 });
-    await writeFile(join(first, "left-by-the-program"), "x");
-    await stageCase(slot, program, [{ path: "input", mode: 0o644, hostPath: input }]);
-    expect(statSync(join(first, "a.out")).ino).toBe(placed.ino);
-    expect(existsSync(join(first, "left-by-the-program"))).toBe(false);
-    // A program that replaces the file (its own uid's now) gets the real one back.
-    await rm(join(first, "a.out"));
-    await writeFile(join(first, "a.out"), "#!/bin/sh\necho planted\n", { mode: 0o755 });
-    await chown(join(first, "a.out"), UID, UID);
-    await stageCase(slot, program, [{ path: "input", mode: 0o644, hostPath: input }]);
-    const again = statSync(join(first, "a.out"));
-    expect({ uid: again.uid, size: again.size }).toEqual({ uid: 0, size: placed.size });
-    // A compile or a checker empties /work whole, and forgets what was kept.
-    await slotWorkDir(slot);
-    expect(slot.kept).toBeUndefined();
-    expect(existsSync(join(first, "a.out"))).toBe(false);
+  test("holds the program read-only: no run can change, replace or remove it for the next", async () => {
+    const tamper = await build(
+      "tamper",
+      `#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(void) { FILE *f = fopen("a.out", "a"); printf("%d %d %d %d\\n", f != NULL, chmod("a.out", 0777),
+  unlink("a.out"), rename("a.out", "b")); return 0; }`,
+    );
+    container = Container.start({ runner, stageDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
+    // The program kept between two runs, as between the cases of a record: staged once.
+    const files = [{ path: "a.out", mode: 0o755, hostPath: tamper }];
+    const first = await container.run({ argv: ["./a.out"], stdin: null, limits: LIMITS, files });
+    expect(new TextDecoder().decode(first.stdout)).toBe("0 -1 -1 -1\n");
+    const staged = readdirSync(stageDir);
+    const second = await container.run({ argv: ["./a.out"], stdin: null, limits: LIMITS, files });
+    expect(new TextDecoder().decode(second.stdout)).toBe("0 -1 -1 -1\n");
+    expect(readdirSync(stageDir)).toEqual(staged);
+    // A run without it: gone from the stage too.
+    await container.run({ argv: ["/usr/bin/true"], stdin: null, limits: LIMITS });
+    expect(readdirSync(stageDir)).toEqual([]);
   });
 });
 
@@ -242,7 +235,6 @@ describe("a slot whose cgroup cannot be reset", () => {
     });
     const slot: Slot = { uid: UID, root, cgroup: refusing };
     const tools = { runner, settings: { diskBytes: 8 << 20 } };
-    await emptyWorkDir(workDir);
     const run = { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS };
     await expect(runInSlot(slot, tools, run)).rejects.toThrow("still holds processes");
     const refused = slot.container!;
@@ -252,12 +244,36 @@ describe("a slot whose cgroup cannot be reset", () => {
     expect(slot.container).not.toBe(refused);
     await slot.container!.close();
   });
+
+  test("found dirty before a run: the container goes and the run is made in a new one, at once", async () => {
+    let dirty = true;
+    const once: RunCgroup = Object.create(cgroup, {
+      reset: {
+        value: async (limits: { memoryKb: number; processes: number }) => {
+          if (dirty) {
+            dirty = false;
+            throw new CgroupDirty("the run cgroup holds 4096 KiB a run left, even after reclaim");
+          }
+          return cgroup.reset(limits);
+        },
+      },
+    });
+    const slot: Slot = { uid: UID, root, cgroup: once };
+    const tools = { runner, settings: { diskBytes: 8 << 20 } };
+    const started = Container.start({ runner, stageDir, uid: UID, cgroup: once, tmpBytes: 8 << 20 });
+    slot.container = started;
+    const ran = await runInSlot(slot, tools, { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS });
+    expect(ran.exitCode).toBe(0);
+    expect(started.usable).toBe(false);
+    expect(slot.container).not.toBe(started);
+    await slot.container!.close();
+  });
 });
 
 describe("what a hostile program tries on the container itself (a security review's findings)", () => {
   beforeAll(() => {
     // A container of its own: an earlier test closed the shared one.
-    container = Container.start({ runner, workDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
+    container = Container.start({ runner, stageDir, uid: UID, cgroup, tmpBytes: 8 << 20 });
   });
 
   test("posting its own stdout over its stderr socket does not hang the run", async () => {
@@ -289,39 +305,23 @@ int main(void) { for (int i = 0; i < 4; i++) if (fork() == 0) { for (;;) post();
       `#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
-int main(void) { printf("%d %d %d %d\\n", chmod("/tmp", 0555), chmod("/dev/shm", 0555),
-  setxattr("/tmp", "user.left", "from-run-N", 10, 0), setxattr("/work", "user.left", "from-run-N", 10, 0)); return 0; }`,
+int main(void) { printf("%d %d %d\\n", chmod("/tmp", 0555), chmod("/dev/shm", 0555),
+  setxattr("/tmp", "user.left", "from-run-N", 10, 0)); setxattr("/work", "user.left", "from-run-N", 10, 0);
+  chmod("/work", 0500); return 0; }`,
     );
     const checker = await build(
       "after-change",
       `#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
-int main(void) { struct stat a, b; stat("/tmp", &a); stat("/dev/shm", &b); char v[64];
-  printf("%o %o %ld %ld %d\\n", a.st_mode & 07777, b.st_mode & 07777, (long)getxattr("/tmp", "user.left", v, sizeof v),
-    (long)getxattr("/work", "user.left", v, sizeof v), fopen("/tmp/x", "w") != NULL); return 0; }`,
+int main(void) { struct stat a, b, w; stat("/tmp", &a); stat("/dev/shm", &b); stat("/work", &w); char v[64];
+  printf("%o %o %o %ld %ld %d\\n", a.st_mode & 07777, b.st_mode & 07777, w.st_mode & 07777,
+    (long)getxattr("/tmp", "user.left", v, sizeof v), (long)getxattr("/work", "user.left", v, sizeof v),
+    fopen("/tmp/x", "w") != NULL); return 0; }`,
     );
-    // /tmp and /dev/shm are the program's to change (the same uid), /work is not (root's, sticky).
-    expect((await run(changer)).text).toBe("0 0 0 -1\n");
-    expect((await run(checker)).text).toBe("1777 1777 -1 -1 1\n");
-  });
-
-  test("a directory tree thousands deep in /work is cleared at once and removed in the background", async () => {
-    // Removed in the judge's own process, such a tree took time quadratic in its depth, all of it
-    // blocking the judge (4,000 deep: 28 s); it is now moved aside and removed by `rm -rf`.
-    const digger = await build(
-      "digger",
-      `#include <sys/stat.h>
-#include <unistd.h>
-int main(void) { for (int i = 0; i < 6000; i++) { if (mkdir("d", 0700) != 0 || chdir("d") != 0) return 1; } return 0; }`,
-    );
-    const { result } = await run(digger, { memoryKb: 256 * 1024 });
-    expect(result.exitCode).toBe(0);
-    await emptyWorkDir(workDir);
-    expect(readdirSync(workDir)).toEqual([]);
-    const trash = join(root, ".trash");
-    for (let i = 0; i < 200 && readdirSync(trash).length > 0; i++) await Bun.sleep(100);
-    expect(readdirSync(trash)).toEqual([]);
+    // All three are the program's to change (the same uid): /tmp and /dev/shm are made anew, /work is new.
+    expect((await run(changer)).text).toBe("0 0 0\n");
+    expect((await run(checker)).text).toBe("1777 1777 755 -1 -1 1\n");
   });
 });
 
@@ -331,7 +331,6 @@ describe("a slot whose cgroup serves one run (cgroup v2 before Linux 6.12)", () 
     const slot: Slot = { uid: UID, root, cgroup: single };
     const tools = { runner, settings: { diskBytes: 8 << 20 } };
     await container.close();
-    await emptyWorkDir(workDir);
     const run = { argv: ["/usr/bin/true"], stdin: null, limits: LIMITS };
     expect((await runInSlot(slot, tools, run)).exitCode).toBe(0);
     const first = slot.container!;

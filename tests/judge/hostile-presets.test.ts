@@ -335,8 +335,9 @@ describe("hostile Python and Java programs looking for the server's secrets find
     "%s: /proc/<every pid>/environ, cmdline, maps and fd/",
     async (language, source) => {
       const { record, text } = await judged(problems.hidden, language, source);
-      expect(record.cases[0].stdout).toContain("/proc/1/environ: denied");
-      expect(record.cases[0].stdout).toContain("/proc/1/fd: denied");
+      // Its own process only: the runs' init (PID 1) is hidden, not merely closed.
+      expect(record.cases[0].stdout).toContain("/environ: PATH=");
+      expect(record.cases[0].stdout).not.toMatch(/^\/proc\/1\//m);
       expectNoSecret(text);
     },
     240_000,

@@ -146,7 +146,7 @@ function cPrograms(): Record<string, [string, Expectation]> {
       { cases: "accepted" },
     ],
     peek: [
-      hostileC(`const char *paths[] = { "${cachedPath("3\n")}", "${cachedPath("42\n")}", "${judge.settings.workDir}/${UID_BASE + 1}/run/main", "data/1.out", "../data/1.out", "/proc/1/root/etc/hostname" };
+      hostileC(`const char *paths[] = { "${cachedPath("3\n")}", "${cachedPath("42\n")}", "${judge.settings.workDir}/${UID_BASE + 1}/stage/0", "/.stage/0", "/.stage/1", "data/1.out", "../data/1.out", "/proc/1/root/etc/hostname" };
       for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) if (open(paths[i], O_RDONLY) >= 0) { printf("ESCAPED %s\\n", paths[i]); return 0; }`),
       { cases: "accepted" },
     ],
@@ -273,9 +273,10 @@ test("nothing outside the sandbox was touched and no program outlived its run", 
       .split("\n")
       .filter((line) => line && !/^\s*\d+\s+Z/.test(line))
       .map((line) => line.trim().split(/\s+/).slice(2).join(" "));
-    // The slot's living container, and nothing else: bubblewrap outside, the runner (PID 1) inside.
+    // The slot's living container, and nothing else: bubblewrap outside, the runner (PID 1) and the runs'
+    // init (its fork) inside.
     expect(live.map((args) => (args === "/.runner" ? "runner" : args.startsWith("bwrap ") ? "bwrap" : args))).toEqual(
-      live.length === 0 ? [] : ["bwrap", "runner"],
+      live.length === 0 ? [] : ["bwrap", "runner", "runner"],
     );
   }
 });

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmod, chown, readdir, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureRunner, readOutput, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
-import { freshWorkDir } from "../../src/judge/work-dir";
-import { runSandboxed } from "../../src/judge/container";
+import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
+import { runSandboxed, type ContainerRun } from "../../src/judge/container";
 import { classifyRun } from "../../src/judge/verdict";
 import { killSlotProcesses, processesOf } from "../../src/judge/slot-processes";
 import { assertRan, JudgeFault } from "../../src/judge/steps";
@@ -25,27 +24,39 @@ beforeAll(async () => {
 });
 afterAll(() => cgroup.remove());
 
+/** A stage directory of the test's own (the judge's is the slot's). */
+const stageOf = (name: string) => join(root, "stage", name);
+
 /** Compiles C source on the host (the sandboxed compile is the judge's business) and runs it sandboxed. */
 async function runC(
   name: string,
   source: string,
-  options: { stdin?: string; limits?: Partial<Limits>; flags?: string[]; signal?: AbortSignal } = {},
+  options: {
+    stdin?: string;
+    limits?: Partial<Limits>;
+    flags?: string[];
+    signal?: AbortSignal;
+    take?: ContainerRun["take"];
+  } = {},
 ) {
-  const dir = await freshWorkDir(join(root, "work"), name, UID);
+  const dir = join(root, "build", name);
+  await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "main.c"), source);
   const gcc = Bun.spawn(["gcc", "-O1", "-o", join(dir, "a.out"), join(dir, "main.c"), ...(options.flags ?? [])], {
     stderr: "pipe",
   });
   expect(await gcc.exited).toBe(0);
-  if (options.stdin !== undefined) await writeFile(join(dir, "input"), options.stdin);
-  for (const file of await readdir(dir)) await chown(join(dir, file), UID, UID);
+  const program = { path: "a.out", mode: 0o755, hostPath: join(dir, "a.out") };
   const limits = { ...LIMITS, ...options.limits };
+  const input = { path: "input", mode: 0o644, bytes: new TextEncoder().encode(options.stdin ?? "") };
   const run = await runSandboxed(
     {
       runner,
-      workDir: dir,
+      stageDir: stageOf(name),
       argv: ["./a.out"],
       stdin: options.stdin === undefined ? null : "input",
+      files: options.stdin === undefined ? [program] : [program, input],
+      take: options.take,
       limits,
       uid: UID,
       cgroup,
@@ -54,7 +65,7 @@ async function runC(
     options.signal,
   );
   const text = new TextDecoder().decode(run.stdout);
-  return { run, text, dir, verdict: classifyRun(run, limits) };
+  return { run, text, verdict: classifyRun(run, limits) };
 }
 
 describe("the sandbox runs programs and measures them", () => {
@@ -146,6 +157,31 @@ printf("%s\\n",connect(s,(struct sockaddr*)&a,sizeof a)==0?"connected":"refused"
     expect(text).toBe("refused\n");
   });
 
+  test("no socket but a Unix one: Internet, netlink, packet and vsock sockets are refused with EPERM", async () => {
+    const { text } = await runC(
+      "families",
+      `#include <errno.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+static void try(const char *name, int domain, int type, int protocol) {
+  int s = socket(domain, type, protocol);
+  printf("%s %s\\n", name, s >= 0 ? "open" : errno == EPERM ? "refused" : "failed");
+}
+int main(){
+  try("inet", AF_INET, SOCK_STREAM, 0); try("inet6", AF_INET6, SOCK_DGRAM, 0);
+  try("netlink", AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); try("packet", AF_PACKET, SOCK_DGRAM, 0);
+  try("vsock", 40, SOCK_STREAM, 0); try("unix", AF_UNIX, SOCK_STREAM, 0);
+  int pair[2]; printf("pair %s\\n", socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0 ? "open" : "failed");
+  printf("inet-pair %s\\n", socketpair(AF_INET, SOCK_STREAM, 0, pair) == 0 ? "open" : errno == EPERM ? "refused" : "failed");
+  return 0;
+}`,
+    );
+    expect(text).toBe(
+      "inet refused\ninet6 refused\nnetlink refused\npacket refused\nvsock refused\nunix open\npair open\ninet-pair refused\n",
+    );
+  });
+
   test("secrets and other runs are out of sight; nothing outside the work directory is writable", async () => {
     await writeFile(join(root, "other-run-secret"), "expected output of someone else");
     const { text } = await runC(
@@ -159,17 +195,20 @@ int main(){printf("%d%d%d%d%d\\n",probe("/etc/shadow","r"),probe("/etc/passwd","
     expect(existsSync("/usr/evil")).toBe(false);
   });
 
-  test("a file planted as a symlink or a FIFO is never followed by the judge", async () => {
-    const { dir } = await runC(
+  test("a file planted as a link, a FIFO or behind a linked folder is never read back", async () => {
+    const { run } = await runC(
       "plant",
-      `#include <unistd.h>
+      `#include <stdio.h>
+#include <unistd.h>
 #include <sys/stat.h>
-int main(){symlink("/etc/shadow","answer");mkfifo("pipe",0600);return 0;}`,
+int main(){symlink("/usr/lib/os-release","answer");mkfifo("pipe",0600);symlink("/usr/lib","lib");
+mkdir("real",0755);FILE*f=fopen("real/out","w");fputs("mine",f);fclose(f);link("real/out","hard");return 0;}`,
+      { take: ["answer", "pipe", "lib/os-release", "real/out", "hard"] },
     );
-    expect(await readOutput(dir, "answer", 1024)).toBeNull();
-    expect(await readOutput(dir, "pipe", 1024)).toBeNull();
-    await symlink("/etc/hostname", join(dir, "host-made"));
-    expect(await readOutput(dir, "host-made", 1024)).toBeNull();
+    // Only the regular files the program wrote itself, each by its own name.
+    expect(run.lost).toBe(false);
+    expect([...run.files.keys()].sort()).toEqual(["hard", "real/out"]);
+    expect(new TextDecoder().decode(run.files.get("real/out")?.bytes)).toBe("mine");
   });
 });
 
@@ -188,9 +227,9 @@ describe("a stopped or stuck sandbox ends, and leaves nothing of its slot behind
     // 6 runs of 100, holding the run's pipes: 80 stops make missing that near impossible.
     try {
       for (let i = 0; i < 80; i++) {
-        const dir = await freshWorkDir(join(root, "work"), `stop-${i}`, UID);
         const stop = new AbortController();
-        const sleeper = { runner, workDir: dir, argv: ["/usr/bin/sleep", "5"], stdin: null, limits: LIMITS, uid: UID };
+        const stageDir = stageOf(`stop-${i}`);
+        const sleeper = { runner, stageDir, argv: ["/usr/bin/sleep", "5"], stdin: null, limits: LIMITS, uid: UID };
         const run = runSandboxed({ ...sleeper, cgroup, tmpBytes: 1 << 20 }, stop.signal);
         setTimeout(() => stop.abort(), i % 16);
         const ended = await ends(run, `run ${i}, stopped ${i % 16} ms after its start,`);
@@ -218,10 +257,10 @@ describe("a stopped or stuck sandbox ends, and leaves nothing of its slot behind
     // A runner that never runs anything and never reports: the runner's own wall clock cannot help.
     const stuck = join(root, "bin", "stuck-runner");
     await writeFile(stuck, "#!/bin/sh\nexec sleep 1000\n", { mode: 0o755 });
-    const dir = await freshWorkDir(join(root, "work"), "stuck", UID);
     const limits = { ...LIMITS, wallMs: 100 };
     try {
-      const sandbox = { runner: stuck, workDir: dir, argv: ["./a.out"], stdin: null, limits, uid: UID, cgroup };
+      const stageDir = stageOf("stuck");
+      const sandbox = { runner: stuck, stageDir, argv: ["./a.out"], stdin: null, limits, uid: UID, cgroup };
       const run = await ends(runSandboxed({ ...sandbox, tmpBytes: 1 << 20, overdueMs: 500 }), "the stuck sandbox");
       expect(run).toMatchObject({ lost: true, exitCode: -1 });
       expect(run.diagnostics).toStartWith("sandbox: not ended 500 ms past its wall clock; killed from outside");

@@ -2,7 +2,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { closeSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CgroupUnavailable, detectCgroups, openV2, parseMounts, parseOwnGroups } from "../../src/judge/cgroups";
+import {
+  CgroupDirty,
+  CgroupUnavailable,
+  detectCgroups,
+  openV2,
+  parseMounts,
+  parseOwnGroups,
+} from "../../src/judge/cgroups";
 
 describe("finding the cgroup hierarchies", () => {
   test("a v1 hybrid host (this project's CI): memory, pids and cpuacct hierarchies, the unified one empty", () => {
@@ -67,6 +74,7 @@ describe("the cgroup v2 driver", () => {
     expect(group.reusable).toBe(false);
     // What the kernel counted before the run: the run's figures are the change.
     writeFileSync(join(run, "cgroup.procs"), "");
+    writeFileSync(join(run, "memory.current"), String(300 << 10));
     writeFileSync(join(run, "cpu.stat"), "usage_usec 100000\nuser_usec 100000\nsystem_usec 0\n");
     writeFileSync(join(run, "memory.events"), "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n");
     await group.reset({ memoryKb: 65536, processes: 16 });
@@ -76,7 +84,13 @@ describe("the cgroup v2 driver", () => {
     writeFileSync(join(run, "memory.peak"), String(70 << 20));
     writeFileSync(join(run, "memory.events"), "low 0\nhigh 0\nmax 12\noom 2\noom_kill 2\n");
     expect(await group.finish()).toEqual({ cpuMs: 812, memoryKb: 70 * 1024, oomKilled: true });
-    // A group still holding a process is never reset for another run.
+    // A group still holding memory is asked to reclaim it; one that cannot give it back is dirty, and never
+    // reset for another run (here the kernel's counter stays where the test put it).
+    writeFileSync(join(run, "memory.current"), String(8 << 20));
+    await expect(group.reset({ memoryKb: 65536, processes: 16 })).rejects.toThrow(CgroupDirty);
+    expect(readFileSync(join(run, "memory.reclaim"), "utf8")).toBe("1G");
+    writeFileSync(join(run, "memory.current"), "0");
+    // A group still holding a process is never reset for another run either.
     writeFileSync(join(run, "cgroup.procs"), "4242\n");
     await expect(group.reset({ memoryKb: 65536, processes: 16 })).rejects.toThrow("still holds processes 4242");
     for (const fd of fds) closeSync(fd);

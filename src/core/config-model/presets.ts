@@ -32,14 +32,15 @@ export interface LanguagePreset {
 // javac wants the file named after its public class: the script finds that name (a line that starts
 // with `public class X`, modifiers allowed, X in any script Java allows; Main when there is none),
 // renames the file, compiles, and packs every class (inner ones too) into one jar whose entry point is
-// that class. The source is an argument, never part of the script.
+// that class. The source is an argument, never part of the script. `-proc:none`: javac would otherwise
+// run any annotation processor it finds on its class path (/work: a submitted META-INF/services entry).
 const JAVA_BUILD = [
   "set -e",
   "c=$(sed -nE 's/^[[:space:]]*public[[:space:]]+((final|abstract|strictfp)[[:space:]]+)*class[[:space:]]+" +
     '([^[:space:]{<]+).*/\\3/p\' "$1" | head -n 1)',
   '[ -n "$c" ] || c=Main',
   'if [ "$c.java" != "$1" ]; then mv -- "$1" "$c.java"; fi',
-  'javac -J-Xmx512m -J-XX:+UseSerialGC -encoding UTF-8 -d classes "$c.java"',
+  'javac -J-Xmx512m -J-XX:+UseSerialGC -proc:none -encoding UTF-8 -d classes "$c.java"',
   'jar -J-Xmx256m -J-XX:+UseSerialGC --create --file main.jar --main-class "$c" -C classes .',
 ].join("; ");
 
@@ -62,9 +63,13 @@ export const PRESETS = {
   },
   python3: {
     source: "main.py",
-    // A syntax error is a compile error, as in the compiled languages.
+    // A syntax error is a compile error, as in the compiled languages. Isolated (-I: no /work on the
+    // module path, no PYTHON* variables, no user site) and without `site` (-S), so the check imports the
+    // standard library's `ast`, never a submitted ast.py.
     compileArgs: [
       "python3",
+      "-I",
+      "-S",
       "-c",
       "import ast, sys; ast.parse(open(sys.argv[1], 'rb').read(), sys.argv[1])",
       "main.py",
@@ -100,8 +105,13 @@ export const PRESETS = {
   },
   go: {
     source: "main.go",
+    // GOENV=off: no go/env file is read (a submitted one could set GOFLAGS=-toolexec=…); GOTOOLCHAIN=local:
+    // no other toolchain is looked for; the caches live in the run's own /tmp; GOPATH mode reads no go.mod.
     compileArgs: [
       "env",
+      "GOENV=off",
+      "GOFLAGS=",
+      "GOTOOLCHAIN=local",
       "GOCACHE=/tmp/go-build",
       "GOPATH=/tmp/go",
       "GO111MODULE=off",
@@ -130,7 +140,9 @@ export const PRESETS = {
   },
   javascript: {
     source: "main.js",
-    compileArgs: ["node", "--check", "main.js"],
+    // Checked from stdin: node reads no package.json of the submission's (its "type" would change how the
+    // check parses, where the run, with main.js alone, is CommonJS).
+    compileArgs: ["sh", "-c", 'exec node --check - < "$1"', "node", "main.js"],
     executeFiles: ["main.js"],
     executeArgs: ["node", "--max-old-space-size={memoryMb}", "main.js"],
     toolchain: [{ command: "node", pkg: "nodejs" }],
