@@ -44,15 +44,45 @@ const CALL_TIMEOUT_MS = 30_000;
  * The judge protocol over HTTP, as any judger speaks it: the access key on every call, the envelope's
  * `errorCode` decides, and transient failures (network, 5xx) are retried with back-off.
  */
-/** Cuts the judge's secrets out of what a program printed before it is sent; says when it had to. */
+/**
+ * Cuts the judge's secrets out of what a program printed before it is sent, and says when it had to; and
+ * the judge machine's own directories out of every message (a tool's complaint may name one), quietly.
+ */
 export interface OutputGuard {
   redactor: Redactor;
   onRedacted(task: JudgeTask, index: number, hits: number): void;
+  /** The judge's directories (work, cache), longest first: "[judge]" in what users see. */
+  hostPaths?: readonly string[];
+}
+
+/** Where a sandboxed program's own paths start: a judge directory that is one of them (or holds one) stays. */
+const SANDBOX_ROOTS = ["/work", "/tmp", "/usr", "/proc", "/dev", "/etc", "/.stage"];
+
+/** The judge's directories as a message may name them, longest first (the deepest is cut whole). */
+export const hostPathsOf = (settings: Pick<JudgeSettings, "workDir" | "cacheDir">) =>
+  [...new Set([settings.workDir, settings.cacheDir])]
+    .filter((dir) => !SANDBOX_ROOTS.some((root) => root === dir || root.startsWith(`${dir}/`) || dir === "/"))
+    .sort((a, b) => b.length - a.length);
+
+/** A case report as it may leave the judge: no secret of the judge's, no directory of its machine. */
+export function guardReport(
+  guard: Pick<OutputGuard, "redactor" | "hostPaths">,
+  body: CaseReport,
+  onRedacted: (hits: number) => void,
+): CaseReport {
+  const stdout = guard.redactor.redact(body.stdout);
+  const stderr = guard.redactor.redact(body.stderr);
+  const hits = stdout.hits + stderr.hits;
+  if (hits > 0) onRedacted(hits);
+  const paths = guard.hostPaths ?? [];
+  const unpathed = (text: string) => paths.reduce((out, dir) => out.replaceAll(dir, "[judge]"), text);
+  return { ...body, stdout: unpathed(stdout.text), stderr: unpathed(stderr.text) };
 }
 
 /** The judge's client of the API, with its secrets cut out of every output it sends. */
 export function guardedJudgeApi(settings: JudgeSettings, secrets: readonly string[], logger: Logger): JudgeApi {
   return new JudgeApi(settings, {
+    hostPaths: hostPathsOf(settings),
     redactor: new Redactor(secrets),
     onRedacted: (task, index, hits) =>
       logger.warn("a secret of the judge was cut out of a case's output", {
@@ -114,13 +144,7 @@ export class JudgeApi {
 
   /** Every case report passes here, so every output the server stores has been through the guard. */
   private guarded(task: JudgeTask, index: number, body: CaseReport): CaseReport {
-    if (!this.guard) return body;
-    const stdout = this.guard.redactor.redact(body.stdout);
-    const stderr = this.guard.redactor.redact(body.stderr);
-    const hits = stdout.hits + stderr.hits;
-    if (hits === 0) return body;
-    this.guard.onRedacted(task, index, hits);
-    return { ...body, stdout: stdout.text, stderr: stderr.text };
+    return this.guard ? guardReport(this.guard, body, (hits) => this.guard!.onRedacted(task, index, hits)) : body;
   }
 
   release(task: JudgeTask): Promise<unknown> {

@@ -88,8 +88,17 @@ function keepLease(api: JudgeApi, task: JudgeTask, claim: Claim, lost: AbortCont
   }, everyMs);
 }
 
+/**
+ * The failure as its record shows it: a JudgeFault says what the judge could not do, in words of ours;
+ * anything else (a file system's error, with a path of the judge machine in it) is only in the judge's log.
+ */
+export function failureMessage(error: unknown): string {
+  const said = error instanceof JudgeFault ? error.message : "an error of the judge machine (its log has the details)";
+  return `The judge failed (not the program): ${said}`;
+}
+
 async function failRecord(api: JudgeApi, task: JudgeTask, error: unknown): Promise<void> {
-  const message = `The judge failed (not the program): ${error instanceof Error ? error.message : String(error)}`;
+  const message = failureMessage(error);
   await api.reportCase(task, 0, caseOf("system_error", message));
   await api.report(task, { state: "failed", judgedAt: new Date().toISOString() });
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { layoutProblem } from "../core/file-layout";
 import type { Logger } from "../core/logger";
 import type { FileCache } from "./file-cache";
 import type { Claim, JudgeApi, RemoteFile } from "./judge-api";
@@ -60,6 +61,9 @@ function sourceList(plan: JudgePlan, claim: Claim, config: Map<string, RemoteFil
       return { missing: `the submission has no ${path} (${plan.language} compiles ${plan.compileFiles.join(", ")})` };
     fromConfig.push({ ...file, path });
   }
+  // The API refused a submission that cannot be laid out alone; beside the problem's own files it may not.
+  const clash = layoutProblem([...submitted, ...fromConfig].map((f) => f.path));
+  if (clash) return { missing: `the submission's files and the problem's cannot be laid out together: ${clash}` };
   return { submitted, fromConfig };
 }
 

@@ -1,5 +1,6 @@
 import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { layoutProblem } from "../core/file-layout";
 
 /** The judge failed, not the program (the sandbox did not start, a file went missing on the host). */
 export class JudgeFault extends Error {}
@@ -87,47 +88,6 @@ export class Stage {
 }
 
 const keyOf = (file: StagedFile) => `${file.mode}:${file.hostPath}`;
-
-/** The most bytes a name may take on Linux file systems (NAME_MAX). */
-export const NAME_MAX_BYTES = 255;
-/** The most bytes of a path under /work the judge lays out (well within PATH_MAX). */
-export const PATH_MAX_BYTES = 1024;
-
-/** Why one path cannot be a path under /work, or null. */
-function pathProblem(path: string): string | null {
-  const parts = path.split("/");
-  if (path.startsWith("/") || parts.some((part) => part === "" || part === "." || part === ".."))
-    return `${JSON.stringify(path)} is not a relative path`;
-  if (path.includes("\0")) return `${JSON.stringify(path)} holds a NUL byte`;
-  if (Buffer.byteLength(path) > PATH_MAX_BYTES)
-    return `${JSON.stringify(path.slice(0, 60))}… is longer than ${PATH_MAX_BYTES} bytes`;
-  const long = parts.find((part) => Buffer.byteLength(part) > NAME_MAX_BYTES);
-  if (long) return `the name ${JSON.stringify(long.slice(0, 60))}… is longer than ${NAME_MAX_BYTES} bytes`;
-  return null;
-}
-
-/**
- * Why these files (and directories) cannot all be laid out in one directory, or null: an absolute path, an
- * empty, "." or ".." part, a name longer than a file system allows, the same file twice, or a file where
- * another path needs a directory ("a" and "a/b"). The API refuses these at the door (submissions, config
- * archives); the judge checks again rather than trust it.
- */
-export function layoutProblem(files: readonly string[], dirs: readonly string[] = []): string | null {
-  const seen = new Set<string>();
-  const folders = new Set(dirs);
-  for (const path of [...files, ...dirs]) {
-    const problem = pathProblem(path);
-    if (problem) return problem;
-    const parts = path.split("/");
-    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
-  }
-  for (const path of files) {
-    if (seen.has(path)) return `${JSON.stringify(path)} is there twice`;
-    if (folders.has(path)) return `${JSON.stringify(path)} is both a file and a folder`;
-    seen.add(path);
-  }
-  return null;
-}
 
 function checkLayout(paths: readonly string[], dirs: readonly string[]): void {
   const problem = layoutProblem(paths, dirs);

@@ -95,6 +95,10 @@ describe("submitting", () => {
       [{ a: "x".repeat(800), b: "y".repeat(800) }, "add up to more than 1500 bytes"],
       [{ "../escape.c": "x" }, "outside"],
       [{ "/etc/passwd": "x" }, "absolute path"],
+      // What the judge could not lay out in its run directory: refused here, never failed there.
+      [{ lib: "x", "lib/util.h": "y" }, '"lib" is both a file and a folder'],
+      [{ [`${"题".repeat(134)}.c`]: "x" }, "longer than 255 bytes in UTF-8"],
+      [{ [`src/${"a".repeat(256)}.c`]: "x" }, "longer than 255 characters"],
     ];
     for (const [files, message] of cases) {
       const response = await submit(t, cast.member.token, path, submission("c", files));

@@ -225,6 +225,12 @@ describe("paths", () => {
     await expectRefusal(rawZip([{ name: "abcdef", data: "x" }]), "path-too-long", limits({ maxPathLength: 5 }));
   });
 
+  test("a name of 255 characters or fewer that takes more than 255 bytes is refused: no file system holds it", async () => {
+    // 90 characters of Chinese are 270 bytes in UTF-8 (86: 258); the judge would write the file under that name.
+    await expectRefusal(rawZip([{ name: `data/${"测".repeat(90)}.in`, data: "x" }]), "path-too-long");
+    await expectRefusal(await tarOf([{ name: `${"测".repeat(86)}/1.in`, data: "x" }]), "path-too-long");
+  });
+
   test("two entries that normalise to one path are refused", async () => {
     await expectRefusal(
       rawZip([

@@ -1,4 +1,5 @@
 // What the zip and tar readers share: the error and limit types, path checks and size bookkeeping.
+import { NAME_MAX_BYTES, PATH_MAX_BYTES } from "../../core/file-layout";
 
 export interface ArchiveLimits {
   maxArchiveBytes: number;
@@ -77,6 +78,13 @@ export function normaliseEntryPath(raw: string, limits: ArchiveLimits): string {
       `The path ${quote(path)} is longer than ${limits.maxPathLength} characters.`,
     );
   }
+  // The judge writes each file under its own name: a name must fit a Linux file system in bytes, which
+  // 255 characters of Chinese (765 bytes) do not.
+  const long = segments.find((segment) => Buffer.byteLength(segment) > NAME_MAX_BYTES);
+  if (long)
+    throw new ArchiveError("path-too-long", `The name ${quote(long)} is longer than ${NAME_MAX_BYTES} bytes in UTF-8.`);
+  if (Buffer.byteLength(path) > PATH_MAX_BYTES)
+    throw new ArchiveError("path-too-long", `The path ${quote(path)} is longer than ${PATH_MAX_BYTES} bytes in UTF-8.`);
   return path;
 }
 

@@ -4,6 +4,7 @@ import * as metrics from "../../runtime/metrics";
 import { randomUUID } from "node:crypto";
 import type { SubmissionLimits } from "../../config";
 import { BizError } from "../../core/errors";
+import { layoutProblem } from "../../core/file-layout";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Problem } from "../problems/problem.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
@@ -52,6 +53,9 @@ function checkFiles(files: File[], limits: SubmissionLimits): string[] {
     if (seen.has(path)) throw new BizError("FileValidationError", `${quote(path)} is sent twice`);
     seen.add(path);
   }
+  // The judge lays the files out in one directory: "a" and "a/b" cannot both be there.
+  const problem = layoutProblem(paths);
+  if (problem) throw new BizError("FileValidationError", `the files cannot be laid out together: ${problem}`);
   return paths;
 }
 
