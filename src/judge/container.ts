@@ -126,9 +126,15 @@ export class Container {
   }
 
   private settle(): void {
-    const timeout = Bun.sleep(OVERDUE_MS).then(() => null);
-    this.settling = Promise.race([readTrailer(this.replies), timeout]).then(
-      (trailer) => trailer?.clean === true,
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), OVERDUE_MS);
+    });
+    this.settling = Promise.race([readTrailer(this.replies), late]).then(
+      (trailer) => {
+        clearTimeout(timer);
+        return trailer?.clean === true;
+      },
       () => false,
     );
   }

@@ -5,6 +5,7 @@
 #include "runner.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,28 +17,27 @@
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
-/* The runner's two tmpfs, and when each root last changed as the runner left it. */
+/* The runner's two tmpfs, and each root as the runner left it. */
 static const char *const TMPFS[] = { "/tmp", "/dev/shm" };
-static struct timespec tmpfs_changed[2];
+static struct stat tmpfs_root[2];
 /* The size of the container's /tmp and /dev/shm (the judge's JUDGE_DISK_MB). */
 long long tmp_bytes;
 
-/* A tmpfs of the container's size at `where` (empty and read-only: a directory hidden from a program). */
+/* A tmpfs of the container's size at `where` (empty and read-only: a directory hidden from a program). No
+   access times: a read changes nothing a later run could see, and the runner's own look changes nothing. */
 int mount_tmpfs(const char *where, int read_only) {
   char options[64];
   snprintf(options, sizeof options, read_only ? "size=4k,mode=0555" : "size=%lld,mode=1777", tmp_bytes);
-  unsigned long flags = MS_NOSUID | MS_NODEV | (read_only ? MS_RDONLY | MS_NOEXEC : 0);
+  unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOATIME | (read_only ? MS_RDONLY | MS_NOEXEC : 0);
   return mount("tmpfs", where, "tmpfs", flags, options);
 }
 
 int fresh_tmpfs(int which) {
-  struct stat root;
-  if (mount_tmpfs(TMPFS[which], 0) != 0 || stat(TMPFS[which], &root) != 0) return -1;
-  tmpfs_changed[which] = root.st_ctim;
-  return 0;
+  return mount_tmpfs(TMPFS[which], 0) != 0 || stat(TMPFS[which], &tmpfs_root[which]) != 0 ? -1 : 0;
 }
 
 /* Whether a directory holds anything (an unreadable one counts as used). */
@@ -51,22 +51,48 @@ static int used(const char *where) {
   return found;
 }
 
+static int same_time(struct timespec a, struct timespec b) {
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
 /* /tmp or /dev/shm after a run: a fresh tmpfs in place of one the program touched (no tree to walk). The
-   root is the slot uid's, like the program, so besides entries a program could leave a changed mode,
-   extended attributes or an ACL on it: all of them change its ctime. */
+   root is the slot uid's, like the program, so besides entries a program could leave its mode, its times
+   (utimensat: bits for the next run to read), extended attributes or an ACL on it. Each is compared
+   itself: a change within the kernel's clock tick leaves the ctime as it was. */
 static int reset_tmpfs(int which) {
   struct stat root;
-  int same = stat(TMPFS[which], &root) == 0 && root.st_ctim.tv_sec == tmpfs_changed[which].tv_sec &&
-             root.st_ctim.tv_nsec == tmpfs_changed[which].tv_nsec;
+  const struct stat *was = &tmpfs_root[which];
+  int same = stat(TMPFS[which], &root) == 0 && root.st_mode == was->st_mode && root.st_uid == was->st_uid &&
+             root.st_gid == was->st_gid && same_time(root.st_atim, was->st_atim) &&
+             same_time(root.st_mtim, was->st_mtim) && same_time(root.st_ctim, was->st_ctim) &&
+             listxattr(TMPFS[which], NULL, 0) == 0;
   if (same && !used(TMPFS[which])) return 0;
   if (umount2(TMPFS[which], MNT_DETACH) != 0) return -1;
   return fresh_tmpfs(which);
+}
+
+/* The lines of a /proc table after its header (0 when empty), read with one read: the runner asks after
+   every run, and a table it must act on is rare. -1 when it cannot be read. */
+static int rows(const char *path) {
+  char buffer[4096];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t got = read(fd, buffer, sizeof buffer - 1);
+  close(fd);
+  if (got < 0) return -1;
+  int lines = 0;
+  for (ssize_t i = 0; i < got; i++) lines += buffer[i] == '\n';
+  /* A full buffer holds more rows than it shows: at least one beyond the header. */
+  return got == (ssize_t)sizeof buffer - 1 && lines < 2 ? 1 : lines - 1;
 }
 
 /* SysV IPC objects the run made (this IPC namespace is the container's): all removed, as their owner. */
 static int reset_sysv(void) {
   static const char *const tables[] = { "/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg" };
   for (int t = 0; t < 3; t++) {
+    int left = rows(tables[t]);
+    if (left < 0) return -1;
+    if (left == 0) continue;
     FILE *table = fopen(tables[t], "r");
     if (!table) return -1;
     char line[512];
@@ -112,14 +138,7 @@ static int others_alive(void) {
    its own, which the kernel collects later; until then it could keep an abstract name bound for the next
    run to find, or a file of /work alive, so the container goes. Other families are refused (seccomp). */
 static int sockets_left(void) {
-  FILE *table = fopen("/proc/net/unix", "r");
-  if (!table) return -1;
-  char line[512];
-  int count = -1; /* the header */
-  while (fgets(line, sizeof line, table))
-    if (strchr(line, '\n')) count++;
-  fclose(table);
-  return count;
+  return rows("/proc/net/unix");
 }
 
 /* Why the container may not take another run, or "" (runner.c's header has the rules). */
