@@ -5,8 +5,8 @@ import {
   assertNearlyEmpty,
   CgroupDirty,
   CgroupUnavailable,
+  GroupFiles,
   killAll,
-  read,
   removeGroup,
   removeGroupNow,
   write,
@@ -47,6 +47,7 @@ class V1Group implements RunCgroup {
   private readonly memsw: boolean;
   /** A reset found what a run left (CgroupDirty): the next container gets the group made anew. */
   private dirty = false;
+  private readonly files = new GroupFiles();
 
   constructor(private readonly dirs: V1Dirs) {
     this.make();
@@ -64,6 +65,7 @@ class V1Group implements RunCgroup {
     this.oomBefore = null;
     if (this.dirty) {
       // Removed with what it holds (the kernel keeps that until it is freed, outside any slot's count).
+      this.files.close();
       for (const dir of Object.values(this.dirs)) removeGroupNow(dir);
       this.make();
       this.dirty = false;
@@ -74,14 +76,14 @@ class V1Group implements RunCgroup {
   async reset(limits: { memoryKb: number; processes: number }): Promise<void> {
     const memory = (file: string) => join(this.dirs.memory, file);
     try {
-      assertEmpty(join(this.dirs.pids, "cgroup.procs"));
+      assertEmpty(join(this.dirs.pids, "cgroup.procs"), this.files);
       // Earlier runs leave some memory charged here (the page cache of the compilers they read, cached
       // dentries), which the kernel frees when asked. Emptying costs ~0.75 ms even when there is nothing to
       // empty (it drains every CPU's caches), so it waits until RECLAIM_ABOVE: until then a run's peak may
       // include that much of it. (Subtracting it instead is wrong both ways: part of it is per-CPU precharge
       // that vanishes during the run, so a small program's peak came out as 0.)
-      assertNearlyEmpty(
-        () => Number(read(memory("memory.usage_in_bytes"))),
+      await assertNearlyEmpty(
+        () => Number(this.files.read(memory("memory.usage_in_bytes"))),
         () => write(memory("memory.force_empty"), 0),
       );
     } catch (error) {
@@ -99,18 +101,20 @@ class V1Group implements RunCgroup {
       write(join(this.dirs.pids, "pids.max"), limits.processes);
       this.applied = wanted;
     }
-    write(memory("memory.max_usage_in_bytes"), 0);
-    write(join(this.dirs.cpuacct, "cpuacct.usage"), 0);
+    this.files.write(memory("memory.max_usage_in_bytes"), 0);
+    this.files.write(join(this.dirs.cpuacct, "cpuacct.usage"), 0);
     // The count as the last run left it, unless this is a new container's first run.
     this.oomBefore ??= this.oomKills();
   }
 
   async finish(): Promise<RunAccount> {
-    await killAll(join(this.dirs.pids, "cgroup.procs"));
+    // Empty after every run that ended on its own (its init reaped it all): one read says so.
+    if (this.files.read(join(this.dirs.pids, "cgroup.procs")).trim())
+      await killAll(join(this.dirs.pids, "cgroup.procs"));
     const ooms = this.oomKills();
     const account = {
-      cpuMs: Math.round(Number(read(join(this.dirs.cpuacct, "cpuacct.usage"))) / 1e6),
-      memoryKb: Math.ceil(Number(read(join(this.dirs.memory, "memory.max_usage_in_bytes"))) / 1024),
+      cpuMs: Math.round(Number(this.files.read(join(this.dirs.cpuacct, "cpuacct.usage"))) / 1e6),
+      memoryKb: Math.ceil(Number(this.files.read(join(this.dirs.memory, "memory.max_usage_in_bytes"))) / 1024),
       oomKilled: ooms > (this.oomBefore ?? ooms),
     };
     this.oomBefore = ooms;
@@ -118,10 +122,11 @@ class V1Group implements RunCgroup {
   }
 
   private oomKills(): number {
-    return Number(/oom_kill (\d+)/.exec(read(join(this.dirs.memory, "memory.oom_control")))?.[1] ?? 0);
+    return Number(/oom_kill (\d+)/.exec(this.files.read(join(this.dirs.memory, "memory.oom_control")))?.[1] ?? 0);
   }
 
   async remove(): Promise<void> {
+    this.files.close();
     for (const dir of Object.values(this.dirs)) await removeGroup(dir);
   }
 }

@@ -96,7 +96,7 @@ class V2Group implements RunCgroup {
     assertEmpty(join(this.run, "cgroup.procs"));
     // Page cache an earlier run left charged here would count in this run's peak (memory.reclaim: 5.19+;
     // before it the leaf serves one run and is new for each).
-    assertNearlyEmpty(
+    await assertNearlyEmpty(
       () => Number(read(join(this.run, "memory.current"))),
       () => write(join(this.run, "memory.reclaim"), "1G"),
     );

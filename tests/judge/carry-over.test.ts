@@ -113,6 +113,12 @@ const PLANTERS: [string, string, { state: string; stderr: string }][] = [
   ["plant-unix.c", "an abstract Unix name kept alive in flight", { state: "accepted", stderr: "planted @joj-leak\n" }],
   // Held before: the runner removes SysV objects, kills every process, and makes /tmp anew when touched.
   ["plant-ipc.c", "64 MiB of SysV shared memory", { state: "accepted", stderr: "planted 64 MiB of shared memory\n" }],
+  // The kernel's own leftovers after many processes are waited for, or the group is made anew.
+  [
+    "plant-forks.c",
+    "every process the limit allows, killed at its end",
+    { state: "accepted", stderr: "planted many processes\n" },
+  ],
   [
     "plant-processes.c",
     "a daemon, a subreaper's orphan, a stopped child and a lingering thread",
