@@ -76,7 +76,7 @@ export class Container {
   private settling: Promise<boolean> | null = null;
 
   private constructor(private readonly options: ContainerOptions) {
-    this.stage = new Stage(options.stageDir);
+    this.stage = new Stage(options.stageDir, options.tmpBytes);
     const fds = options.cgroup.open();
     // The runner is copied into the container from a descriptor: a bind would show its host path in
     // the program's /proc/self/mountinfo.
@@ -241,6 +241,7 @@ export class Container {
     this.child.kill("SIGKILL");
     await this.child.exited;
     await killSlotProcesses(this.options.uid);
+    this.stage.close();
   }
 }
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { CgroupHost, RunCgroup } from "./cgroups";
 import type { Container } from "./container";
 import { killSlotProcesses } from "./slot-processes";
+import { mountTmpfs, unmount } from "./tmpfs";
 
 /**
  * One concurrent run's identity: its own uid (process limits and signals never cross runs), its own
@@ -67,7 +68,7 @@ export class SlotPool {
       unmount(root);
       await rm(root, { recursive: true, force: true });
       await mkdir(root, { mode: 0o711 });
-      mountTmpfs(root, options.diskBytes);
+      mountTmpfs(root, options.diskBytes, "0711");
       slots.push({ uid, root, cgroup: options.cgroups.forSlot(`slot-${uid}`) });
     }
     if (slots.length < count) throw new Error(`only ${slots.length} of ${count} sandbox uids from ${uidBase} are free`);
@@ -105,21 +106,6 @@ async function accountUids(): Promise<Set<number>> {
       .map((line) => Number(line.split(":")[2]))
       .filter(Number.isInteger),
   );
-}
-
-function mountTmpfs(root: string, bytes: number): void {
-  const mount = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${bytes},mode=0711,nosuid,nodev`, "tmpfs", root], {
-    stderr: "pipe",
-  });
-  if (mount.exitCode !== 0)
-    throw new Error(
-      `cannot mount the sandbox tmpfs on ${root}: ${mount.stderr.toString().trim()} (the judge needs root)`,
-    );
-}
-
-function unmount(root: string): void {
-  // Lazy: a mount that is still busy goes as soon as nothing uses it. No mount there is fine.
-  Bun.spawnSync(["umount", "-l", root], { stderr: "ignore", stdout: "ignore" });
 }
 
 async function takeLock(path: string): Promise<boolean> {

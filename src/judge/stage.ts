@@ -1,6 +1,7 @@
 import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { layoutProblem } from "../core/file-layout";
+import { mountTmpfs, unmount } from "./tmpfs";
 
 /** The judge failed, not the program (the sandbox did not start, a file went missing on the host). */
 export class JudgeFault extends Error {}
@@ -29,10 +30,11 @@ export interface LayoutEntry {
 
 /**
  * The judge's side of a run's /work (runner-work.c has the runner's): each file of a run is put in the
- * slot's stage directory on the host, under a name of the judge's, and the runner binds or copies it into a
+ * container's stage on the host, under a name of the judge's, and the runner binds or copies it into a
  * /work made for that run alone. The stage is bound read-only into the container and hidden from programs,
  * so no program ever writes a name here: the judge removes only names it chose. A host file staged for the
- * run before (a program between the cases of a record) stays, as nothing can have changed it.
+ * run before (a program between the cases of a record) stays, as nothing can have changed it. The stage is
+ * a tmpfs of its own, so a bind from it shows "/0" in a program's mountinfo, not a path of the host.
  */
 export class Stage {
   /** Stage names of host files still staged, by host path and mode. */
@@ -41,9 +43,19 @@ export class Stage {
   private written: string[] = [];
   private next = 0;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    bytes: number,
+  ) {
+    unmount(dir);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true, mode: 0o755 });
+    mountTmpfs(dir, bytes, "0755");
+  }
+
+  /** The stage's tmpfs goes with its container. */
+  close(): void {
+    unmount(this.dir);
   }
 
   /** Stages the run's files and says how the runner lays them out; refuses a layout /work cannot hold. */

@@ -74,6 +74,21 @@ describe("a sandboxed program sees its own processes only", () => {
     expect(report.split("\n").filter((line) => line.includes(" other "))).toEqual([]);
   });
 
+  test("its mounts and cgroups name no directory of the judge's: /proc/self/mountinfo and /proc/self/cgroup", async () => {
+    const { result } = await run("mounts", {
+      c: `#include <stdio.h>
+int main(){const char*files[]={"/proc/self/mountinfo","/proc/self/cgroup"};for(int i=0;i<2;i++){FILE*f=fopen(files[i],"r");
+char line[1024];while(f&&fgets(line,sizeof line,f))fputs(line,stdout);if(f)fclose(f);}return 0;}`,
+    });
+    const text = new TextDecoder().decode((await result).stdout);
+    expect(text).toContain(" /work ");
+    // Neither the runner's path nor the stage's, nor the judge's cgroup path: the runner is copied in.
+    for (const path of [root, runner, "joj-judge"]) expect(text).not.toContain(path);
+    const cgroups = text.split("\n").filter((line) => /^\d+:/.test(line));
+    expect(cgroups.length).toBeGreaterThan(0);
+    for (const line of cgroups.filter((l) => /memory|pids|cpuacct|^0::/.test(l))) expect(line).toMatch(/:\/$/);
+  });
+
   test("bubblewrap itself runs with none of the judge's environment (read from the host during a run)", async () => {
     const { result } = await run("sleeper", { c: "#include <unistd.h>\nint main(){sleep(2);return 0;}" });
     let seen: string[][] = [];
