@@ -7,12 +7,13 @@ import { makeCast } from "../tests/helpers/domain-factories";
 import { submission, submit } from "../tests/helpers/records";
 import { finalRecord, judgeEnv, judgerKey, listen, problemWithData } from "../tests/helpers/judging";
 import { loadJudgeSettings } from "../src/judge/judge-settings";
-import { planJudging } from "../src/judge/plan";
-import { ensureRunner } from "../src/judge/sandbox";
-import { runSandboxed } from "../src/judge/container";
-import { SlotPool } from "../src/judge/slots";
-import { detectCgroups } from "../src/judge/cgroups";
-import { compareWith, runCase, runInSlot } from "../src/judge/steps";
+import { planJudging } from "../src/judge/run/plan";
+import { ensureRunner } from "../src/judge/sandbox/sandbox";
+import { runSandboxed } from "../src/judge/sandbox/container";
+import { SlotPool } from "../src/judge/sandbox/slots";
+import { detectCgroups } from "../src/judge/sandbox/cgroups/cgroups";
+import { compareWith, runCase } from "../src/judge/run/steps";
+import { runInSlot } from "../src/judge/sandbox/slots";
 import { fmt, report, timed } from "./harness";
 
 /**

@@ -40,7 +40,7 @@ try {
 
   // The protocol: records submitted first (timed by bench:submissions, not here) and their jobs
   // dropped; the clock starts when the jobs are enqueued, as the floor's does.
-  // A judger signs every call with its access key, as the real judge does (src/judge/judge-api.ts).
+  // A judger signs every call with its access key, as the real judge does (src/judge/api/judge-api.ts).
   const created = await t.api.post(
     "/admin/judgers",
     { username: "评测机-bench", password: "pw", email: "bench@judges.example.edu" },

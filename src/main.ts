@@ -1,8 +1,8 @@
-import { loadConfig, type Config } from "./config";
+import { loadConfig, type Config } from "./settings/config";
 import { createLogger, type Logger } from "./core/logger";
-import { assembleApp } from "./app";
+import { assembleApp } from "./server/app";
 import { readVersion } from "./runtime/version";
-import { connectPostgres } from "./database";
+import { connectPostgres } from "./server/database";
 import { connectRedis, exitOnStartupError } from "./core/startup";
 import { onShutdown } from "./core/shutdown";
 import { BUN_BODY_LIMIT } from "./http/body-limits";

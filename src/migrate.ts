@@ -1,6 +1,6 @@
-import { loadConfig } from "./config";
+import { loadConfig } from "./settings/config";
 import { createLogger } from "./core/logger";
-import { connectPostgres, migrate } from "./database";
+import { connectPostgres, migrate } from "./server/database";
 import { exitOnStartupError } from "./core/startup";
 
 /** `bun run db:migrate`: applies pending migrations; the explicit production step. */

@@ -1,16 +1,16 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, type Config } from "./config";
+import { loadConfig, type Config } from "./settings/config";
 import { createLogger, type Logger } from "./core/logger";
 import { runApi } from "./main";
 import { DOCS_PATH } from "./http/docs.plugin";
-import { migrate } from "./database";
-import { connectPostgres } from "./database";
+import { migrate } from "./server/database";
+import { connectPostgres } from "./server/database";
 import { exitOnStartupError, StartupError } from "./core/startup";
 import { startEmbeddedPostgres } from "./runtime/embedded-postgres";
 import { redisForStart } from "./runtime/local-redis";
 import { supervise } from "./runtime/children";
-import { childEnv } from "./child-env";
+import { childEnv } from "./settings/child-env";
 import { prepareLocalJudger } from "./modules/admin/local-judger";
 
 /**

@@ -1,14 +1,14 @@
 import { Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { cpus } from "node:os";
-import { loadConfig, type Config } from "../src/config";
+import { loadConfig, type Config } from "../src/settings/config";
 import { createLogger, type Logger } from "../src/core/logger";
 import type { Orm } from "../src/db/orm";
 import { queueConnection, type JobsOn, type PayloadOf, type QueueName } from "../src/jobs/catalogue";
 import { JobClient } from "../src/jobs/job-client";
 import type { BlobStore } from "../src/storage/blob-store";
 import { createBlobStore } from "../src/storage/create-blob-store";
-import { connectPostgres } from "../src/database";
+import { connectPostgres } from "../src/server/database";
 import { connectRedis, exitOnStartupError } from "../src/core/startup";
 import { onShutdown } from "../src/core/shutdown";
 

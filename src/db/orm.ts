@@ -1,6 +1,6 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
 
-/** The server's ORM; created by src/database.ts, which knows the entities. */
+/** The server's ORM; created by src/server/database.ts, which knows the entities. */
 export type Orm = MikroORM;
 
 /** What `pg`'s pool reports of itself (the package ships no types). */

@@ -1,4 +1,4 @@
-import type { Config } from "../config";
+import type { Config } from "../settings/config";
 import { InputError, ServiceError } from "../core/errors";
 import { parseJsonStrict } from "./input-hygiene";
 import { assertMultipartText, parseUrlEncodedStrict } from "./form-text";

@@ -1,5 +1,5 @@
 import type Redis from "ioredis";
-import type { Rate } from "../config";
+import type { Rate } from "../settings/config";
 import type { Logger } from "../core/logger";
 import { ServiceError } from "../core/errors";
 

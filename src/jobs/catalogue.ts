@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions } from "bullmq";
-import type { Config } from "../config";
+import type { Config } from "../settings/config";
 import { queueConnection, type RecordJudgePayload } from "../core/judge-protocol";
 
 /**

@@ -1,6 +1,6 @@
 import { QueueEvents, type JobsOptions } from "bullmq";
 import type Redis from "ioredis";
-import type { Config } from "../config";
+import type { Config } from "../settings/config";
 import {
   closeQueues,
   createQueues,

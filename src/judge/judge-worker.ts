@@ -1,9 +1,9 @@
 import { Worker } from "bullmq";
 import { JUDGE_QUEUE, queueConnection } from "../core/judge-protocol";
 import type { Logger } from "../core/logger";
-import type { JudgeApi, JudgeTask } from "./judge-api";
-import { judgeTask, type EngineDeps, type Outcome } from "./judge-record";
-import type { SlotPool } from "./slots";
+import type { JudgeApi, JudgeTask } from "./api/judge-api";
+import { judgeTask, type EngineDeps, type Outcome } from "./record/judge-record";
+import type { SlotPool } from "./sandbox/slots";
 
 /**
  * Where a judge's tasks come from, and how it stops. Both sources feed the same engine through the

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Config } from "../config";
+import type { Config } from "../settings/config";
 import type { Logger } from "../core/logger";
 import { connectRedis, redisAnswers, StartupError } from "../core/startup";
 import { spawnChild, stopChild } from "./children";

@@ -1,4 +1,4 @@
-import type { Config } from "../config";
+import type { Config } from "../settings/config";
 import type { BlobStore } from "./blob-store";
 import { FsBlobStore } from "./fs-blob-store";
 import { S3BlobStore } from "./s3-blob-store";

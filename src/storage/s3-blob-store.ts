@@ -1,5 +1,5 @@
 import { S3Client } from "bun";
-import type { S3StorageSettings } from "../config";
+import type { S3StorageSettings } from "../settings/config";
 import { BlobNotFoundError, digestFor, fanOutPath, isDigest, type BlobStore } from "./blob-store";
 
 /** Not part of Config: only tests lower the page size, to exercise continuation. */

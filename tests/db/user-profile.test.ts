@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { createTestDatabase } from "../helpers/database";
-import { createOrm } from "../../src/database";
+import { createOrm } from "../../src/server/database";
 import type { Orm } from "../../src/db/orm";
 import { User } from "../../src/modules/users/user.entity";
 import { findActiveUserRow, toUserDetail, userProfileOf, type UserRow } from "../../src/modules/users/users.service";

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Orm } from "../../src/db/orm";
-import { createOrm, migrate } from "../../src/database";
+import { createOrm, migrate } from "../../src/server/database";
 
 /**
  * Test databases: a template is built once from the real migrations (named after a hash of the

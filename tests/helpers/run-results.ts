@@ -1,4 +1,4 @@
-import type { RunResult } from "../../src/judge/sandbox";
+import type { RunResult } from "../../src/judge/sandbox/sandbox";
 
 /** A run as the sandbox reports it: a small program that exited 0 at once, with `fields` over that. */
 export const runResult = (fields: Partial<RunResult> = {}): RunResult => ({

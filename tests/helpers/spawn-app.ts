@@ -1,11 +1,11 @@
 import Redis from "ioredis";
 import { closeLiveStreams } from "../../src/modules/record-events/record-events.routes";
 import { randomUUID } from "node:crypto";
-import { assembleApp, type App } from "../../src/app";
-import { loadConfig, type Config } from "../../src/config";
+import { assembleApp, type App } from "../../src/server/app";
+import { loadConfig, type Config } from "../../src/settings/config";
 import { createLogger, type Logger } from "../../src/core/logger";
 import type { Orm } from "../../src/db/orm";
-import { createOrm } from "../../src/database";
+import { createOrm } from "../../src/server/database";
 import { createTokenCodec } from "../../src/modules/identity/http/auth.plugin";
 import type { TokenCodec } from "../../src/modules/identity/credentials/tokens";
 import { createTestDatabase } from "./database";

@@ -3,10 +3,10 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Container } from "../../src/judge/container";
-import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
-import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
-import { processesOf } from "../../src/judge/slot-processes";
+import { Container } from "../../src/judge/sandbox/container";
+import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
+import { detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
+import { processesOf } from "../../src/judge/sandbox/slot-processes";
 
 // Pair runs (an interactive case's program and interactor, runner-pair.c) in a slot's living container:
 // what either leaves is gone before the next run, and which of the two ended first is recorded in the

@@ -3,12 +3,12 @@ import { writeFile } from "node:fs/promises";
 import { chmodSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Container } from "../../src/judge/container";
-import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
-import { CgroupDirty, detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
-import { processesOf } from "../../src/judge/slot-processes";
-import { runInSlot } from "../../src/judge/steps";
-import type { Slot } from "../../src/judge/slots";
+import { Container } from "../../src/judge/sandbox/container";
+import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
+import { CgroupDirty, detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
+import { processesOf } from "../../src/judge/sandbox/slot-processes";
+import { runInSlot } from "../../src/judge/sandbox/slots";
+import type { Slot } from "../../src/judge/sandbox/slots";
 
 // Run N+1 in a slot's living container looks for anything run N left behind. Each planted thing has its
 // own defence (runner.c's header): the per-run /work, PID, mount and IPC namespaces, the read-only root,

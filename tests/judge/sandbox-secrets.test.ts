@@ -4,11 +4,11 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureProbe, ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
-import { runSandboxed } from "../../src/judge/container";
-import { processesOf } from "../../src/judge/slot-processes";
-import { judgeProbeReport } from "../../src/judge/self-check";
-import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
+import { ensureProbe, ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
+import { runSandboxed } from "../../src/judge/sandbox/container";
+import { processesOf } from "../../src/judge/sandbox/slot-processes";
+import { judgeProbeReport } from "../../src/judge/sandbox/self-check";
+import { detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
 
 // What a sandboxed program can see of the judge: its environment, its processes, their descriptors and
 // memory. The judge's own environment (this process's) holds a secret while these run.

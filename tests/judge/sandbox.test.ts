@@ -3,12 +3,12 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox";
-import { runSandboxed, type ContainerRun } from "../../src/judge/container";
-import { classifyRun } from "../../src/judge/verdict";
-import { killSlotProcesses, processesOf } from "../../src/judge/slot-processes";
-import { assertRan, JudgeFault } from "../../src/judge/steps";
-import { detectCgroups, type RunCgroup } from "../../src/judge/cgroups";
+import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
+import { runSandboxed, type ContainerRun } from "../../src/judge/sandbox/container";
+import { classifyRun } from "../../src/judge/outcome/verdict";
+import { killSlotProcesses, processesOf } from "../../src/judge/sandbox/slot-processes";
+import { assertRan, JudgeFault } from "../../src/judge/run/steps";
+import { detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
 
 // Real programs in the real sandbox (bubblewrap, installed by .ci/run): nothing here is simulated.
 const UID = SLOT_UID_BASE + 7;

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import type { App } from "../../src/app";
+import type { App } from "../../src/server/app";
 import { HttpClient } from "../helpers/http-client";
 import { archiveOf } from "../helpers/archive-builders";
 import { TEST_REDIS_URL } from "../helpers/spawn-app";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { closureOf, cyclesAmong, importsOf, ROOT } from "../helpers/import-graph";
 
-// The layers of README "Architecture", checked from the imports themselves.
+// The layers of docs/architecture (README "Architecture"), checked from the imports themselves.
 const sources = (await Array.fromAsync(new Bun.Glob("{src,workers}/**/*.ts").scan({ cwd: ROOT }))).sort();
 const under = (folder: string) => sources.filter((file) => file.startsWith(folder));
 const FRAMEWORKS = /^(elysia|@elysiajs\/.*|@mikro-orm\/.*)$/;
@@ -26,13 +26,60 @@ describe("two programs, one shared core", () => {
   });
 });
 
+/**
+ * The judge's rooms (README "Architecture"), lowest first: a file imports from its own room or a lower one.
+ * The cgroup drivers, inside the sandbox's room, import nothing of the judge but each other.
+ */
+const JUDGE_ROOMS = [
+  ["judge-settings.ts", "toolchains.ts"],
+  ["sandbox/"],
+  ["outcome/"],
+  ["api/"],
+  ["run/"],
+  ["cache/"],
+  ["checks/"],
+  ["record/"],
+  ["judge-worker.ts"],
+];
+const roomOf = (file: string) =>
+  JUDGE_ROOMS.findIndex((room) => room.some((prefix) => file.slice("src/judge/".length).startsWith(prefix)));
+
+describe("the judge in rooms", () => {
+  const judge = under("src/judge/");
+
+  test("every file of the judge is in a room, and at most 8 lie at its top", () => {
+    expect(judge.filter((file) => roomOf(file) < 0)).toEqual([]);
+    expect(judge.filter((file) => !file.slice("src/judge/".length).includes("/")).length).toBeLessThanOrEqual(8);
+  });
+
+  test("a room imports from its own or a lower one only", () => {
+    const upward = judge.flatMap((file) =>
+      importsOf(file)
+        .files.filter((target) => target.startsWith("src/judge/") && roomOf(target) > roomOf(file))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  test("the cgroup drivers import nothing of the judge but each other", () => {
+    const drivers = under("src/judge/sandbox/cgroups/");
+    const outside = drivers.flatMap((file) =>
+      importsOf(file)
+        .files.filter((target) => !target.startsWith("src/core/") && !target.startsWith("src/judge/sandbox/cgroups/"))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(drivers.length).toBeGreaterThan(0);
+    expect(outside).toEqual([]);
+  });
+});
+
 describe("layers that only point down", () => {
   test("shared HTTP, database, job, storage and runtime helpers import no feature, no judge and no entrypoint", () => {
     const shared = ["src/http/", "src/db/", "src/jobs/", "src/storage/", "src/runtime/"].flatMap(under);
     const allowed = (target: string) =>
       target.startsWith("src/core/") ||
-      target === "src/config.ts" ||
-      target === "src/deps.ts" ||
+      target === "src/settings/config.ts" ||
+      target === "src/server/deps.ts" ||
       ["src/http/", "src/db/", "src/jobs/", "src/storage/", "src/runtime/"].some((folder) => target.startsWith(folder));
     const wrong = shared.flatMap((file) =>
       importsOf(file)

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config";
+import { loadConfig } from "../../src/settings/config";
 import { ConfigError } from "../../src/core/env-reader";
 import {
   BlobDigestMismatchError,

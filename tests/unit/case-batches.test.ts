@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CaseBatches } from "../../src/judge/case-batches";
+import { CaseBatches } from "../../src/judge/api/case-batches";
 import { caseWithout } from "../../src/core/judge-protocol";
 
 // The judge's batching of case reports, with a recording sender in place of the HTTP call.

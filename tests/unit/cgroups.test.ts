@@ -9,7 +9,7 @@ import {
   openV2,
   parseMounts,
   parseOwnGroups,
-} from "../../src/judge/cgroups";
+} from "../../src/judge/sandbox/cgroups/cgroups";
 
 describe("finding the cgroup hierarchies", () => {
   test("a v1 hybrid host (this project's CI): memory, pids and cpuacct hierarchies, the unified one empty", () => {

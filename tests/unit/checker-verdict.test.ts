@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { CaseResult } from "../../src/core/judge-protocol";
-import { checkerVerdict } from "../../src/judge/checker";
-import type { Limits, RunResult } from "../../src/judge/sandbox";
-import { subtaskOrder, subtaskScore } from "../../src/judge/subtasks";
-import type { CaseRun } from "../../src/judge/steps";
+import { checkerVerdict } from "../../src/judge/checks/checker";
+import type { Limits, RunResult } from "../../src/judge/sandbox/sandbox";
+import { subtaskOrder, subtaskScore } from "../../src/judge/record/subtasks";
+import type { CaseRun } from "../../src/judge/run/steps";
 import { runResult } from "../helpers/run-results";
 
 const LIMITS: Limits = { cpuMs: 10_000, wallMs: 21_000, memoryKb: 512 * 1024, fileBytes: 1 << 20, processes: 64 };

@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config";
-import { SERVER_WORKER_VARIABLES } from "../../src/secret-settings";
-import { childEnv } from "../../src/child-env";
+import { loadConfig } from "../../src/settings/config";
+import { SERVER_WORKER_VARIABLES } from "../../src/settings/secret-settings";
+import { childEnv } from "../../src/settings/child-env";
 import { JUDGE_VARIABLES, loadJudgeSettings, serverSecretsIn } from "../../src/judge/judge-settings";
 import { MACHINE_VARIABLES, pickEnv } from "../../src/core/env-reader";
 

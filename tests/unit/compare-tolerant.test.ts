@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { judgeOutput, type CompareRule } from "../../src/judge/compare";
+import { judgeOutput, type CompareRule } from "../../src/judge/outcome/compare";
 
 const bytes = (text: string | Uint8Array) => (typeof text === "string" ? new TextEncoder().encode(text) : text);
 const judged = (actual: string | Uint8Array, expected: string | Uint8Array, rule: CompareRule) =>

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { outputMatches } from "../../src/judge/compare";
+import { outputMatches } from "../../src/judge/outcome/compare";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const same = (a: string | Uint8Array, b: string | Uint8Array, ws: boolean) =>

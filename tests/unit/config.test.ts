@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config";
+import { loadConfig } from "../../src/settings/config";
 import { ConfigError } from "../../src/core/env-reader";
 
 const strongSecret = `${"a".repeat(16) + "b".repeat(16)}c`;

@@ -4,7 +4,7 @@ import { utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createHash } from "node:crypto";
-import { FileCache, type BuiltFile } from "../../src/judge/file-cache";
+import { FileCache, type BuiltFile } from "../../src/judge/cache/file-cache";
 
 const keyOf = (text: string) => createHash("sha256").update(text).digest("hex");
 const bytes = (text: string) => new TextEncoder().encode(text);

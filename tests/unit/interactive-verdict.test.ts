@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { interactiveVerdict } from "../../src/judge/interactive";
-import type { CasePlan } from "../../src/judge/plan";
-import type { PeerResult, RunResult } from "../../src/judge/sandbox";
-import { JudgeFault } from "../../src/judge/steps";
+import { interactiveVerdict } from "../../src/judge/checks/interactive";
+import type { CasePlan } from "../../src/judge/run/plan";
+import type { PeerResult, RunResult } from "../../src/judge/sandbox/sandbox";
+import { JudgeFault } from "../../src/judge/run/steps";
 import { runResult } from "../helpers/run-results";
 
 // How a pair run (the program and the interactor, runner-pair.c) becomes a verdict: what ended first

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { caseWithout } from "../../src/core/judge-protocol";
 import { Redactor } from "../../src/core/redact";
-import { guardReport, hostPathsOf } from "../../src/judge/judge-api";
-import { failureMessage } from "../../src/judge/judge-record";
-import { JudgeFault } from "../../src/judge/stage";
+import { guardReport, hostPathsOf } from "../../src/judge/api/judge-api";
+import { failureMessage } from "../../src/judge/record/judge-record";
+import { JudgeFault } from "../../src/judge/sandbox/stage";
 
 // What a record says when the judge failed: never a path of the judge machine (issue 40).
 const settings = { workDir: "/var/lib/joj/judge/work", cacheDir: "/var/lib/joj/judge/cache" };

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError } from "../../src/core/env-reader";
 import { loadJudgeSettings } from "../../src/judge/judge-settings";
-import { parseMemory, parseTime, planJudging } from "../../src/judge/plan";
-import { escapeOutput } from "../../src/judge/text";
+import { parseMemory, parseTime, planJudging } from "../../src/judge/run/plan";
+import { escapeOutput } from "../../src/judge/outcome/text";
 
 const KEY = { JUDGER_ACCESS_KEY_ID: "jk_1", JUDGER_SECRET_ACCESS_KEY: "s" };
 

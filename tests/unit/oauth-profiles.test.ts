@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config";
+import { loadConfig } from "../../src/settings/config";
 import { ConfigError } from "../../src/core/env-reader";
 import { githubProfile } from "../../src/modules/identity/oauth/providers/github";
 import { jaccountProfile } from "../../src/modules/identity/oauth/providers/jaccount";

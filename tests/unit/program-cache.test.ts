@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { toolchainFingerprint } from "../../src/judge/program-cache";
+import { toolchainFingerprint } from "../../src/judge/cache/program-cache";
 
 // A cached program is keyed by its compiler's fingerprint: an upgraded toolchain builds anew.
 test("the compiler's fingerprint follows its resolved file, and changes when the file does", async () => {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { classifyRun } from "../../src/judge/verdict";
-import type { Limits, RunResult } from "../../src/judge/sandbox";
+import { classifyRun } from "../../src/judge/outcome/verdict";
+import type { Limits, RunResult } from "../../src/judge/sandbox/sandbox";
 import { runResult } from "../helpers/run-results";
 
 // The verdict of a run from the kernel's account (verdict.ts classifyRun), for the cases where two

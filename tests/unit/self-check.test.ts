@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { judgeProbeReport } from "../../src/judge/self-check";
+import { judgeProbeReport } from "../../src/judge/sandbox/self-check";
 
 // Reports in probe.c's format: "<pid> <self|other> <what> <ok|denied> <hex>".
 const hex = (text: string) => Buffer.from(text, "latin1").toString("hex");

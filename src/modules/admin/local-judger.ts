@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Config } from "../../config";
+import type { Config } from "../../settings/config";
 import type { Logger } from "../../core/logger";
-import { connectPostgres } from "../../database";
+import { connectPostgres } from "../../server/database";
 import { consoleNotice, judgeBlocker, thisMachine } from "../../runtime/judge-tools";
 import { createJudgerAccount } from "./admin.service";
 import { authenticateAccessKey } from "../identity/credentials/access-keys.service";

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { basename, extname } from "node:path";
 import { PRESET_NAMES, PRESETS } from "../../core/config-model/presets";
-import type { Config } from "../../config";
+import type { Config } from "../../settings/config";
 import { BizError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
 import type { JobClient } from "../../jobs/job-client";

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../deps";
+import type { AppDeps } from "../../server/deps";
 import { BizError } from "../../core/errors";
 import { ok } from "../../http/respond";
 import { authPlugin } from "../identity/http/auth.plugin";

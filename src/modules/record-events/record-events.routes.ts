@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../deps";
+import type { AppDeps } from "../../server/deps";
 import type { JobClient } from "../../jobs/job-client";
 import { authPlugin } from "../identity/http/auth.plugin";
 import { ServiceError } from "../../core/errors";

@@ -2,7 +2,7 @@ import { TRANSITIONS } from "../judging/record-transitions";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import * as metrics from "../../runtime/metrics";
 import { randomUUID } from "node:crypto";
-import type { SubmissionLimits } from "../../config";
+import type { SubmissionLimits } from "../../settings/config";
 import { BizError } from "../../core/errors";
 import { layoutProblem } from "../../core/file-layout";
 import type { BlobStore } from "../../storage/blob-store";

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Config } from "../../../config";
+import type { Config } from "../../../settings/config";
 import { HttpError, unauthorized } from "../../../core/errors";
 import { verifyAccessToken, type AccessClaims, type TokenCodec } from "../credentials/tokens";
 import { parseBasicCredential } from "../credentials/access-keys";

@@ -1,5 +1,5 @@
 import type { Cookie } from "elysia";
-import type { Config } from "../../../config";
+import type { Config } from "../../../settings/config";
 import type { IssuedTokens } from "../credentials/tokens";
 
 /** Cookie names of seed §5.5. */

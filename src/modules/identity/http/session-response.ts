@@ -1,5 +1,5 @@
 import type { Cookie } from "elysia";
-import type { Config } from "../../../config";
+import type { Config } from "../../../settings/config";
 import { InputError } from "../../../core/errors";
 import type { IssuedTokens } from "../credentials/tokens";
 import { clearSessionCookies, writeSessionCookies } from "./cookies";

@@ -1,5 +1,5 @@
 import type Redis from "ioredis";
-import type { RateLimitSettings, Rate } from "../../../config";
+import type { RateLimitSettings, Rate } from "../../../settings/config";
 import { ServiceError } from "../../../core/errors";
 import type { Logger } from "../../../core/logger";
 

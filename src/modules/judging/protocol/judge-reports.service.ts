@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { JudgingSettings } from "../../../config";
+import type { JudgingSettings } from "../../../settings/config";
 import type { Redactor } from "../../../core/redact";
 import { isUuid } from "../../../db/addressing";
 import { readTimestamp } from "../../../http/timestamps";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../../deps";
-import { serverSecrets } from "../../../config";
+import type { AppDeps } from "../../../server/deps";
+import { serverSecrets } from "../../../settings/config";
 import { Redactor } from "../../../core/redact";
 import { BizError } from "../../../core/errors";
 import { authPlugin } from "../../identity/http/auth.plugin";

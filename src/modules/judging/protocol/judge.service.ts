@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { JudgingSettings } from "../../../config";
+import type { JudgingSettings } from "../../../settings/config";
 import { BizError } from "../../../core/errors";
 import { isUuid } from "../../../db/addressing";
 import * as metrics from "../../../runtime/metrics";

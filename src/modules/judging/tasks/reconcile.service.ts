@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { randomUUID } from "node:crypto";
-import type { JudgingSettings } from "../../../config";
+import type { JudgingSettings } from "../../../settings/config";
 import type { JobClient } from "../../../jobs/job-client";
 import type { ReconcileReport } from "../../../jobs/catalogue";
 import type { Logger } from "../../../core/logger";

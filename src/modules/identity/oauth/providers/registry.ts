@@ -1,4 +1,4 @@
-import type { Config } from "../../../../config";
+import type { Config } from "../../../../settings/config";
 import { githubProvider } from "./github";
 import { jaccountProvider } from "./jaccount";
 import { oidcProvider } from "./oidc";

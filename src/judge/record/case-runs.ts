@@ -1,0 +1,70 @@
+import { caseWithout as caseOf } from "../../core/judge-protocol";
+import type { CaseContext } from "../checks/case-context";
+import type { RemoteFile } from "../api/judge-api";
+import { runChecker } from "../checks/checker";
+import { runInteractiveCase } from "../checks/interactive";
+import type { CasePlan } from "../run/plan";
+import { compareWith, JudgeFault, runCase, type CaseRun, type OutputJudge, type StagedFile } from "../run/steps";
+
+/**
+ * How the case's output is judged (its checker, else its comparison) and where its input is on the
+ * host; or, when the config version or the checker fails, the case's system error.
+ */
+async function outputJudgeOf(
+  c: CasePlan,
+  ctx: CaseContext,
+): Promise<{ judge: OutputJudge; inputHost: string } | CaseRun> {
+  const input = ctx.config.get(c.inputPath);
+  const expected = ctx.config.get(c.expectedPath);
+  if (!input || !expected)
+    return {
+      ratio: 0,
+      report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`),
+    };
+  const [inputHost, expectedHost] = [await ctx.cached(input), await ctx.cached(expected)];
+  if (!c.checker) return { judge: compareWith(expectedHost, c.compare), inputHost };
+  const built = await ctx.checkers.get(c.checker);
+  if (!built.ok) return { ratio: 0, report: caseOf("system_error", `checker failure: ${built.message}`) };
+  const { slot, tools, halt } = ctx;
+  return {
+    judge: (output) => runChecker(built.checker, inputHost, output, expectedHost, slot, tools, halt),
+    inputHost,
+  };
+}
+
+/**
+ * One case: the program run in the slot, its output judged by the checker or the comparison; or, for an
+ * interactive case, run with its interactor (interactive.ts).
+ */
+export async function runProgramCase(c: CasePlan, program: StagedFile[], ctx: CaseContext): Promise<CaseRun> {
+  ctx.halt.throwIfAborted();
+  try {
+    if (c.interactor) return await runInteractiveCase(c, program, ctx);
+    const how = await outputJudgeOf(c, ctx);
+    if ("report" in how) return how;
+    return await runCase(c, program, how.inputHost, how.judge, ctx.slot, ctx.tools, ctx.halt);
+  } catch (error) {
+    if (!(error instanceof JudgeFault)) throw error;
+    return { ratio: 0, report: caseOf("system_error", error.message) };
+  }
+}
+
+/**
+ * Output-only: the submission's file the case names, judged as a program's output would be; a file
+ * the submission lacks earns the case nothing.
+ */
+export async function judgeSubmittedOutput(
+  c: CasePlan,
+  submitted: Map<string, RemoteFile>,
+  download: (file: RemoteFile) => Promise<Uint8Array>,
+  ctx: CaseContext,
+): Promise<CaseRun> {
+  ctx.halt.throwIfAborted();
+  const file = submitted.get(c.submittedOutput ?? "");
+  if (!file) return { ratio: 0, report: caseOf("wrong_answer", `the submission has no ${c.submittedOutput}`) };
+  const how = await outputJudgeOf(c, ctx);
+  if ("report" in how) return how;
+  const verdict = await how.judge(await download(file));
+  const report = caseOf(verdict.state, verdict.message);
+  return { ratio: verdict.ratio, report: { ...report, score: Math.floor(c.score * verdict.ratio + 1e-9) } };
+}

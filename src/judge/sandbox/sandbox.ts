@@ -1,0 +1,245 @@
+import { createHash } from "node:crypto";
+import { chmod, lstat, mkdir, readFile, rename } from "node:fs/promises";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Programs run in a bubblewrap sandbox (a slot's container: container.ts). The threat model (see README
+ * "The sandbox"): the program is hostile. It gets a /work of its run's own (a size-limited tmpfs holding
+ * only its files) and a private size-limited /tmp (and /dev/shm) as the only writable places, read-only
+ * system directories (/usr and the links into it; no /etc, /home, /root, /var), no network (Unix sockets
+ * only), PID, mount and IPC namespaces of its run's own, private UTS, user and cgroup namespaces, an
+ * unprivileged uid of the judge slot, a new session, a seccomp filter, and a cgroup of its own that
+ * limits and measures memory (tmpfs pages included), processes and CPU from outside (cgroups.ts). Its
+ * stdout and stderr are sockets to the runner (runner.c), which keeps them with a cap, adds the wall clock
+ * and reports how the program ended.
+ */
+
+export interface Limits {
+  cpuMs: number;
+  wallMs: number;
+  memoryKb: number;
+  /** Most bytes of stdout (or stderr), and the largest file the program may write. */
+  fileBytes: number;
+  processes: number;
+}
+
+/** A file the runner read back from /work after a run (ContainerRun.take). */
+export interface TakenFile {
+  bytes: Uint8Array;
+  executable: boolean;
+}
+
+export interface RunResult {
+  exitCode: number;
+  signal: number;
+  /** CPU time of the program's whole process tree (its cgroup), in ms. */
+  cpuMs: number;
+  wallMs: number;
+  /** Peak memory of the program's cgroup (every process, and the tmpfs pages it wrote), in KiB. */
+  memoryKb: number;
+  wallExceeded: boolean;
+  /** The kernel's OOM killer ended a process of the run: it needed more than its memory limit. */
+  oomKilled: boolean;
+  /** stdout or stderr passed `fileBytes`; the run was stopped there. */
+  outputExceeded: boolean;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  stderrTruncated: boolean;
+  /** The runner did not report, or the program could not be started: the sandbox's fault, not the program's. */
+  lost: boolean;
+  /** What bubblewrap or the runner said when the run was lost. */
+  diagnostics: string;
+  /** An interactive case's interactor (runner-pair.c), when the run had one. */
+  peer?: PeerResult;
+  /** The files read back from /work after the run (ContainerRun.take), by path: regular files only. */
+  files: Map<string, TakenFile>;
+  /** Regular files not read back for a limit (their size, their count). */
+  filesDropped: number;
+}
+
+/** How the interactor of a pair run ended; it is outside the run's cgroup, so its CPU and memory are its own. */
+export interface PeerResult {
+  /** False: still running when the run was stopped (the wall clock, a flood). */
+  ended: boolean;
+  exitCode: number;
+  signal: number;
+  cpuMs: number;
+  /** Its peak resident memory. */
+  memoryKb: number;
+  /** The stage its start failed at ("e": no such program), or "". */
+  setupFailed: string;
+  outputExceeded: boolean;
+  stderr: Uint8Array;
+  stderrTruncated: boolean;
+  /** It ended before the program did (so a failure of the program's after that was its consequence). */
+  first: boolean;
+  /** The program ended on its own (else it was stopped with the run: the wall clock, a flood). */
+  programEnded: boolean;
+}
+
+/** The runner's sources (runner.h says which does what); the header is hashed with them. */
+const RUNNER_SOURCES = [
+  "runner.c",
+  "runner-request.c",
+  "runner-work.c",
+  "runner-sandbox.c",
+  "runner-reset.c",
+  "runner-seccomp.c",
+  "runner-pair.c",
+].map((name) => join(import.meta.dir, "runner", name));
+const RUNNER_HEADER = join(import.meta.dir, "runner", "runner.h");
+const PROBE_SOURCE = join(import.meta.dir, "probe.c");
+/** Part of the cache key: a change of how a helper is built builds it again. */
+const HELPER_BUILD = "gcc -O2 [-static]";
+/** Uids of judge slots: one per concurrent run, so process limits and signals never cross runs. */
+export const SLOT_UID_BASE = 60_000;
+/** What a report keeps of stderr (the compiler's, the program's). */
+export const STDERR_KEEP_BYTES = 64 * 1024;
+/**
+ * bubblewrap's own environment: nothing of the judge's. `--clearenv` clears only the command's, so
+ * bubblewrap is never spawned with the judge's environment (its settings, its key) to begin with.
+ */
+export const BWRAP_ENV: Readonly<Record<string, string>> = Object.freeze({ PATH: "/usr/bin:/bin" });
+
+/** Compiles the runner once per source version into `dir` (gcc and libseccomp are judge requirements). */
+export function ensureRunner(dir: string): Promise<string> {
+  return ensureHelper(dir, "runner", RUNNER_SOURCES, ["-lseccomp"], [RUNNER_HEADER]);
+}
+
+/** The start-up probe (probe.c), run in the sandbox by the self-check (self-check.ts). */
+export function ensureProbe(dir: string): Promise<string> {
+  return ensureHelper(dir, "probe", [PROBE_SOURCE], []);
+}
+
+async function ensureHelper(
+  dir: string,
+  name: string,
+  sources: string[],
+  libraries: string[],
+  headers: string[] = [],
+): Promise<string> {
+  const hash = createHash("sha256");
+  for (const path of [...sources, ...headers]) hash.update(await readFile(path));
+  const digest = hash.update(HELPER_BUILD).update(libraries.join(" ")).digest("hex");
+  const path = join(dir, `${name}-${digest.slice(0, 12)}`);
+  if (
+    await lstat(path).then(
+      () => true,
+      () => false,
+    )
+  )
+    return path;
+  await mkdir(dir, { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  // Static when the libraries allow it: an exec without the dynamic loader is ~1.5 ms cheaper per run.
+  const build = (...extra: string[]) =>
+    Bun.spawn(["gcc", "-O2", "-Wall", ...extra, "-o", temp, ...sources, ...libraries], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...BWRAP_ENV },
+    });
+  let gcc = build("-static");
+  if ((await gcc.exited) !== 0) gcc = build();
+  if ((await gcc.exited) !== 0) {
+    const why = await new Response(gcc.stderr).text();
+    const hint = /seccomp/.test(why) ? " (install libseccomp-dev: bun run setup)" : "";
+    throw new Error(`cannot build the sandbox ${name}${hint}: ${why}`);
+  }
+  await chmod(temp, 0o755);
+  await rename(temp, path);
+  return path;
+}
+
+/**
+ * bubblewrap's command line for a slot's container (container.ts): the runner is PID 1 and serves runs
+ * until its requests end; its fds are 0 (requests), 1 (replies), 2 (diagnostics), then the cgroup files.
+ * The runner is copied in from `runnerFd` and the stage is bound at /.stage: no mount a program can list
+ * in its /proc/self/mountinfo names a directory of the judge's.
+ */
+export function bwrapArgv(runnerFd: number, stageDir: string, cgroupFds: number[], tmpBytes: number): string[] {
+  return [
+    // --as-pid-1: the runner is the namespace's init, so no bubblewrap process (which would hold
+    // bubblewrap's own environment, readable through /proc/1) lives inside with the program.
+    "bwrap",
+    "--unshare-all",
+    "--as-pid-1",
+    "--die-with-parent",
+    "--new-session",
+    // In the container's own user namespace only: the runner mounts each run's /work, /tmp and
+    // namespaces with it; the program never has it (runner.c drops every capability before exec).
+    "--cap-add",
+    "CAP_SYS_ADMIN",
+    "--hostname",
+    "judge",
+    "--clearenv",
+    "--setenv",
+    "PATH",
+    "/usr/local/bin:/usr/bin:/bin",
+    // Not /work: a tool that reads settings from its home (Go's env file, Python's user site) must not
+    // find the submission's. /tmp is empty when a run starts.
+    "--setenv",
+    "HOME",
+    "/tmp",
+    "--setenv",
+    "LANG",
+    "C.UTF-8",
+    "--ro-bind",
+    "/usr",
+    "/usr",
+    "--symlink",
+    "usr/lib",
+    "/lib",
+    "--symlink",
+    "usr/lib64",
+    "/lib64",
+    "--symlink",
+    "usr/bin",
+    "/bin",
+    "--symlink",
+    "usr/sbin",
+    "/sbin",
+    // Compilers are reached through Debian's alternatives links.
+    "--ro-bind-try",
+    "/etc/alternatives",
+    "/etc/alternatives",
+    "--ro-bind-try",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.cache",
+    // The JDK's configuration (its conf/ links there): the java preset.
+    ...javaConfigDirs().flatMap((dir) => ["--ro-bind", dir, dir]),
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    // Where the runner mounts the container's /tmp and each run's /work (runner.c).
+    "--dir",
+    "/tmp",
+    "--dir",
+    "/work",
+    "--ro-bind",
+    stageDir,
+    "/.stage",
+    "--perms",
+    "0555",
+    "--file",
+    String(runnerFd),
+    "/.runner",
+    "--chdir",
+    "/work",
+    "/.runner",
+    cgroupFds.length > 0 ? cgroupFds.join(",") : "-",
+    String(tmpBytes),
+  ];
+}
+
+/** Debian's JDKs keep their configuration (security policy, settings) under /etc/java-<version>-openjdk. */
+function javaConfigDirs(): string[] {
+  try {
+    return readdirSync("/etc")
+      .filter((name) => /^java(-[\w.-]+)?$/.test(name))
+      .map((name) => `/etc/${name}`);
+  } catch {
+    return [];
+  }
+}
