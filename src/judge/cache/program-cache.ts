@@ -18,17 +18,21 @@ import { SANDBOX_PATH } from "../toolchains";
  * resolved path, size and modification time: a toolchain upgrade builds anew). Only successful builds
  * are kept; a compile error is compiled again next time and says the same.
  */
-export interface ProgramInput {
-  plan: JudgePlan;
-  claim: Claim;
+/** What building one record's programs (its own, its checkers) needs: its config's files, the slot. */
+export interface BuildDeps {
   config: Map<string, RemoteFile>;
   cached: (file: RemoteFile) => Promise<string>;
-  api: JudgeApi;
   cache: FileCache;
   slot: Slot;
   tools: Toolbox;
   logger: Logger;
   signal: AbortSignal;
+}
+
+export interface ProgramInput extends BuildDeps {
+  plan: JudgePlan;
+  claim: Claim;
+  api: JudgeApi;
 }
 
 class CompileFailed extends Error {

@@ -1,13 +1,11 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { Logger } from "../../core/logger";
-import type { FileCache, BuiltFile } from "../cache/file-cache";
-import type { RemoteFile } from "../api/judge-api";
+import type { BuiltFile } from "../cache/file-cache";
+import type { BuildDeps } from "../cache/program-cache";
 import type { CheckerPlan } from "../run/plan";
 import { STDERR_KEEP_BYTES, type Limits, type RunResult } from "../sandbox/sandbox";
-import type { Slot } from "../sandbox/slots";
+import { runInSlot, type Slot } from "../sandbox/slots";
 import { assertRan, compileInSlot, type OutputVerdict, type StagedFile, type Toolbox } from "../run/steps";
-import { runInSlot } from "../sandbox/slots";
 import { feedbackDir, judgeMessage, judgeMessagePath, kattisVerdict, validatorFailure } from "./kattis";
 import { escapeOutput } from "../outcome/text";
 import { classifyRun, howItBroke, returnCodeOf } from "../outcome/verdict";
@@ -46,15 +44,7 @@ export type CheckerBuild = { ok: true; checker: CompiledChecker } | { ok: false;
 
 class CheckerCompileError extends Error {}
 
-export interface CheckerShelfDeps {
-  config: Map<string, RemoteFile>;
-  cached: (file: RemoteFile) => Promise<string>;
-  cache: FileCache;
-  slot: Slot;
-  tools: Toolbox;
-  logger: Logger;
-  signal: AbortSignal;
-}
+export type CheckerShelfDeps = BuildDeps;
 
 /** One record's checkers: each built (or taken from the judge's cache) at most once, on first use. */
 export class CheckerShelf {

@@ -16,6 +16,13 @@ export const contentAddress = (row: { id: string; url: string; domain: unknown }
   url: row.url,
 });
 
+/** What a problem's and a set's views both show of their use: submissions, accepted ones, the owner. */
+export const contentTally = (row: { numSubmit: number; numAccept: number; owner?: { id: string } | null }) => ({
+  numSubmit: row.numSubmit,
+  numAccept: row.numAccept,
+  ownerId: row.owner?.id ?? null,
+});
+
 export async function assertDomainEmpty(em: EntityManager, domain: Domain): Promise<void> {
   for (const { table, label } of DOMAIN_CONTENT) {
     const [row] = await em.execute<{ n: number }[]>(domainContentSql(table), [domain.id]);

@@ -1,13 +1,7 @@
 import { parse as parseYaml } from "yaml";
 import type { CheckerInput } from "../../core/config-model/config-schema";
-import {
-  programOf,
-  refuse,
-  text,
-  type PackageCase,
-  type PackageProblem,
-  type PackageSubmission,
-} from "./package-model";
+import { programOf, refuse, text } from "./package-model";
+import type { PackageCase, PackageProblem, PackageSubmission } from "./package-model";
 
 /**
  * The Kattis problem package format, the legacy layout and the 2023-07 one (README "Problem packages"):

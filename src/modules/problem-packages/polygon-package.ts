@@ -1,12 +1,6 @@
 import { XMLParser } from "fast-xml-parser";
-import {
-  programOf,
-  refuse,
-  text,
-  type PackageCase,
-  type PackageProblem,
-  type PackageSubmission,
-} from "./package-model";
+import { programOf, refuse, text } from "./package-model";
+import type { PackageCase, PackageProblem, PackageSubmission } from "./package-model";
 
 /**
  * Polygon packages (README "Problem packages"): problem.xml names the problem, the testset's limits and

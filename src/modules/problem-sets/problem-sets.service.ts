@@ -5,7 +5,7 @@ import { findPage, type ListPage, type ListQuery } from "../../db/listing";
 import { isoTime } from "../../http/schemas";
 import type { DomainAccess } from "../identity/access";
 import { holds } from "../identity/access-rules";
-import { contentAddress } from "../domains/domain-content";
+import { contentAddress, contentTally } from "../domains/domain-content";
 import type { Problem } from "../problems/problem.entity";
 import { findProblem } from "../problems/problems.service";
 import { ProblemSet } from "./problem-set.entity";
@@ -82,7 +82,7 @@ export async function updateProblemSet(
   access: DomainAccess,
   ref: string,
   input: ProblemSetEditInput,
-): Promise<ProblemSet> {
+) {
   const set = await findProblemSet(em, access, ref);
   const what = { action: "problem_set.update", type: "problem_set", row: set, fields: AUDITED } as const;
   return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
@@ -239,8 +239,6 @@ export function toProblemSetView(set: ProblemSet): ProblemSetView {
     dueAt: isoTime(set.dueAt ?? null),
     lockAt: isoTime(set.lockAt ?? null),
     unlockAt: isoTime(set.unlockAt ?? null),
-    numSubmit: set.numSubmit,
-    numAccept: set.numAccept,
-    ownerId: set.owner?.id ?? null,
+    ...contentTally(set),
   };
 }

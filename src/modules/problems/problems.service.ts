@@ -8,7 +8,7 @@ import { isoTime } from "../../http/schemas";
 import { loadDomainAccess, type DomainAccess } from "../identity/access";
 import { assertDomainVisible, assertPermitted, holds } from "../identity/access-rules";
 import type { User } from "../users/user.entity";
-import { contentAddress } from "../domains/domain-content";
+import { contentAddress, contentTally } from "../domains/domain-content";
 import { copyLatestConfig } from "../problem-configs/versions.service";
 import { Problem } from "./problem.entity";
 import { ProblemGroup } from "./problem-group.entity";
@@ -95,12 +95,7 @@ async function addProblem(tx: EntityManager, access: DomainAccess, { url, group,
   });
 }
 
-export async function updateProblem(
-  em: EntityManager,
-  access: DomainAccess,
-  ref: string,
-  input: ProblemEditInput,
-): Promise<Problem> {
+export async function updateProblem(em: EntityManager, access: DomainAccess, ref: string, input: ProblemEditInput) {
   const problem = await findProblem(em, access, ref);
   const what = { action: "problem.update", type: "problem", row: problem, fields: AUDITED } as const;
   return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
@@ -172,9 +167,7 @@ export function toProblemView(problem: Problem): ProblemView {
     ...contentAddress(problem),
     title: problem.title,
     hidden: problem.hidden,
-    numSubmit: problem.numSubmit,
-    numAccept: problem.numAccept,
-    ownerId: problem.owner?.id ?? null,
+    ...contentTally(problem),
     problemGroupId: problem.problemGroup?.id ?? null,
   };
 }

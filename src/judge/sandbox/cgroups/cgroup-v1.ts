@@ -1,19 +1,8 @@
 import { existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
-import {
-  assertEmpty,
-  assertNearlyEmpty,
-  CgroupDirty,
-  CgroupUnavailable,
-  GroupFiles,
-  killAll,
-  removeGroup,
-  removeGroupNow,
-  write,
-  type CgroupHost,
-  type RunAccount,
-  type RunCgroup,
-} from "./cgroup-common";
+import { assertEmpty, assertNearlyEmpty, CgroupDirty, CgroupUnavailable, GroupFiles } from "./cgroup-common";
+import { killAll, removeGroupNow, write } from "./cgroup-common";
+import type { CgroupHost, RunAccount, RunCgroup } from "./cgroup-common";
 
 /** cgroup v1 (hybrid hosts, this project's CI): one group per slot in each of three hierarchies. */
 
@@ -127,6 +116,6 @@ class V1Group implements RunCgroup {
 
   async remove(): Promise<void> {
     this.files.close();
-    for (const dir of Object.values(this.dirs)) await removeGroup(dir);
+    for (const dir of Object.values(this.dirs)) removeGroupNow(dir, false);
   }
 }

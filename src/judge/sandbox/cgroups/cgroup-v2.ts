@@ -1,19 +1,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import {
-  assertEmpty,
-  assertNearlyEmpty,
-  CgroupUnavailable,
-  killAll,
-  read,
-  readAt,
-  removeGroup,
-  removeGroupNow,
-  write,
-  type CgroupHost,
-  type RunAccount,
-  type RunCgroup,
-} from "./cgroup-common";
+import { assertEmpty, assertNearlyEmpty, CgroupUnavailable, killAll } from "./cgroup-common";
+import { read, readAt, removeGroupNow, write } from "./cgroup-common";
+import type { CgroupHost, RunAccount, RunCgroup } from "./cgroup-common";
 
 /** cgroup v2 (current systemd hosts): a leaf per container inside each slot's group. */
 
@@ -133,7 +122,7 @@ class V2Group implements RunCgroup {
 
   async remove(): Promise<void> {
     this.closePeak();
-    await removeGroup(this.run);
-    await removeGroup(this.slot);
+    removeGroupNow(this.run, false);
+    removeGroupNow(this.slot, false);
   }
 }

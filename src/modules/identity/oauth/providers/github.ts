@@ -1,8 +1,10 @@
 import { GitHub } from "arctic";
-import { getJson, ProviderError, text, type OAuthProfile, type OAuthProvider, type ProviderSettings } from "./provider";
+import { getJson, ProviderError, scopesWith, text } from "./provider";
+import type { OAuthProfile, OAuthProvider, ProviderSettings } from "./provider";
 
 const API = "https://api.github.com";
-const ICON = "https://github.githubassets.com/favicons/favicon.svg";
+/** How the login page names it. */
+const SHOWN = { name: "github", displayName: "GitHub", icon: "https://github.githubassets.com/favicons/favicon.svg" };
 
 interface GitHubEmail {
   email: string;
@@ -29,11 +31,9 @@ export function githubProfile(user: Record<string, unknown>, emails: unknown): O
 export function githubProvider(settings: ProviderSettings): OAuthProvider {
   const client = new GitHub(settings.clientId, settings.clientSecret, settings.redirectUri);
   return {
-    name: "github",
-    displayName: "GitHub",
-    icon: ICON,
+    ...SHOWN,
     async authorizationUrl(secrets, scopes) {
-      return client.createAuthorizationURL(secrets.state, [...new Set(["user:email", ...scopes])]);
+      return client.createAuthorizationURL(secrets.state, scopesWith(["user:email"], scopes));
     },
     async profile(code) {
       const tokens = await client.validateAuthorizationCode(code);

@@ -1,11 +1,13 @@
 import { OAuth2Client } from "arctic";
-import { getJson, ProviderError, text, type OAuthProfile, type OAuthProvider, type ProviderSettings } from "./provider";
+import { getJson, ProviderError, scopesWith, text } from "./provider";
+import type { OAuthProfile, OAuthProvider, ProviderSettings } from "./provider";
 
 // SJTU's endpoints (horse-api.md §2.5).
 const AUTHORIZE = "https://jaccount.sjtu.edu.cn/oauth2/authorize";
 const TOKEN = "https://jaccount.sjtu.edu.cn/oauth2/token";
 const PROFILE = "https://api.sjtu.edu.cn/v1/me/profile";
-const ICON = "https://vi.sjtu.edu.cn/img/base/Logo.png";
+/** How the login page names it. */
+const SHOWN = { name: "jaccount", displayName: "JAccount", icon: "https://vi.sjtu.edu.cn/img/base/Logo.png" };
 
 /** jAccount's profile answer → a profile: the first entity; the e-mail is `<account>@sjtu.edu.cn`. */
 export function jaccountProfile(answer: Record<string, unknown>): OAuthProfile {
@@ -27,11 +29,9 @@ export function jaccountProfile(answer: Record<string, unknown>): OAuthProfile {
 export function jaccountProvider(settings: ProviderSettings): OAuthProvider {
   const client = new OAuth2Client(settings.clientId, settings.clientSecret, settings.redirectUri);
   return {
-    name: "jaccount",
-    displayName: "JAccount",
-    icon: ICON,
+    ...SHOWN,
     async authorizationUrl(secrets, scopes) {
-      return client.createAuthorizationURL(AUTHORIZE, secrets.state, [...new Set(["basic", ...scopes])]);
+      return client.createAuthorizationURL(AUTHORIZE, secrets.state, scopesWith(["basic"], scopes));
     },
     async profile(code) {
       const tokens = await client.validateAuthorizationCode(TOKEN, code, null);

@@ -1,6 +1,7 @@
 import { CodeChallengeMethod, OAuth2Client } from "arctic";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
-import { getJson, ProviderError, text, type OAuthProfile, type OAuthProvider, type ProviderSettings } from "./provider";
+import { getJson, ProviderError, scopesWith, text } from "./provider";
+import type { OAuthProfile, OAuthProvider, ProviderSettings } from "./provider";
 
 export interface OidcSettings extends ProviderSettings {
   issuer: string;
@@ -63,7 +64,7 @@ export function oidcProvider(settings: OidcSettings): OAuthProvider {
     icon: settings.icon,
     async authorizationUrl(secrets, scopes) {
       const { document } = await discover();
-      const all = [...new Set(["openid", ...settings.scopes, ...scopes])];
+      const all = scopesWith(["openid", ...settings.scopes], scopes);
       const url = usesPkce(document)
         ? client.createAuthorizationURLWithPKCE(
             document.authorization_endpoint,

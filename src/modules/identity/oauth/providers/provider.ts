@@ -28,6 +28,11 @@ export interface OAuthProvider {
   profile(code: string, secrets: LoginSecrets): Promise<OAuthProfile>;
 }
 
+/** The scopes a login asks for: the provider's own first, then the operator's, each once. */
+export const scopesWith = (required: readonly string[], asked: readonly string[]) => [
+  ...new Set([...required, ...asked]),
+];
+
 export interface ProviderSettings {
   clientId: string;
   clientSecret: string;
