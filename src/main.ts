@@ -69,7 +69,7 @@ if (import.meta.main) {
   const bootLogger = createLogger("info", { service: "api" });
   try {
     const config = loadConfig();
-    await runApi(config, createLogger(config.logLevel, { service: "api" }));
+    await runApi(config, createLogger(config.logLevel, { service: "api" }, { format: config.logFormat }));
   } catch (error) {
     exitOnStartupError(bootLogger, error);
   }

@@ -30,7 +30,7 @@ try {
 } catch (error) {
   exitOnStartupError(bootLogger, error);
 }
-const logger = createLogger(config.logLevel, { service: "start" });
+const logger = createLogger(config.logLevel, { service: "start" }, { format: config.logFormat });
 
 // What has been started so far, stopped in reverse order when start-up fails or is interrupted.
 const started: Step[] = [];
@@ -100,7 +100,7 @@ try {
 
   const databases = started.filter((s) => s !== stopConfigs && s !== stopJudge).reverse();
   const names = judge ? ["configs", "judge"] : ["configs"];
-  await runApi(config, createLogger(config.logLevel, { service: "api" }), {
+  await runApi(config, createLogger(config.logLevel, { service: "api" }, { format: config.logFormat }), {
     first: stopJudge ? [stopJudge] : [],
     extra: [stopConfigs],
     final: databases,

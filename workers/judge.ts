@@ -29,7 +29,11 @@ try {
     );
   }
   const settings = loadJudgeSettings();
-  const logger = createLogger(settings.logLevel, { service: "worker:judge", mode: settings.mode });
+  const logger = createLogger(
+    settings.logLevel,
+    { service: "worker:judge", mode: settings.mode },
+    { format: settings.logFormat },
+  );
   if (process.getuid?.() !== 0) {
     throw new StartupError(
       "the judge must start as root: it runs every program as an unprivileged slot uid, which only root can switch to (no program ever runs as root)",

@@ -88,7 +88,7 @@ export async function runWorker<Q extends QueueName>(
   const bootLogger = createLogger("info", { service: `worker:${queue}` });
   try {
     const config = loadConfig(process.env, "worker");
-    const logger = createLogger(config.logLevel, { service: `worker:${queue}` });
+    const logger = createLogger(config.logLevel, { service: `worker:${queue}` }, { format: config.logFormat });
     const orm = await connectPostgres(config.databaseUrl, { poolMax: 4 });
     // Fails fast with a clear message when Redis is down, before BullMQ starts retrying silently.
     await (await connectRedis(config.redisUrl)).quit();

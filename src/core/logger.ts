@@ -1,11 +1,11 @@
+import pino, { type DestinationStream } from "pino";
+import { isColorSupported, prettyFactory } from "pino-pretty";
+import { redactFields, type LogFields } from "./log-fields";
+
+export type { LogFields };
 export type LogLevel = "debug" | "info" | "warn" | "error";
-
-const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-
-// Keys whose values must never reach a log line, whatever object they arrive in.
-const SECRET_KEY = /pass(word)?|secret|token|authorization|cookie|csrf|hash/i;
-
-export type LogFields = Record<string, unknown>;
+export const LOG_FORMATS = ["json", "pretty"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;
@@ -15,50 +15,86 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-/** One JSON object per line on stdout: what log collectors parse without configuration. */
+/** Where lines go: stdout unless `write` takes each line (without its newline), as tests do. */
+export interface LogOutput {
+  format?: LogFormat;
+  write?: (line: string) => void;
+}
+
+/** A person reads a terminal; anything else (a collector, a file, a pipe) parses JSON lines. */
+export function defaultLogFormat(): LogFormat {
+  return process.stdout.isTTY ? "pretty" : "json";
+}
+
+/**
+ * One event a line on stdout, written synchronously: a process that logs and exits (a failed start-up,
+ * the end of a graceful shutdown) loses no line, which a worker-thread transport could. A bare `write`
+ * function means JSON, the lines a test parses.
+ */
 export function createLogger(
   level: LogLevel = "info",
   base: LogFields = {},
-  write: (line: string) => void = defaultWrite,
+  output: LogOutput | LogOutput["write"] = {},
 ): Logger {
-  const threshold = LEVELS[level];
-  const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
-    if (LEVELS[lvl] < threshold) return;
-    const entry = { time: new Date().toISOString(), level: lvl, msg, ...base, ...(fields ? redact(fields) : {}) };
-    write(JSON.stringify(entry));
-  };
+  const { format, write } = typeof output === "function" ? { format: "json" as const, write: output } : output;
+  const root = pino(
+    {
+      level,
+      // Replaces pino's default base, so no pid or hostname joins the fields we chose.
+      base: redactFields(base),
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        level: (label) => ({ level: label }),
+        // pino's `redact` matches fixed paths only; a secret may sit under any key of any nested object.
+        log: redactFields,
+      },
+      // An `err` field is already a plain object here; pino's serializer would rename and reshape it.
+      serializers: { err: (value: unknown) => value },
+    },
+    sinkFor(format ?? startupFormat(), write),
+  );
+  return wrap(root);
+}
+
+function wrap(instance: pino.Logger): Logger {
   return {
-    debug: (msg, fields) => emit("debug", msg, fields),
-    info: (msg, fields) => emit("info", msg, fields),
-    warn: (msg, fields) => emit("warn", msg, fields),
-    error: (msg, fields) => emit("error", msg, fields),
-    child: (fields) => createLogger(level, { ...base, ...redact(fields) }, write),
+    debug: (msg, fields) => instance.debug(fields ?? {}, msg),
+    info: (msg, fields) => instance.info(fields ?? {}, msg),
+    warn: (msg, fields) => instance.warn(fields ?? {}, msg),
+    error: (msg, fields) => instance.error(fields ?? {}, msg),
+    // Redacted here: pino's bindings formatter applies to the root's base only, never to a child's.
+    child: (fields) => wrap(instance.child(redactFields(fields))),
   };
 }
 
-function defaultWrite(line: string): void {
-  process.stdout.write(`${line}\n`);
+/**
+ * The logger made before the settings are read (to report them) already writes the format asked for, so a
+ * collector behind a TTY (`docker run -t`) still gets JSON; a bad value is the settings' to report.
+ */
+function startupFormat(): LogFormat {
+  const asked = process.env.LOG_FORMAT?.trim();
+  return LOG_FORMATS.find((format) => format === asked) ?? defaultLogFormat();
 }
 
-function redact(fields: LogFields, depth = 0): LogFields {
-  const out: LogFields = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (SECRET_KEY.test(key)) out[key] = "[redacted]";
-    else out[key] = redactValue(value, depth);
-  }
-  return out;
+function sinkFor(format: LogFormat, write: LogOutput["write"]): DestinationStream {
+  const out = write ? (chunk: string) => write(chunk.replace(/\n$/, "")) : null;
+  if (format === "json") return out ? { write: out } : stdout();
+  const prettify = prettyFactory({
+    singleLine: true,
+    // Error-like keys would be printed over several lines; one event stays one line.
+    errorLikeObjectKeys: [],
+    translateTime: "SYS:HH:MM:ss.l",
+    // Captured text is no terminal; stdout gets colour as the TTY, NO_COLOR and FORCE_COLOR say.
+    colorize: out ? false : isColorSupported,
+  });
+  const target = out ?? ((line: string) => stdout().write(line));
+  return { write: (chunk: string) => target(prettify(chunk)) };
 }
 
-function redactValue(value: unknown, depth: number): unknown {
-  if (value instanceof Error) {
-    return {
-      name: value.name,
-      message: value.message,
-      stack: value.stack,
-      cause: value.cause ? redactValue(value.cause, depth + 1) : undefined,
-    };
-  }
-  if (value && typeof value === "object" && !Array.isArray(value) && depth < 4)
-    return redact(value as LogFields, depth + 1);
-  return value;
+let stdoutStream: DestinationStream | null = null;
+
+/** Shared by every logger of the process: one writer on fd 1, not one (with its own exit hook) per logger. */
+function stdout(): DestinationStream {
+  stdoutStream ??= pino.destination({ dest: 1, sync: true });
+  return stdoutStream;
 }

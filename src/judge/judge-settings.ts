@@ -1,7 +1,7 @@
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ConfigError, EnvReader, MACHINE_VARIABLES, pickEnv, type Env } from "../core/env-reader";
-import type { LogLevel } from "../core/logger";
+import { defaultLogFormat, LOG_FORMATS, type LogFormat, type LogLevel } from "../core/logger";
 import { secretValuesOf } from "../core/redact";
 
 /**
@@ -39,6 +39,8 @@ export interface JudgeSettings {
   /** On SIGTERM running records may finish for this long; then they are given back. */
   stopGraceMs: number;
   logLevel: LogLevel;
+  /** LOG_FORMAT, or readable lines on a terminal and JSON lines elsewhere. */
+  logFormat: LogFormat;
 }
 
 /** Every variable the judge reads: a judge started by `bun run start` gets these and nothing else. */
@@ -63,6 +65,7 @@ export const JUDGE_VARIABLES = [
   "JUDGE_COMPILE_MEMORY_MB",
   "JUDGE_STOP_GRACE_SECONDS",
   "LOG_LEVEL",
+  "LOG_FORMAT",
 ] as const;
 
 /** The server's secrets. A judge needs none of them and refuses to start with any in its environment. */
@@ -138,6 +141,7 @@ export function loadJudgeSettings(env: Env = process.env, argv: string[] = proce
     },
     stopGraceMs: read.integer("JUDGE_STOP_GRACE_SECONDS", 20, 0, 3600) * 1000,
     logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
+    logFormat: read.oneOf("LOG_FORMAT", LOG_FORMATS, defaultLogFormat()),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return settings;

@@ -6,7 +6,7 @@ import { readOAuthSettings, type OAuthSettings } from "./oauth-settings";
 import { readJwtSecret, readMetricsToken } from "./secret-settings";
 
 export type Mode = "development" | "production";
-import type { LogLevel } from "../core/logger";
+import { defaultLogFormat, LOG_FORMATS, type LogFormat, type LogLevel } from "../core/logger";
 export type { LogLevel };
 
 export interface Config {
@@ -37,6 +37,8 @@ export interface Config {
   /** A hash that would wait longer than this is refused at once (429 with Retry-After). */
   passwordHashMaxWaitMs: number;
   logLevel: LogLevel;
+  /** LOG_FORMAT, or readable lines on a terminal and JSON lines elsewhere. */
+  logFormat: LogFormat;
   /** Server-Sent Event streams of records: per user at once, and the heartbeat's period. */
   liveStreams: { maxPerUser: number; heartbeatSeconds: number };
   /** Bearer token for `/metrics` from anywhere but loopback; unset: loopback only. */
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
     passwordHashConcurrency: read.integer("PASSWORD_HASH_CONCURRENCY", affordableHashes(), 1, 256),
     passwordHashMaxWaitMs: read.integer("PASSWORD_HASH_MAX_WAIT_MS", 3_000, 100, 600_000),
     logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
+    logFormat: read.oneOf("LOG_FORMAT", LOG_FORMATS, defaultLogFormat()),
     metricsToken: api ? readMetricsToken(env, problems) : null,
     liveStreams: {
       maxPerUser: read.integer("LIVE_STREAMS_PER_USER", 8, 1, 1000),

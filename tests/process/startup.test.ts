@@ -150,7 +150,14 @@ describe("bun run start's children", () => {
       if (done) break;
       output += new TextDecoder().decode(value);
     }
-    const pids = [...output.matchAll(/"msg":"child started"[^\n]*"pid":(\d+)/g)].map((m) => Number(m[1]));
+    const lines = output.split("\n").flatMap((line) => {
+      try {
+        return [JSON.parse(line) as { msg?: string; pid?: number }];
+      } catch {
+        return [];
+      }
+    });
+    const pids = lines.filter((line) => line.msg === "child started").map((line) => Number(line.pid));
     expect(pids).toHaveLength(2);
     child.kill("SIGKILL");
     await child.exited;
