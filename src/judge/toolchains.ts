@@ -1,11 +1,7 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { PRESETS, PRESET_NAMES, type LanguagePreset, type PresetName } from "../core/config-model/presets";
+import { sandboxHas } from "../core/sandbox-path";
 
-/** Where the sandbox's PATH finds commands (bwrapArgv): the host's /usr, never /root or /opt. */
-export const SANDBOX_PATH = ["/usr/local/bin", "/usr/bin", "/bin"];
-
-export const sandboxHas = (command: string) => SANDBOX_PATH.some((dir) => existsSync(join(dir, command)));
+export { SANDBOX_PATH, sandboxHas } from "../core/sandbox-path";
 
 /** What a preset lacks on this machine, as a sentence naming the packages; null when it can run. */
 export function presetGap(preset: LanguagePreset, has = sandboxHas): string | null {

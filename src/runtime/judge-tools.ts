@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { PRESETS, PRESET_NAMES, type PresetName } from "../core/config-model/presets";
+import { sandboxHas } from "../core/sandbox-path";
 
 /**
  * What a machine needs before the built-in judge can run, and how to get it. Shared by `bun run setup`
@@ -12,6 +13,8 @@ export interface JudgeTool {
   /** The Debian/Ubuntu package that provides it. */
   pkg: string;
   purpose: string;
+  /** Run inside the sandbox (a preset's toolchain): it counts only where the sandbox can run it. */
+  sandboxed?: boolean;
 }
 
 export const JUDGE_TOOLS: readonly JudgeTool[] = [
@@ -28,7 +31,7 @@ export const JUDGE_TOOLS: readonly JudgeTool[] = [
  */
 export function setupExtras(presets: readonly PresetName[] = PRESET_NAMES): JudgeTool[] {
   const toolchains = presets.flatMap((name) =>
-    PRESETS[name].toolchain.map((tool) => ({ ...tool, purpose: `the ${name} preset` })),
+    PRESETS[name].toolchain.map((tool) => ({ ...tool, purpose: `the ${name} preset`, sandboxed: true })),
   );
   return [
     ...toolchains,
@@ -47,10 +50,17 @@ export function presetsToSet(value: string | undefined): { presets: PresetName[]
   return { presets: names.filter(known), unknown: names.filter((name) => !known(name)) };
 }
 
-/** Whether this machine has a tool: `which` for commands, a file check for files. */
+/**
+ * Whether this machine has a tool: a preset's toolchain where the sandbox can run it (the judge asks the
+ * same, src/core/sandbox-path.ts), the judge's own tools on the host's PATH, a file where it is.
+ */
 export type Has = (tool: JudgeTool) => boolean;
 export const hasOnThisMachine: Has = (tool) =>
-  tool.command ? Bun.which(tool.command) !== null : existsSync(tool.file!);
+  tool.sandboxed
+    ? sandboxHas(tool.command!)
+    : tool.command
+      ? Bun.which(tool.command, { PATH: process.env.PATH ?? "" }) !== null
+      : existsSync(tool.file!);
 
 export function missingJudgeTools(has: Has = hasOnThisMachine): JudgeTool[] {
   return JUDGE_TOOLS.filter((tool) => !has(tool));

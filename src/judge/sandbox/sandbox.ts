@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { chmod, lstat, mkdir, readFile, rename } from "node:fs/promises";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { SANDBOX_PATH } from "../../core/sandbox-path";
 
 /**
  * Programs run in a bubblewrap sandbox (a slot's container: container.ts). The threat model (see README
@@ -175,7 +176,7 @@ export function bwrapArgv(runnerFd: number, stageDir: string, cgroupFds: number[
     "--clearenv",
     "--setenv",
     "PATH",
-    "/usr/local/bin:/usr/bin:/bin",
+    SANDBOX_PATH.join(":"),
     // Not /work: a tool that reads settings from its home (Go's env file, Python's user site) must not
     // find the submission's. /tmp is empty when a run starts.
     "--setenv",
