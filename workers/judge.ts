@@ -1,7 +1,7 @@
 /**
  * `bun run worker:judge [--server URL] [--mode queue|http]`: the sandboxed judge. Queue mode (default)
  * takes `record.judge` jobs from Redis; HTTP mode long-polls the API and needs nothing else. Both
- * speak the judge protocol over HTTP with a judger access key, like any judger (see README).
+ * speak the judge protocol over HTTP with a judger access key, like any judger (docs/api.md, "The judge protocol").
  */
 import { join } from "node:path";
 import { createLogger } from "../src/core/logger";
@@ -24,7 +24,7 @@ try {
   if (leaked.length > 0) {
     throw new StartupError(
       `the judge's environment holds the server's secrets (${leaked.join(", ")}): a judge needs none ` +
-        'of them, and keeps none. Start it with only its own settings (README, "Who gets which settings"); ' +
+        'of them, and keeps none. Start it with only its own settings (docs/operations.md "Who gets which settings"); ' +
         "a .env file beside it is read by Bun unless it starts with `bun --no-env-file`.",
     );
   }

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from "bullmq";
 
 /**
- * The judge protocol's vocabulary, shared by the server and the judge (README "The judge protocol"):
+ * The judge protocol's vocabulary, shared by the server and the judge (docs/api.md "The judge protocol"):
  * what a queued task carries, the case results, and a case's report as the judge sends it and the
  * server stores and shows it (Horse's `RecordCase`).
  */

@@ -57,13 +57,16 @@ export interface JobCatalogue {
   /** Lease expiry and stranded-record recovery (scheduled by the configs worker, the housekeeper). */
   "record.reconcile": { queue: "configs"; payload: Record<string, never>; result: ReconcileReport };
   "config.unpack": { queue: "configs"; payload: ConfigUnpackPayload; result: { configId: string } };
-  /** A problem package read into a config version's files (README "Problem packages"); the API creates the problem. */
+  /**
+   * A problem package read into a config version's files (docs/running-a-course.md "Problem packages"); the API
+   * creates the problem.
+   */
   "package.read": {
     queue: "configs";
     payload: { uploadDigest: string; format?: "kattis" | "polygon" };
     result: PackageRead;
   };
-  /** A problem's code-similarity report (README "Code similarity"), requested by staff. */
+  /** A problem's code-similarity report (docs/running-a-course.md "Code similarity"), requested by staff. */
   "similarity.report": { queue: "configs"; payload: { reportId: string }; result: { pairs: number } };
   /** Deletes config versions and blobs nothing references any more (scheduled by the configs worker). */
   "blob.collect": { queue: "configs"; payload: { graceSeconds?: number }; result: { versions: number; blobs: number } };

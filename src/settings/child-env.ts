@@ -5,7 +5,7 @@ import { judgeChildEnv } from "../judge/judge-settings";
 /**
  * What each child of `bun run start` gets of its environment: an allow-list per child, never the
  * parent's with some names deleted, so a setting added later reaches no child by default. The table
- * is in the README ("Who gets which settings").
+ * is in docs/operations.md "Who gets which settings".
  */
 export type ChildName = "judge" | "configs";
 

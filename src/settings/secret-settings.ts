@@ -15,7 +15,7 @@ const MIN_PRODUCTION_SECRET_LENGTH = 32;
 /**
  * What the server's workers (the configs worker) read: the database, the queue, the storage, their own
  * clocks. Not the API's secrets: `JWT_SECRET`, `METRICS_TOKEN`, OAuth clients. `bun run start` hands the
- * configs worker these and nothing else (runtime/child-env.ts).
+ * configs worker these and nothing else (settings/child-env.ts).
  */
 export const SERVER_WORKER_VARIABLES = [
   "MODE",

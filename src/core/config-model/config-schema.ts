@@ -7,7 +7,7 @@ const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()], {
 
 /**
  * Horse's (joj-elephant's) `config.json`: languages, each with compile settings and test cases, plus
- * this judge's own fields (README "How config.json is judged"): `compare`, `epsilon`, `checker` at the
+ * this judge's own fields (docs/config-reference.md "Fields"): `compare`, `epsilon`, `checker` at the
  * case, `caseDefault`, language or `languageDefault` level, and `subtasks` with `scoring` per language.
  */
 
@@ -53,7 +53,10 @@ const problemProgram = (what: string, run: string, title: string, note = "") =>
     { title },
   );
 export const CheckerSchema = problemProgram("checker", "<input> <output> <expected output>", "Checker");
-/** An interactive case's interactor (README "Interactive problems"): a testlib interactor's protocol. */
+/**
+ * An interactive case's interactor (docs/config-reference.md "Interactive problems"): a testlib interactor's
+ * protocol.
+ */
 export const InteractorSchema = problemProgram(
   "interactor",
   "<input> <output>",
@@ -127,7 +130,7 @@ const languageDefaultFields = {
   preset: t.Optional(
     t.String({
       maxLength: 64,
-      description: 'a language preset (README "Language presets"): its commands, unless given here',
+      description: 'a language preset (docs/config-reference.md "Language presets"): its commands, unless given here',
     }),
   ),
   compileFiles: t.Optional(t.Array(RelativePath)),

@@ -1,7 +1,7 @@
 /**
  * Language presets: a config.json language that says `"preset": "java"` and leaves out the commands gets
  * these, tested (tests/judge/presets.test.ts) on Debian's toolchains. Shared by the API (which refuses an
- * unknown preset at upload) and the judge (which runs them). The README's "Language presets" table
+ * unknown preset at upload) and the judge (which runs them). The docs/config-reference.md "Language presets" table
  * shows each command as written here.
  *
  * `{memoryMb}` in an argument is the case's memory limit in MiB (plan.ts): managed runtimes size their

@@ -16,8 +16,8 @@ import { runInSlot } from "../sandbox/slots";
 import { feedbackDir, judgeMessage, judgeMessagePath, kattisVerdict } from "./kattis";
 
 /**
- * Interactive cases (README "Interactive problems"): the program and the problem's interactor run at once
- * in the slot's container, each one's stdout the other's stdin (runner-pair.c). The interactor is a testlib
+ * Interactive cases (docs/config-reference.md "Interactive problems"): the program and the problem's interactor run
+ * at once in the slot's container, each one's stdout the other's stdin (runner-pair.c). The interactor is a testlib
  * interactor, called `executeArgs… input output` in a directory of its own that the program cannot see;
  * its exit code is the verdict, read as a checker's. When the case also has a checker, the checker judges
  * what the interactor wrote to `output` (Codeforces' way), once the interactor has accepted.

@@ -4,7 +4,7 @@ import { escapeOutput } from "../outcome/text";
 import { howItBroke } from "../outcome/verdict";
 
 /**
- * The Kattis problem format's output validators (README "Checkers", `"protocol": "kattis"`): called
+ * The Kattis problem format's output validators (docs/config-reference.md "Checkers", `"protocol": "kattis"`): called
  * `executeArgs… input judge_answer feedback_dir flags… < program_output`, or as an interactive problem's
  * interactor with the program on its stdin and stdout; exit 42 accepts, 43 rejects, and the message is
  * what it wrote to `feedback_dir/judgemessage.txt` (else its stderr). Anything else is its failure.

@@ -1,5 +1,5 @@
 /**
- * The token comparisons (README "Comparing output"): `float` and `tokens-icase`. Like compare.ts they
+ * The token comparisons (docs/config-reference.md "Comparing output"): `float` and `tokens-icase`. Like compare.ts they
  * read bytes, never trust the output to be text, run in linear time and yield to the event loop every
  * CHUNK bytes, so 16 MB of output or 3 MB of blank lines never stall the judge's lease renewals.
  */

@@ -5,7 +5,7 @@ import type { CasePlan, JudgePlan } from "../run/plan";
 import type { CaseRun } from "../run/steps";
 
 /**
- * Runs a record's cases and scores them, subtasks included (README "Subtasks"). The server adds the
+ * Runs a record's cases and scores them, subtasks included (docs/config-reference.md "Subtasks"). The server adds the
  * cases' scores up into the record's, so a subtask's score is reported on the last case it ran and 0
  * on its other cases: the sum is the subtask's total. A subtask whose dependencies were not all fully
  * accepted is skipped: its cases are never run, and are reported `canceled` saying which one failed.

@@ -11,8 +11,8 @@ export type { PeerRun };
 /**
  * A judge slot's container: one bubblewrap sandbox (namespaces, mounts, the runner as PID 1) that lives
  * as long as the slot and runs every compile, case and checker of it, each as a fork inside (runner.c).
- * Setting up a sandbox cost ~7.6 ms a run; a fork in a living one costs well under one (README,
- * "Benchmarks"). Nothing a run leaves reaches the next (README, "The container and its reset rules"):
+ * Setting up a sandbox cost ~7.6 ms a run; a fork in a living one costs well under one (docs/benchmarks.md).
+ * Nothing a run leaves reaches the next (docs/judge.md "The container and its reset rules"):
  * each run gets a /work of its own, laid out from the slot's stage (stage.ts) and unmounted after it, its
  * own PID and mount namespaces, and the runner resets /tmp, /dev/shm and IPC; before each run the slot's
  * cgroup must hold no process and (near) no memory. The runner resets after its reply and says whether

@@ -5,11 +5,12 @@ import { join } from "node:path";
 import { SANDBOX_PATH } from "../../core/sandbox-path";
 
 /**
- * Programs run in a bubblewrap sandbox (a slot's container: container.ts). The threat model (see README
+ * Programs run in a bubblewrap sandbox (a slot's container: container.ts). The threat model (docs/judge.md
  * "The sandbox"): the program is hostile. It gets a /work of its run's own (a size-limited tmpfs holding
  * only its files) and a private size-limited /tmp (and /dev/shm) as the only writable places, read-only
  * system directories (/usr and the links into it; no /etc, /home, /root, /var), no network (Unix sockets
- * only), PID, mount and IPC namespaces of its run's own, private UTS, user and cgroup namespaces, an
+ * only), the runs' PID namespace with a /proc showing its own processes only, private mount, IPC, UTS,
+ * user and cgroup namespaces, an
  * unprivileged uid of the judge slot, a new session, a seccomp filter, and a cgroup of its own that
  * limits and measures memory (tmpfs pages included), processes and CPU from outside (cgroups.ts). Its
  * stdout and stderr are sockets to the runner (runner.c), which keeps them with a cap, adds the wall clock

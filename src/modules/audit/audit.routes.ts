@@ -15,7 +15,7 @@ export function auditRoutes(deps: AppDeps) {
       async ({ em, access, query }) => okList(await audit.listAuditEvents(em, access.domainId, query)),
       {
         // Whoever may manage the domain's members, roles and invitations (the `admin` role, domain root)
-        // may read what its staff did; see the README's "Audit log".
+        // may read what its staff did; see docs/running-a-course.md "Audit log".
         domainPermission: "general.edit",
         params: DomainParams,
         query: AuditListQuery,

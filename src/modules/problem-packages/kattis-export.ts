@@ -10,7 +10,7 @@ import { latestConfig, treeOf } from "../problem-configs/versions.service";
 import type { Problem } from "../problems/problem.entity";
 
 /**
- * A problem's latest config version as a Kattis package, 2023-07 layout (README "Problem packages"):
+ * A problem's latest config version as a Kattis package, 2023-07 layout (docs/running-a-course.md "Problem packages"):
  * problem.yaml, statement/problem.en.md, data/sample and data/secret (subtasks as groups with their
  * testdata.yaml), and output_validator/ for a Kattis-protocol checker or interactor. What Kattis cannot
  * say (file I/O, a testlib checker, cases judged in different ways) is refused, not exported wrongly.

@@ -4,8 +4,8 @@ import { programOf, refuse, text } from "./package-model";
 import type { PackageCase, PackageProblem, PackageSubmission } from "./package-model";
 
 /**
- * The Kattis problem package format, the legacy layout and the 2023-07 one (README "Problem packages"):
- * problem.yaml, .timelimit, data/sample and data/secret (groups as subdirectories, with testdata.yaml),
+ * The Kattis problem package format, the legacy layout and the 2023-07 one (docs/running-a-course.md "Problem
+ * packages"): problem.yaml, .timelimit, data/sample and data/secret (groups as subdirectories, with testdata.yaml),
  * output_validators/ (legacy) or output_validator/ (2023-07), problem_statement/ or statement/, and
  * submissions/<verdict>/.
  */

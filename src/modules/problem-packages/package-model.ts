@@ -2,8 +2,8 @@ import { BizError } from "../../core/errors";
 import type { CheckerInput, CompareMode } from "../../core/config-model/config-schema";
 
 /**
- * A problem package read into what our config needs (README "Problem packages"): the Kattis and Polygon
- * readers make one, package-config.ts turns it into config.json and the version's files.
+ * A problem package read into what our config needs (docs/running-a-course.md "Problem packages"): the Kattis and
+ * Polygon readers make one, package-config.ts turns it into config.json and the version's files.
  */
 export interface PackageCase {
   /** Paths in the package. */
@@ -39,7 +39,7 @@ export interface PackageProblem {
   submissions: PackageSubmission[];
   /** Every file kept in the config version: the data, the validators, the submissions, the statement. */
   files: Map<string, Uint8Array>;
-  /** What the format has and we do not keep (said in the import's answer and the README). */
+  /** What the format has and we do not keep (said in the import's answer and in docs/running-a-course.md). */
   notes: string[];
 }
 

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { baseProperties } from "../../db/base-properties";
 import { Problem } from "../problems/problem.entity";
 
-/** One of a package's own submissions, run to check the import (README "Problem packages"). */
+/** One of a package's own submissions, run to check the import (docs/running-a-course.md "Problem packages"). */
 export interface VerifiedSubmission {
   /** Its path in the package. */
   path: string;

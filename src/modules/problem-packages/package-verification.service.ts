@@ -14,7 +14,7 @@ import { submitSolution } from "../submissions/submissions.service";
 import { PackageVerification, type VerifiedSubmission } from "./package-verification.entity";
 
 /**
- * The package's own submissions check its import (README "Problem packages"): each is submitted as a
+ * The package's own submissions check its import (docs/running-a-course.md "Problem packages"): each is submitted as a
  * record with no committer and no problem set, so it is judged like any submission but is no one's, and
  * never reaches a scoreboard, grades or a similarity report; the verification lists what each was
  * expected to earn and what it got.

@@ -3,8 +3,8 @@ import { programOf, refuse, text } from "./package-model";
 import type { PackageCase, PackageProblem, PackageSubmission } from "./package-model";
 
 /**
- * Polygon packages (README "Problem packages"): problem.xml names the problem, the testset's limits and
- * test paths (samples marked), the testlib checker and interactor with their sources, file I/O, and the
+ * Polygon packages (docs/running-a-course.md "Problem packages"): problem.xml names the problem, the testset's
+ * limits and test paths (samples marked), the testlib checker and interactor with their sources, file I/O, and the
  * solutions with their tags. Polygon's tests are files of the package; a generated test that was never
  * written (a package made without its tests) is refused.
  */

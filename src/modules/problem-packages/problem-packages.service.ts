@@ -6,8 +6,8 @@ import { createProblem } from "../problems/problems.service";
 import type { Problem } from "../problems/problem.entity";
 
 /**
- * A package becomes a problem (README "Problem packages"): the problem and its first config version in
- * one transaction, from what the `package.read` job read, so a refusal at any step leaves nothing.
+ * A package becomes a problem (docs/running-a-course.md "Problem packages"): the problem and its first config
+ * version in one transaction, from what the `package.read` job read, so a refusal at any step leaves nothing.
  */
 export async function createFromPackage(
   em: EntityManager,

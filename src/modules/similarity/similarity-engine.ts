@@ -3,7 +3,7 @@ import Parser from "web-tree-sitter";
 import { dirname, extname, join } from "node:path";
 
 /**
- * Code similarity the way Dolos measures it (README "Code similarity"): each source is parsed with
+ * Code similarity the way Dolos measures it (docs/running-a-course.md "Code similarity"): each source is parsed with
  * tree-sitter and turned into its syntax tree's node types in pre-order, each node's children in
  * parentheses, so names, comments, literals and layout do not matter; Dolos's index (@dodona/dolos-core)
  * fingerprints the token streams by winnowing and scores each pair by the share of both files that their

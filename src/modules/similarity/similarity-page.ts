@@ -2,8 +2,8 @@ import type { SimilarityReport } from "./similarity-report.entity";
 import { reportView } from "./similarity.service";
 
 /**
- * The report as one self-contained page for staff (README "Code similarity"): no build step, no outside
- * asset, nothing fetched. The ranked pairs with a bar each; a click opens both sources side by side with
+ * The report as one self-contained page for staff (docs/running-a-course.md "Code similarity"): no build step, no
+ * outside asset, nothing fetched. The ranked pairs with a bar each; a click opens both sources side by side with
  * the fragments they share highlighted, a colour per fragment. The data rides in the page as JSON (every
  * `<` escaped, so no source can close the script), and the script writes it as text, never as markup.
  */

@@ -6,7 +6,7 @@ import { User } from "../users/user.entity";
 import type { ReportPair, ReportOptions, ReportSubmission } from "./similarity.types";
 
 /**
- * A problem's code-similarity report (README "Code similarity"): one per problem, made anew by each
+ * A problem's code-similarity report (docs/running-a-course.md "Code similarity"): one per problem, made anew by each
  * request once the last one has ended. The analysis job (similarity.jobs.ts) fills it; the API only reads.
  */
 export const SimilarityReport = defineEntity({

@@ -13,7 +13,7 @@ import { START_REPORT_SQL } from "./similarity.sql";
 import type { ReportOptions, ReportSubmission } from "./similarity.types";
 
 /**
- * Similarity reports as the API serves them (README "Code similarity"): started here, made by the
+ * Similarity reports as the API serves them (docs/running-a-course.md "Code similarity"): started here, made by the
  * analysis job (similarity.jobs.ts), read from the stored row; a second read costs one row.
  */
 

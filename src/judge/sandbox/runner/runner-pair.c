@@ -1,6 +1,6 @@
 /*
  * An interactive case: the program and the problem's interactor run at once, each one's stdout the other's
- * stdin (README "Interactive problems"). The request is the interactor's fields, then the program's:
+ * stdin (docs/config-reference.md "Interactive problems"). The request is the interactor's fields, then the program's:
  *
  *   pair CPU_MS MEMORY_KB DIR ARGC INTERACTOR [ARG...]  WALL_MS CPU_MS STACK_KB ... PROGRAM [ARG...]
  *

@@ -1,5 +1,5 @@
 /*
- * Each run's /work (README "The container and its reset rules"): a tmpfs of its own, mounted before the run
+ * Each run's /work (docs/judge.md "The container and its reset rules"): a tmpfs of its own, mounted before the run
  * and unmounted before the reply ends, so nothing a program leaves there (whatever its names' bytes, its
  * depth or its count) reaches the next run, and its pages are uncharged by then. Nothing is walked to
  * empty it and no process is started: the kernel drops the whole file system at once.

@@ -22,7 +22,7 @@
  * clean). The program's output reaches the runner through sockets, so it never lands where the program
  * could rewrite it; past FILE_BYTES the program is stopped.
  *
- * No run leaves anything for the next one (README, "The container and its reset rules"):
+ * No run leaves anything for the next one (docs/judge.md "The container and its reset rules"):
  * - /work is a tmpfs of each run's own, unmounted before the trailer (runner-work.c); /tmp and /dev/shm are
  *   tmpfs of the runner's: one a run touched (an entry, or a changed ctime: mode, extended attributes, ACL)
  *   is unmounted and mounted anew; / and /dev are read-only; nothing is walked;

@@ -4,7 +4,7 @@ import { ServiceError } from "../../../core/errors";
 import type { Logger } from "../../../core/logger";
 
 /**
- * The login policy (README, "Abuse and outages"), after OWASP's authentication guidance. Every attempt
+ * The login policy (docs/operations.md "Abuse and outages"), after OWASP's authentication guidance. Every attempt
  * reserves its place in all of its buckets at once, atomically, before the password is hashed; the
  * verdict then keeps or gives back the reservation. So N guesses sent at the same moment meet exactly
  * the limit N guesses sent one by one meet, and a refused guess costs no hash.
