@@ -5,6 +5,10 @@ import { createQueueWorker } from "../../workers/run-worker";
 import type { RecordJudgePayload } from "../../src/jobs/catalogue";
 import type { TestApp } from "./spawn-app";
 import type { Cast } from "./domain-factories";
+import { Problem } from "../../src/modules/problems/problem.entity";
+import { storeBlob } from "../../src/modules/problem-configs/blobs.service";
+import { commitVersion } from "../../src/modules/problem-configs/versions.service";
+import { languageNames, serializeConfigJson, validateConfigJson } from "../../src/core/config-model/config-json";
 
 /** A config.json with one language and `cases` cases of the given categories (default: public `pretest`). */
 export function configWith(languages: string[], categories: string[] = ["pretest", "pretest"]) {
@@ -13,7 +17,33 @@ export function configWith(languages: string[], categories: string[] = ["pretest
   };
 }
 
-/** A problem of the cast's domain with a config, made through the API by its owner. */
+/** The data files configWith's cases read (Horse's default names), for a version that holds them. */
+export const CASE_DATA = { "case.in": "1 2\n", "case.out": "3\n" };
+
+/**
+ * A config version of the problem holding `config` and `files`, made as an archive upload makes it, without
+ * the configs worker (the tests that use it have none): checked as an upload checks it, so a config naming a
+ * file the version lacks is refused here as there.
+ */
+export async function configVersion(
+  t: TestApp,
+  problemId: string,
+  config: object,
+  files: Record<string, string> = CASE_DATA,
+): Promise<void> {
+  const em = t.orm.em.fork();
+  const problem = await em.findOneOrFail(Problem, { id: problemId });
+  const checked = validateConfigJson(structuredClone(config), { archiveFiles: [...Object.keys(files), "config.json"] });
+  const tree = [];
+  for (const [path, text] of Object.entries({ ...files, "config.json": serializeConfigJson(checked) }))
+    tree.push({
+      path,
+      ...(await storeBlob(em, t.store, typeof text === "string" ? new TextEncoder().encode(text) : text)),
+    });
+  await commitVersion(em, { problem, committer: null, tree, languages: languageNames(checked) });
+}
+
+/** A problem of the cast's domain with a config and its data, made by its owner. */
 export async function judgeableProblem(
   t: TestApp,
   cast: Cast,
@@ -24,13 +54,9 @@ export async function judgeableProblem(
     { title: `P ${randomUUID().slice(0, 6)}`, ...options.body },
     { token: cast.owner.token },
   );
+  expect(created.body.errorCode).toBe("Success");
   const id = created.body.data.id as string;
-  const config = await t.api.post(
-    `/domains/${cast.domain.id}/problems/${id}/configs/json`,
-    configWith(options.languages ?? ["c"], options.categories),
-    { token: cast.owner.token },
-  );
-  expect(config.body.errorCode).toBe("Success");
+  await configVersion(t, id, configWith(options.languages ?? ["c"], options.categories));
   return id;
 }
 

@@ -3,7 +3,7 @@ import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, makeDomain, type Cast } from "../helpers/domain-factories";
 import { createUser } from "../helpers/factories";
 import { archiveOf } from "../helpers/archive-builders";
-import { judgeableProblem, submission, submit } from "../helpers/records";
+import { judgeableProblem, submission, submit, CASE_DATA } from "../helpers/records";
 import type { AuditEventView } from "../../src/modules/audit/audit.schemas";
 
 // The audit log: each family of staff actions writes one event with its diff, in the change's transaction.
@@ -213,7 +213,10 @@ describe("each family of staff actions", () => {
     form.append(
       "file",
       new Blob([
-        await archiveOf("zip", { "config.json": JSON.stringify({ languages: [{ name: "c", cases: [{}] }] }) }),
+        await archiveOf("zip", {
+          "config.json": JSON.stringify({ languages: [{ name: "c", cases: [{}] }] }),
+          ...CASE_DATA,
+        }),
       ]),
       "config.zip",
     );

@@ -33,7 +33,15 @@ const configWith = (fields: object) => ({
     },
   ],
 });
-const FILES = { "1.in": "1 2\n", "1.out": "3\n", "checker.cpp": "int main() {}\n", "testlib.h": "// testlib\n" };
+// case.in and case.out: what a case that names no files reads (Horse's defaults).
+const FILES = {
+  "1.in": "1 2\n",
+  "1.out": "3\n",
+  "case.in": "1 2\n",
+  "case.out": "3\n",
+  "checker.cpp": "int main() {}\n",
+  "testlib.h": "// testlib\n",
+};
 const base = (problem: string) => `/domains/${cast.domain.id}/problems/${problem}/configs`;
 
 async function problemWithVersion(): Promise<string> {
@@ -83,6 +91,20 @@ const REFUSED: [string, object, Record<string, string>, string][] = [
     configWith({ checker: { ...CHECKER, files: ["checker.cpp", "testlib.hpp"] } }),
     FILES,
     '/languages/0/checker/files/1: "testlib.hpp" is not in the config archive',
+  ],
+  [
+    "a case's input missing from the archive",
+    configWith({
+      cases: [{ executeInputFile: "1.in", executeOutputFile: "1.out" }, { executeInputFile: "data/4.in" }],
+    }),
+    FILES,
+    '/languages/0/cases/1/executeInputFile: "data/4.in" is not in the config archive',
+  ],
+  [
+    "a case's expected output missing from the archive (named in caseDefault)",
+    configWith({ caseDefault: { executeOutputFile: "answers/1.out" }, cases: [{}] }),
+    FILES,
+    '/languages/0/cases/0/executeOutputFile: "answers/1.out" is not in the config archive',
   ],
   [
     "a subtask case out of range",

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect } from "bun:test";
 import { randomUUID } from "node:crypto";
+import { configVersion } from "../helpers/records";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
 import { authorizationMatrix, type Caller, type Operation } from "../helpers/authorization-matrix";
@@ -28,7 +29,7 @@ const CONFIG = { languages: [{ name: "c", cases: [{}] }] };
 async function freshProblem(c: Cast): Promise<string> {
   const created = await t.api.post(problems(c), { title: "P" }, { token: c.owner.token });
   const id = created.body.data.id as string;
-  await t.api.post(`${problems(c)}/${id}/configs/json`, CONFIG, { token: c.owner.token });
+  await configVersion(t, id, CONFIG);
   return id;
 }
 const configs = async (c: Cast) => `${problems(c)}/${await freshProblem(c)}/configs`;

@@ -15,17 +15,20 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const CONFIG = JSON.stringify({
-  languages: [
-    {
-      name: "c",
-      compileFiles: ["a.c"],
-      compileArgs: ["gcc", "a.c"],
-      cases: [{ executeInputFile: "1.in", executeOutputFile: "1.out" }],
-    },
-    { name: "python3", cases: [{}] },
-  ],
-});
+/** Two languages whose one case reads `input` and `output` (an upload must hold both). */
+const configOf = (input = "1.in", output = "1.out") =>
+  JSON.stringify({
+    languages: [
+      {
+        name: "c",
+        compileFiles: ["a.c"],
+        compileArgs: ["gcc", "a.c"],
+        cases: [{ executeInputFile: input, executeOutputFile: output }],
+      },
+      { name: "python3", cases: [{ executeInputFile: input, executeOutputFile: output }] },
+    ],
+  });
+const CONFIG = configOf();
 
 async function newProblem(): Promise<string> {
   const response = await t.api.post(`/domains/${cast.domain.id}/problems`, { title: "P" }, { token: cast.owner.token });
@@ -64,7 +67,7 @@ describe("uploading a config archive", () => {
     const problem = await newProblem();
     const response = await upload(
       problem,
-      await archiveOf("zip", { "config.json": CONFIG, "data/1.in": "1 2\n", "data/1.out": "3\n" }),
+      await archiveOf("zip", { "config.json": CONFIG, "1.in": "1 2\n", "1.out": "3\n" }),
     );
     expect(response.body.errorCode).toBe("Success");
     expect(response.body.data).toMatchObject({
@@ -87,16 +90,21 @@ describe("uploading a config archive", () => {
     const archive = await archiveOf("tar.gz", {
       "hw1/config.json": CONFIG,
       "hw1/1.in": "x",
+      "hw1/1.out": "y",
       "__MACOSX/hw1/._1.in": "mac",
     });
     expect((await upload(problem, archive)).body.errorCode).toBe("Success");
     const ls = await t.api.get(`${base(problem)}/latest/ls`, { token: cast.admin.token });
-    expect(ls.body.data.results.map((o: { path: string }) => o.path)).toEqual(["1.in", "config.json"]);
+    expect(ls.body.data.results.map((o: { path: string }) => o.path)).toEqual(["1.in", "1.out", "config.json"]);
   });
 
   test("download → unpack gives back identical files, as zip and as tar.gz", async () => {
     const problem = await newProblem();
-    const files = { "config.json": CONFIG, "data/big.in": "x".repeat(100_000), "data/1.out": "3\n" };
+    const files = {
+      "config.json": configOf("data/big.in", "data/1.out"),
+      "data/big.in": "x".repeat(100_000),
+      "data/1.out": "3\n",
+    };
     await upload(problem, await archiveOf("zip", files));
     for (const format of ["zip", "tar"]) {
       const response = await t.app.handle(
@@ -196,18 +204,26 @@ describe("hostile and invalid archives are refused and nothing is stored", () =>
 describe("configJsonOnMissing", () => {
   test("use_default writes Horse's default config; use_old reuses the latest version's", async () => {
     const problem = await newProblem();
+    // Horse's default config reads case.in and case.out: an archive without them is refused, never judged.
+    const without = await upload(problem, await archiveOf("zip", { "1.in": "x" }), "?configJsonOnMissing=use_default");
+    expect(without.body).toMatchObject({ errorCode: "FileValidationError" });
+    expect(without.body.errorMsg).toContain('/languages/0/cases/0/executeInputFile: "case.in" is not in the config');
     const byDefault = await upload(
       problem,
-      await archiveOf("zip", { "1.in": "x" }),
+      await archiveOf("zip", { "case.in": "x", "case.out": "y" }),
       "?configJsonOnMissing=use_default",
     );
     expect(byDefault.body.errorCode).toBe("Success");
     expect((await t.orm.em.fork().findOneOrFail(Problem, { id: problem })).languages).toEqual(["c++"]);
-    await upload(problem, await archiveOf("zip", { "config.json": CONFIG }));
-    const reused = await upload(problem, await archiveOf("zip", { "2.in": "y" }), "?config_json_on_missing=use_old");
+    await upload(problem, await archiveOf("zip", { "config.json": CONFIG, "1.in": "1", "1.out": "2" }));
+    const reused = await upload(
+      problem,
+      await archiveOf("zip", { "1.in": "y", "1.out": "z" }),
+      "?config_json_on_missing=use_old",
+    );
     expect(reused.body.data.version).toBe(3);
     const ls = await t.api.get(`${base(problem)}/latest/ls`, { token: cast.admin.token });
-    expect(ls.body.data.results.map((o: { path: string }) => o.path)).toEqual(["2.in", "config.json"]);
+    expect(ls.body.data.results.map((o: { path: string }) => o.path)).toEqual(["1.in", "1.out", "config.json"]);
     expect(
       (await t.api.get(`${base(problem)}/latest/json`, { token: cast.admin.token })).body.data.data.languages[0].name,
     ).toBe("c");
@@ -223,13 +239,13 @@ describe("configJsonOnMissing", () => {
 describe("versions", () => {
   test("an identical upload is refused as 'no changes'; two different uploads at once both become versions", async () => {
     const problem = await newProblem();
-    const archive = await archiveOf("zip", { "config.json": CONFIG, "1.in": "1" });
+    const archive = await archiveOf("zip", { "config.json": CONFIG, "1.in": "1", "1.out": "1" });
     await upload(problem, archive);
     const again = await upload(problem, archive);
     expect(again.body).toMatchObject({ errorCode: "FileUpdateError" });
     const [a, b] = await Promise.all([
-      upload(problem, await archiveOf("zip", { "config.json": CONFIG, "1.in": "A" })),
-      upload(problem, await archiveOf("zip", { "config.json": CONFIG, "1.in": "B" })),
+      upload(problem, await archiveOf("zip", { "config.json": CONFIG, "1.in": "A", "1.out": "1" })),
+      upload(problem, await archiveOf("zip", { "config.json": CONFIG, "1.in": "B", "1.out": "1" })),
     ]);
     expect([a.body.data.version, b.body.data.version].sort()).toEqual([2, 3]);
     expect(await versionsOf(problem)).toBe(3);
@@ -237,21 +253,25 @@ describe("versions", () => {
 
   test("configs/json replaces config.json and keeps the other files; identical JSON is 'no changes'", async () => {
     const problem = await newProblem();
-    await upload(problem, await archiveOf("zip", { "config.json": CONFIG, "1.in": "1" }));
-    const updated = await t.api.post(
-      `${base(problem)}/json`,
-      { languages: [{ name: "rust", cases: [{ time: "2s" }] }] },
-      { token: cast.admin.token },
-    );
+    await upload(problem, await archiveOf("zip", { "config.json": CONFIG, "1.in": "1", "1.out": "2" }));
+    const rust = {
+      languages: [{ name: "rust", cases: [{ time: "2s", executeInputFile: "1.in", executeOutputFile: "1.out" }] }],
+    };
+    const updated = await t.api.post(`${base(problem)}/json`, rust, { token: cast.admin.token });
     expect(updated.body.data.version).toBe(2);
     expect((await t.orm.em.fork().findOneOrFail(Problem, { id: problem })).languages).toEqual(["rust"]);
     const ls = await t.api.get(`${base(problem)}/latest/ls`, { token: cast.admin.token });
-    expect(ls.body.data.results.map((o: { path: string }) => o.path)).toEqual(["1.in", "config.json"]);
-    const same = await t.api.post(
+    expect(ls.body.data.results.map((o: { path: string }) => o.path)).toEqual(["1.in", "1.out", "config.json"]);
+    // A case reading a file the version does not hold is refused with its path, and nothing changes.
+    const missing = await t.api.post(
       `${base(problem)}/json`,
-      { languages: [{ name: "rust", cases: [{ time: "2s" }] }] },
+      { languages: [{ name: "rust", cases: [{ executeInputFile: "2.in", executeOutputFile: "1.out" }] }] },
       { token: cast.admin.token },
     );
+    expect(missing.body.errorCode).toBe("FileValidationError");
+    expect(missing.body.errorMsg).toContain('/languages/0/cases/0/executeInputFile: "2.in" is not in the config');
+    expect(await versionsOf(problem)).toBe(2);
+    const same = await t.api.post(`${base(problem)}/json`, rust, { token: cast.admin.token });
     expect(same.body.errorCode).toBe("FileUpdateError");
     const invalid = await t.api.post(
       `${base(problem)}/json`,
@@ -265,11 +285,21 @@ describe("versions", () => {
     const problem = await newProblem();
     await upload(
       problem,
-      await archiveOf("zip", { "config.json": CONFIG, "data/1.in": "1", "data/2.in": "2", readme: "r" }),
+      await archiveOf("zip", {
+        "config.json": configOf("data/1.in", "readme"),
+        "data/1.in": "1",
+        "data/2.in": "2",
+        readme: "r",
+      }),
     );
     await upload(
       problem,
-      await archiveOf("zip", { "config.json": CONFIG, "data/1.in": "one", "data/3.in": "3", readme: "r" }),
+      await archiveOf("zip", {
+        "config.json": configOf("data/1.in", "readme"),
+        "data/1.in": "one",
+        "data/3.in": "3",
+        readme: "r",
+      }),
     );
     const first = await t.api.get(`${base(problem)}/latest/ls?amount=2`, { token: cast.admin.token });
     expect(first.body.data.pagination).toEqual({

@@ -18,6 +18,7 @@ let problem: string;
 let memoryProblem: string;
 let fileProblem: string;
 let outputsProblem: string;
+let answersOnlyProblem: string;
 
 const DATA = {
   "data/1.in": "1000000000000 234\n",
@@ -101,6 +102,37 @@ beforeAll(async () => {
       languages: [{ name: "outputs", preset: "output-only" }],
     },
     DATA,
+  );
+  // Output-only with the expected outputs alone, no input: one case compared, one judged by a checker
+  // (which reads an empty input).
+  answersOnlyProblem = await problemWithData(
+    t,
+    cast,
+    {
+      languages: [
+        {
+          name: "outputs",
+          preset: "output-only",
+          cases: [
+            { submittedOutput: "answer1.txt", executeOutputFile: "expected/1.out", score: 50 },
+            {
+              submittedOutput: "answer2.txt",
+              executeOutputFile: "expected/2.out",
+              score: 50,
+              checker: { files: ["check.py"], executeArgs: ["python3", "check.py"] },
+            },
+          ],
+        },
+      ],
+    },
+    {
+      "expected/1.out": "42\n",
+      "expected/2.out": "7\n",
+      // testlib's calling convention: input, output, answer; the input is empty here.
+      "check.py":
+        "import sys\nsource, output, answer = (open(p).read() for p in sys.argv[1:4])\n" +
+        "print('input of', len(source), 'bytes', file=sys.stderr)\nsys.exit(0 if output.split() == answer.split() else 1)\n",
+    },
   );
 }, 60_000);
 afterAll(async () => {
@@ -280,6 +312,18 @@ describe("output-only", () => {
     expect(missing.cases.map((c) => c.state)).toEqual(["wrong_answer", "accepted"]);
     expect(missing.cases[0].stderr).toContain("the submission has no answer1.txt");
     expect(missing.score).toBe(50);
+  }, 60_000);
+
+  test("a problem with expected outputs and no input files judges right, its checker reading an empty input", async () => {
+    const form = submission("outputs", { "answer1.txt": "42\n", "answer2.txt": "7\n" });
+    const path = `/domains/${cast.domain.id}/problems/${answersOnlyProblem}`;
+    const record = (await submit(t, cast.member.token, path, form)).body.data;
+    await finalRecord(t, record.id, 60_000);
+    const view = (await t.api.get(`/domains/${cast.domain.id}/records/${record.id}`, { token: cast.member.token })).body
+      .data as Judged & { score: number };
+    expect(view.cases.map((c) => c.state)).toEqual(["accepted", "accepted"]);
+    expect(view.cases[1].stderr).toContain("input of 0 bytes");
+    expect(view.score).toBe(100);
   }, 60_000);
 
   test("an output-only case without submittedOutput is refused at upload with its path", async () => {

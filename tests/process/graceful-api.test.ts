@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createTestDatabase } from "../helpers/database";
 import { TEST_JWT_SECRET, TEST_REDIS_URL } from "../helpers/spawn-app";
+import { archiveOf } from "../helpers/archive-builders";
 
 // systemd's default KillMode and `kill -- -PGID` send SIGTERM to the whole process group: `bun run`
 // and the API each get one, and `bun run` forwards its own, so the API sees SIGTERM twice within
@@ -16,28 +17,29 @@ afterAll(() => database.drop());
 test("SIGTERM to the process group of `bun run start:api` under load: every request in flight is answered", async () => {
   const port = 39000 + Math.floor(Math.random() * 1000);
   const base = `http://127.0.0.1:${port}/api/v1`;
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    DATABASE_URL: database.url,
+    REDIS_URL: TEST_REDIS_URL,
+    JWT_SECRET: TEST_JWT_SECRET,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    QUEUE_PREFIX: `joj-graceful-${port}`,
+    // Logins wait for one password hash at a time: plenty of requests are still in flight at the signal.
+    PASSWORD_HASH_CONCURRENCY: "1",
+    PASSWORD_HASH_MAX_WAIT_MS: "600000",
+    RATE_LOGIN_FAILURES_PER_IP: "0",
+    RATE_LOGINS_PER_ACCOUNT: "0",
+    RATE_LOGIN_FAILURES_PER_ACCOUNT: "0",
+    RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: "0",
+    RATE_SUBMISSIONS_PER_USER: "0",
+    SHUTDOWN_TIMEOUT_MS: "30000",
+  };
   const child = Bun.spawn(["bun", "run", "start:api"], {
     cwd: ROOT,
     detached: true, // a process group of its own, like a service
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/tmp",
-      DATABASE_URL: database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      JWT_SECRET: TEST_JWT_SECRET,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      QUEUE_PREFIX: `joj-graceful-${port}`,
-      // Logins wait for one password hash at a time: plenty of requests are still in flight at the signal.
-      PASSWORD_HASH_CONCURRENCY: "1",
-      PASSWORD_HASH_MAX_WAIT_MS: "600000",
-      RATE_LOGIN_FAILURES_PER_IP: "0",
-      RATE_LOGINS_PER_ACCOUNT: "0",
-      RATE_LOGIN_FAILURES_PER_ACCOUNT: "0",
-      RATE_LOGIN_FAILURES_PER_ACCOUNT_IP: "0",
-      RATE_SUBMISSIONS_PER_USER: "0",
-      SHUTDOWN_TIMEOUT_MS: "30000",
-    },
+    env,
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -63,11 +65,20 @@ test("SIGTERM to the process group of `bun run start:api` under load: every requ
   const token = root.data.accessToken;
   const domain = (await json("/domains", { name: "Graceful" }, token)).data.id;
   const problem = (await json(`/domains/${domain}/problems`, { title: "A + B" }, token)).data.id;
-  await json(
-    `/domains/${domain}/problems/${problem}/configs/json`,
-    { languages: [{ name: "c", cases: [{ score: 100 }] }] },
-    token,
-  );
+  // A config version with the data its case reads, unpacked by a configs worker of the same settings.
+  const worker = Bun.spawn(["bun", "--no-env-file", "workers/configs.ts"], { cwd: ROOT, env, stdout: "ignore" });
+  const archive = new FormData();
+  const config = JSON.stringify({ languages: [{ name: "c", cases: [{ score: 100 }] }] });
+  const data = await archiveOf("zip", { "config.json": config, "case.in": "1 2\n", "case.out": "3\n" });
+  archive.append("file", new Blob([data]), "config.zip");
+  const uploaded = await fetch(`${base}/domains/${domain}/problems/${problem}/configs`, {
+    method: "POST",
+    body: archive,
+    headers: { authorization: `Bearer ${token}` },
+  }).then((r) => r.json() as Promise<{ errorCode: string }>);
+  worker.kill("SIGTERM");
+  await worker.exited;
+  expect(uploaded.errorCode).toBe("Success");
 
   const login = () =>
     fetch(`${base}/auth/login?responseType=json&cookie=false`, {

@@ -7,7 +7,7 @@ const CHECKER = {
   compileArgs: ["g++", "-O2", "-o", "checker", "checker.cpp"],
   executeArgs: ["./checker"],
 };
-const ARCHIVE = ["config.json", "checker.cpp", "testlib.h", "1.in", "1.out"];
+const ARCHIVE = ["config.json", "checker.cpp", "testlib.h", "1.in", "1.out", "case.in", "case.out"];
 const language = (fields: object = {}) => ({
   name: "c",
   compileFiles: ["main.c"],
@@ -255,6 +255,39 @@ describe("refused at upload with what and where", () => {
     ).not.toThrow();
     // Without a file list (the judge reading a stored version) the files are not checked again.
     expect(() => parsed({ languages: [language({ checker: { ...CHECKER, files: ["gone.cpp"] } })] })).not.toThrow();
+  });
+});
+
+describe("every file a case reads is in the version, or the upload is refused with its path", () => {
+  const archive = (...files: string[]) => ["config.json", ...files];
+
+  test("a missing input or expected output names the case and the field, wherever the name is written", () => {
+    const cases = [{ executeInputFile: "1.in", executeOutputFile: "1.out" }, {}, { executeInputFile: "3.in" }];
+    expect(refusal({ languages: [language({ cases })] }, archive("1.in", "1.out", "case.in", "case.out"))).toContain(
+      '/languages/0/cases/2/executeInputFile: "3.in" is not in the config archive',
+    );
+    expect(refusal({ languages: [language({ cases: [{}] })] }, archive("case.in"))).toContain(
+      '/languages/0/cases/0/executeOutputFile: "case.out" is not in the config archive',
+    );
+    const shared = { languageDefault: { cases: [{ executeInputFile: "./data/1.in", executeOutputFile: "x.out" }] } };
+    expect(refusal({ ...shared, languages: [{ name: "c" }] }, archive("data/1.in"))).toContain(
+      '/languageDefault/cases/0/executeOutputFile (language "c"): "x.out" is not in the config archive',
+    );
+    // "./" is the same file, as the judge finds it.
+    expect(() => parsed({ ...shared, languages: [{ name: "c" }] }, archive("data/1.in", "x.out"))).not.toThrow();
+  });
+
+  test("an output-only case needs no input; an interactive case without a checker needs no expected output", () => {
+    const outputOnly = { name: "answers", preset: "output-only", cases: [{ submittedOutput: "1.txt" }] };
+    expect(() => parsed({ languages: [outputOnly] }, archive("case.out"))).not.toThrow();
+    expect(refusal({ languages: [outputOnly] }, archive("case.in"))).toContain("/executeOutputFile");
+    const interactor = { files: ["interactor.cpp"], executeArgs: ["./interactor"] };
+    const interactive = language({ cases: [{ interactor }] });
+    expect(() => parsed({ languages: [interactive] }, archive("interactor.cpp", "case.in"))).not.toThrow();
+    const checked = language({ cases: [{ interactor, checker: CHECKER }] });
+    expect(
+      refusal({ languages: [checked] }, archive("interactor.cpp", "checker.cpp", "testlib.h", "case.in")),
+    ).toContain('/languages/0/cases/0/executeOutputFile: "case.out" is not in the config archive');
   });
 });
 

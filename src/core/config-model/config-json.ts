@@ -37,6 +37,9 @@ export interface JudgeLanguage {
   /** Empty when the language has none: then every case scores on its own. */
   subtasks: ResolvedSubtask[];
   scoring: ScoringRule;
+  /** Where its cases are written (JSON path), for a refusal naming one; `note` names the language there. */
+  casesAt: string;
+  note: string;
 }
 
 /** What the caller knows besides config.json: the paths of the version's files, when it has them. */
@@ -78,15 +81,44 @@ export function validateConfigJson(raw: unknown, context: ConfigContext = {}): C
     if (names.has(language.name)) throw invalid(`language "${language.name}" is listed twice`);
     names.add(language.name);
   }
-  resolveLanguages(config);
-  if (context.archiveFiles) assertCheckerFiles(config, new Set(context.archiveFiles));
+  const languages = resolveLanguages(config);
+  if (context.archiveFiles) {
+    const present = new Set([...context.archiveFiles].map(normaliseConfigPath));
+    assertCheckerFiles(config, present);
+    assertCaseFiles(languages, present);
+  }
   return config;
+}
+
+/** The judge finds a config file by its path with any leading "./" dropped (plan.ts normalisePath). */
+const normaliseConfigPath = (path: string) => path.replace(/^(\.\/)+/, "");
+
+/**
+ * Every file a case reads from the version is in it, so that judging never finds one missing: the input
+ * (not for an output-only case, which judges a submitted file: its checker reads an empty input) and the
+ * expected output (not for an interactive case without a checker: the interactor judges).
+ */
+function assertCaseFiles(languages: JudgeLanguage[], present: Set<string>): void {
+  for (const language of languages) {
+    for (const [j, c] of language.cases.entries()) {
+      const needed: ["executeInputFile" | "executeOutputFile", boolean][] = [
+        ["executeInputFile", !c.submittedOutput],
+        ["executeOutputFile", !c.interactor || c.checker !== null],
+      ];
+      for (const [field, wanted] of needed) {
+        if (wanted && !present.has(normaliseConfigPath(c[field])))
+          throw invalid(
+            `${language.casesAt}/${j}/${field}${language.note}: "${c[field]}" is not in the config archive`,
+          );
+      }
+    }
+  }
 }
 
 /** A field config.json's schema does not know is refused with its path (config-fields.ts). */
 export function assertKnownFields(raw: unknown): void {
   const unknown = unknownField(ProblemConfigJson, raw);
-  if (unknown) throw invalid(`${unknown}: unknown field (README "How config.json is judged" lists every field)`);
+  if (unknown) throw invalid(`${unknown}: unknown field (docs/config-reference.md "Fields" lists every field)`);
 }
 
 /**
@@ -146,6 +178,8 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
       cases: resolved,
       subtasks: resolveSubtasks(subtasks, resolved.length, subtasksAt, note(subtasksAt)),
       scoring: language.scoring ?? fallback.scoring ?? "all",
+      casesAt,
+      note: note(casesAt),
     };
   });
 }

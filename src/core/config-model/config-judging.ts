@@ -128,10 +128,9 @@ function findCycle(subtasks: ResolvedSubtask[]): number[] | null {
  * Every checker and interactor written anywhere must be built from files the version has (checked where the
  * file list is known).
  */
-export function assertCheckerFiles(config: ConfigJson, archiveFiles: Set<string>): void {
+export function assertCheckerFiles(config: ConfigJson, present: Set<string>): void {
   // The judge finds a config file by its path with any leading "./" dropped (plan.ts normalisePath).
   const normalise = (path: string) => path.replace(/^(\.\/)+/, "");
-  const present = new Set([...archiveFiles].map(normalise));
   const check = (level: WithChecker | null | undefined, at: string) => {
     for (const field of ["checker", "interactor"] as const) {
       for (const [k, file] of (level?.[field]?.files ?? []).entries()) {

@@ -15,7 +15,7 @@ import { classifyRun, howItBroke, returnCodeOf } from "../outcome/verdict";
  * `executeArgs… <input> <program output> <expected output>`. Built once per set of file digests and
  * compile command in the sandbox with the compile limits, kept in the judge's cache; each call runs
  * in the sandbox in a fresh directory of its own, after the program's directory is gone, so the
- * program never sees the checker or the answer. README "Checkers" has the protocol.
+ * program never sees the checker or the answer. docs/config-reference.md "Checkers" has the protocol.
  */
 
 /** Fixed and generous: a checker is the problem author's code, but it still runs sandboxed. */
@@ -137,7 +137,7 @@ export const checkerLimits = (tools: Toolbox): Limits => ({
 /** Runs the checker on one case's input, the program's output and the expected output. */
 export async function runChecker(
   checker: CompiledChecker,
-  inputHost: string,
+  inputHost: string | null,
   output: Uint8Array,
   expectedHost: string,
   slot: Slot,
@@ -146,7 +146,10 @@ export async function runChecker(
 ): Promise<OutputVerdict> {
   const files = [
     ...checker.files,
-    { path: `${CASE_DIR}/input`, mode: 0o644, hostPath: inputHost },
+    // An output-only case may have no input: its checker reads an empty one.
+    inputHost === null
+      ? { path: `${CASE_DIR}/input`, mode: 0o644, bytes: new Uint8Array() }
+      : { path: `${CASE_DIR}/input`, mode: 0o644, hostPath: inputHost },
     { path: `${CASE_DIR}/output`, mode: 0o644, bytes: output },
     { path: `${CASE_DIR}/answer`, mode: 0o644, hostPath: expectedHost },
   ];

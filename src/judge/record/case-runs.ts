@@ -8,20 +8,23 @@ import { compareWith, JudgeFault, runCase, type CaseRun, type OutputJudge, type 
 
 /**
  * How the case's output is judged (its checker, else its comparison) and where its input is on the
- * host; or, when the config version or the checker fails, the case's system error.
+ * host (none for an output-only case without one: its checker reads an empty input); or, when the config
+ * version or the checker fails, the case's system error (the upload refuses a config naming a file the
+ * version lacks, so that is a judge's fault).
  */
 async function outputJudgeOf(
   c: CasePlan,
   ctx: CaseContext,
-): Promise<{ judge: OutputJudge; inputHost: string } | CaseRun> {
+): Promise<{ judge: OutputJudge; inputHost: string | null } | CaseRun> {
   const input = ctx.config.get(c.inputPath);
   const expected = ctx.config.get(c.expectedPath);
-  if (!input || !expected)
+  const inputNeeded = !c.submittedOutput;
+  if ((inputNeeded && !input) || !expected)
     return {
       ratio: 0,
-      report: caseOf("system_error", `the config version has no ${input ? c.expectedPath : c.inputPath}`),
+      report: caseOf("system_error", `the config version has no ${expected ? c.inputPath : c.expectedPath}`),
     };
-  const [inputHost, expectedHost] = [await ctx.cached(input), await ctx.cached(expected)];
+  const [inputHost, expectedHost] = [input ? await ctx.cached(input) : null, await ctx.cached(expected)];
   if (!c.checker) return { judge: compareWith(expectedHost, c.compare), inputHost };
   const built = await ctx.checkers.get(c.checker);
   if (!built.ok) return { ratio: 0, report: caseOf("system_error", `checker failure: ${built.message}`) };
@@ -42,6 +45,7 @@ export async function runProgramCase(c: CasePlan, program: StagedFile[], ctx: Ca
     if (c.interactor) return await runInteractiveCase(c, program, ctx);
     const how = await outputJudgeOf(c, ctx);
     if ("report" in how) return how;
+    if (how.inputHost === null) throw new JudgeFault(`the config version has no ${c.inputPath}`);
     return await runCase(c, program, how.inputHost, how.judge, ctx.slot, ctx.tools, ctx.halt);
   } catch (error) {
     if (!(error instanceof JudgeFault)) throw error;
