@@ -1,6 +1,6 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Config } from "../settings/config";
-import { queueConnection, type RecordJudgePayload } from "../core/judge-protocol";
+import { queueConnection, type CaseResult, type RecordJudgePayload } from "../core/judge-protocol";
 
 /**
  * The job catalogue: which queues exist, which jobs run on each and what their payloads are.
@@ -29,18 +29,41 @@ export interface ConfigUnpackPayload {
  */
 export type { RecordJudgePayload };
 
+export type PackageFormat = "kattis" | "polygon" | "fps" | "hydro";
+
 /**
- * A problem package read (the `package.read` job): its problem's title and statement, its files and the
- * generated config.json stored as blobs, the languages, the package's own submissions, and what was lost.
+ * A problem package read (the `package.read` job): one problem, or several (an FPS file, a Hydro export),
+ * each with its files and generated config.json stored as blobs.
  */
 export interface PackageRead {
-  format: "kattis" | "polygon";
+  format: PackageFormat;
+  problems: PackageProblemRead[];
+}
+
+/**
+ * One problem of a package: its title and statement, its version's files, the languages, the files shown to
+ * solvers (by the name the statement links), the package's own submissions with the rules they must meet,
+ * and what the import says (notes).
+ */
+export interface PackageProblemRead {
   title: string;
   content: string;
   tree: { path: string; digest: string; size: number }[];
   languages: string[];
-  submissions: { path: string; expected: string }[];
+  /** Served under `name`; the statement links it as `link`. */
+  attachments: { name: string; link: string; digest: string; size: number }[];
+  submissions: {
+    path: string;
+    expected: string;
+    rules: { permitted: CaseResult[]; required: CaseResult[]; cases?: number[]; source: string }[];
+    score?: { min: number; max: number } | "partial";
+    language: string | null;
+    skipped: string | null;
+  }[];
   notes: string[];
+  /** The config's full score and its cases' input paths, in order (what verification reads records by). */
+  fullScore: number;
+  casePaths: string[];
 }
 
 export interface ReconcileReport {
@@ -58,12 +81,12 @@ export interface JobCatalogue {
   "record.reconcile": { queue: "configs"; payload: Record<string, never>; result: ReconcileReport };
   "config.unpack": { queue: "configs"; payload: ConfigUnpackPayload; result: { configId: string } };
   /**
-   * A problem package read into a config version's files (docs/running-a-course.md "Problem packages"); the API
+   * A problem package read into a config version's files (docs/problem-packages.md); the API
    * creates the problem.
    */
   "package.read": {
     queue: "configs";
-    payload: { uploadDigest: string; format?: "kattis" | "polygon" };
+    payload: { uploadDigest: string; format?: PackageFormat };
     result: PackageRead;
   };
   /** A problem's code-similarity report (docs/running-a-course.md "Code similarity"), requested by staff. */

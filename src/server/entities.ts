@@ -15,7 +15,7 @@ import { ProblemSetProblem } from "../modules/problem-sets/problem-set-problem.e
 import { JudgeRecord, RecordCount, RecordFile } from "../modules/records/record.entity";
 import { AuditEvent } from "../modules/audit/audit-event.entity";
 import { SimilarityReport } from "../modules/similarity/similarity-report.entity";
-import { PackageVerification } from "../modules/problem-packages/package-verification.entity";
+import { PackageVerification, ProblemAttachment } from "../modules/problem-packages/package-verification.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
@@ -39,4 +39,5 @@ export const entities = [
   AuditEvent,
   SimilarityReport,
   PackageVerification,
+  ProblemAttachment,
 ];

@@ -27,8 +27,18 @@ export type CompareMode = Static<typeof CompareSchema>;
 const ScoringSchema = t.Union([t.Literal("all"), t.Literal("min")]);
 export type ScoringRule = Static<typeof ScoringSchema>;
 
+const KATTIS_PROTOCOL =
+  "testlib (default), or kattis: `executeArgs… input answer feedback_dir flags…`, the output on stdin " +
+  "(an interactor: talking on stdin and stdout), exit 42 accepted, 43 wrong answer, the message in " +
+  "feedback_dir/judgemessage.txt";
+const InteractorProtocol = t.Union([t.Literal("testlib"), t.Literal("kattis")], { description: KATTIS_PROTOCOL });
+const CheckerProtocol = t.Union([t.Literal("testlib"), t.Literal("kattis"), t.Literal("hustoj")], {
+  description:
+    `${KATTIS_PROTOCOL}, or hustoj (a HUSTOJ or FPS special judge): \`executeArgs… input answer output\`, exit 0 ` +
+    "accepted, any other exit wrong answer, its stdout the message",
+});
 /** A program of the problem's, built from config archive files: a checker or an interactor. */
-const problemProgram = (what: string, run: string, title: string, note = "") =>
+const problemProgram = <P extends TSchema>(what: string, run: string, title: string, protocol: P, note = "") =>
   t.Object(
     {
       files: t.Array(RelativePath, {
@@ -38,21 +48,19 @@ const problemProgram = (what: string, run: string, title: string, note = "") =>
       }),
       compileArgs: t.Optional(t.Array(t.String(), { description: "empty or absent: nothing to compile (a script)" })),
       executeArgs: t.Array(t.String(), { minItems: 1, description: `run as \`executeArgs… ${run}\`${note}` }),
-      protocol: t.Optional(
-        t.Union([t.Literal("testlib"), t.Literal("kattis")], {
-          description:
-            "testlib (default), or kattis: `executeArgs… input answer feedback_dir flags…`, the output on stdin " +
-            "(an interactor: talking on stdin and stdout), exit 42 accepted, 43 wrong answer, the message in " +
-            "feedback_dir/judgemessage.txt",
-        }),
-      ),
+      protocol: t.Optional(protocol),
       flags: t.Optional(
         t.Array(t.String(), { description: "kattis: arguments after the feedback directory (validator_flags)" }),
       ),
     },
     { title },
   );
-export const CheckerSchema = problemProgram("checker", "<input> <output> <expected output>", "Checker");
+export const CheckerSchema = problemProgram(
+  "checker",
+  "<input> <output> <expected output>",
+  "Checker",
+  CheckerProtocol,
+);
 /**
  * An interactive case's interactor (docs/config-reference.md "Interactive problems"): a testlib interactor's
  * protocol.
@@ -61,6 +69,7 @@ export const InteractorSchema = problemProgram(
   "interactor",
   "<input> <output>",
   "Interactor",
+  InteractorProtocol,
   ", its stdout the program's stdin and the program's stdout its stdin",
 );
 

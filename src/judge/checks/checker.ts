@@ -164,11 +164,30 @@ export async function runChecker(
     assertRan(run);
     return kattisVerdict(run, limits, judgeMessage(run, feedback), "checker");
   }
-  const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/output`, `${CASE_DIR}/answer`];
+  // HUSTOJ's special judges take the answer before the output (`spj input answer output`).
+  const hustoj = checker.protocol === "hustoj";
+  const [second, third] = hustoj ? ["answer", "output"] : ["output", "answer"];
+  const argv = [...checker.executeArgs, `${CASE_DIR}/input`, `${CASE_DIR}/${second}`, `${CASE_DIR}/${third}`];
   const call = { argv, stdin: null, limits, keepStdout: STDERR_KEEP_BYTES, files };
   const run = await runInSlot(slot, tools, call, signal);
   assertRan(run);
-  return checkerVerdict(run, limits);
+  return hustoj ? hustojVerdict(run, limits) : checkerVerdict(run, limits);
+}
+
+/**
+ * A HUSTOJ special judge's end (FPS's `<spj>`, Hydro's `hustoj` checker): exit 0 accepted, any other exit a
+ * wrong answer, as HUSTOJ reads it; a signal, running out of time or memory, or a flood is its failure.
+ */
+export function hustojVerdict(run: RunResult, limits: Limits): OutputVerdict {
+  const words = run.stdout.length > 0 ? run.stdout : run.stderr;
+  const said = escapeOutput(words, CHECKER_MESSAGE_CHARS, run.stderrTruncated).trim();
+  const broke = howItBroke(run, limits);
+  if (broke) return validatorFailure("checker", broke, said);
+  return {
+    state: run.exitCode === 0 ? "accepted" : "wrong_answer",
+    ratio: run.exitCode === 0 ? 1 : 0,
+    message: `checker: ${said}`.trim(),
+  };
 }
 
 /**

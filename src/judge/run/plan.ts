@@ -32,8 +32,8 @@ export interface CheckerPlan {
   /** Empty: nothing to compile (a script). */
   compileArgs: string[];
   executeArgs: string[];
-  /** How it is called and how it answers: testlib's way, or a Kattis output validator's (kattis.ts). */
-  protocol: "testlib" | "kattis";
+  /** How it is called and how it answers: testlib's way, a Kattis output validator's (kattis.ts), HUSTOJ's. */
+  protocol: "testlib" | "kattis" | "hustoj";
   /** Kattis: arguments after the feedback directory. */
   flags: string[];
 }

@@ -13,8 +13,12 @@ export const VERSION_LOCK_SQL = "select pg_advisory_xact_lock(hashtextextended(?
  */
 export const CONFIG_PINS: readonly { table: string }[] = [{ table: "records" }];
 
-/** Tables whose `digest` column keeps a blob alive: config files and submitted files. */
-export const BLOB_REFS: readonly { table: string }[] = [{ table: "problem_config_files" }, { table: "record_files" }];
+/** Tables whose `digest` column keeps a blob alive: config files, submitted files, problems' attachments. */
+export const BLOB_REFS: readonly { table: string }[] = [
+  { table: "problem_config_files" },
+  { table: "record_files" },
+  { table: "problem_attachments" },
+];
 
 /** A blob's ledger row, refreshed to "now" when it exists. Parameters: digest, size. */
 export const STORE_BLOB_SQL =

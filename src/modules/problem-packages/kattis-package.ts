@@ -1,7 +1,10 @@
 import { parse as parseYaml } from "yaml";
 import type { CheckerInput } from "../../core/config-model/config-schema";
+import { kattisStatement } from "./kattis-statement";
+import { kattisSubmissions } from "./kattis-submissions";
+import { LANGUAGES } from "./package-config";
 import { programOf, refuse, text } from "./package-model";
-import type { PackageCase, PackageProblem, PackageSubmission } from "./package-model";
+import type { PackageCase, PackageProblem } from "./package-model";
 
 /**
  * The Kattis problem package format, the legacy layout and the 2023-07 one (docs/running-a-course.md "Problem
@@ -9,13 +12,6 @@ import type { PackageCase, PackageProblem, PackageSubmission } from "./package-m
  * output_validators/ (legacy) or output_validator/ (2023-07), problem_statement/ or statement/, and
  * submissions/<verdict>/.
  */
-
-const VERDICTS: Record<string, string> = {
-  accepted: "accepted",
-  wrong_answer: "wrong_answer",
-  time_limit_exceeded: "time_limit_exceeded",
-  run_time_error: "runtime_error",
-};
 
 /** Whether the files look like a Kattis package. */
 export const isKattis = (files: Map<string, Uint8Array>) =>
@@ -47,15 +43,17 @@ export function readKattis(files: Map<string, Uint8Array>): PackageProblem {
       generated ? "generators/ is there but data/ holds no test: run the generators first" : "data/ holds no .in file",
     );
   const custom = customValidator(files, interactive);
-  const flags = String(yaml.validator_flags ?? (yaml.validation as Yaml | undefined)?.flags ?? "")
-    .split(/\s+/)
-    .filter(Boolean);
+  const flags = validatorArgs(files, yaml, notes);
   if (interactive && !custom) throw refuse("an interactive problem needs its output validator (output_validators/)");
   const protocol = { protocol: "kattis" as const, flags };
+  const statement = kattisStatement(files, yaml.name, notes);
+  const version = String(yaml.problem_format_version ?? "legacy");
   return {
     format: "kattis",
-    title: titleOf(yaml.name) || statementTitle(files) || "Untitled",
-    content: statementOf(files, notes),
+    title: statement.title || "Untitled",
+    content: statement.content,
+    statements: statement.statements,
+    attachments: statement.attachments,
     timeMs: timeLimitOf(files, yaml, notes),
     memoryMb: typeof limits.memory === "number" ? limits.memory : 2048,
     cases,
@@ -64,15 +62,12 @@ export function readKattis(files: Map<string, Uint8Array>): PackageProblem {
     interactor: custom && interactive ? { ...custom, ...protocol } : null,
     fileInput: null,
     fileOutput: null,
-    groupScores: scoring ? groupScores(files, cases) : new Map(),
-    submissions: submissionsOf(files),
+    ...(scoring ? groupsOf(files, cases, notes) : { groupScores: new Map() }),
+    submissions: kattisSubmissions(files, cases, version.startsWith("legacy"), LANGUAGES, notes),
     files,
     notes,
   };
 }
-
-const titleOf = (name: unknown): string | null =>
-  typeof name === "string" ? name : name && typeof name === "object" ? (Object.values(name)[0] as string) : null;
 
 /** data/sample then data/secret, each in lexicographic order, groups as subdirectories of secret. */
 function casesOf(files: Map<string, Uint8Array>): PackageCase[] {
@@ -131,58 +126,61 @@ function timeLimitOf(files: Map<string, Uint8Array>, yaml: Yaml, notes: string[]
   return 1000;
 }
 
-/** Each group's score: testdata.yaml's accept_score (or its score range's top), else an equal share of 100. */
-function groupScores(files: Map<string, Uint8Array>, cases: PackageCase[]): Map<string, number> {
-  const groups = [...new Set(cases.map((c) => c.group).filter((g): g is string => g !== null))];
-  const scores = new Map<string, number>();
-  for (const group of groups) {
-    const yaml = (parseYaml(text(files.get(`data/secret/${group}/testdata.yaml`))) ?? {}) as Yaml;
-    const range = typeof yaml.range === "string" ? Number(yaml.range.split(/\s+/)[1]) : Number.NaN;
-    const score = Number(yaml.accept_score ?? (Number.isFinite(range) ? range : Math.floor(100 / groups.length)));
-    scores.set(group, Math.max(0, Math.round(score)));
+/** A YAML mapping of the package ({} when the file is absent); anything else is refused, naming the file. */
+function yamlFile(files: Map<string, Uint8Array>, path: string): Yaml {
+  const bytes = files.get(path);
+  if (!bytes) return {};
+  let yaml: unknown;
+  try {
+    yaml = parseYaml(text(bytes)) ?? {};
+  } catch (error) {
+    throw refuse(`${path} is not valid YAML (${error instanceof Error ? error.message.split("\n")[0] : error})`);
   }
-  return scores;
+  if (typeof yaml !== "object" || Array.isArray(yaml)) throw refuse(`${path} is not a mapping`);
+  return yaml as Yaml;
 }
 
-function submissionsOf(files: Map<string, Uint8Array>): PackageSubmission[] {
-  return [...files.keys()]
-    .filter((p) => p.startsWith("submissions/"))
-    .flatMap((path) => {
-      const expected = VERDICTS[path.split("/")[1]];
-      return expected ? [{ path, expected }] : [];
+/**
+ * The output validator's arguments: 2025-09's `output_validator_args` in data/secret/test_group.yaml (else the
+ * first group's: one set for every case here), or the older problem.yaml `validator_flags`.
+ */
+function validatorArgs(files: Map<string, Uint8Array>, yaml: Yaml, notes: string[]): string[] {
+  const groups = [...files.keys()].filter((p) => /^data\/secret\/[^/]+\/test_group\.yaml$/.test(p)).sort();
+  const sets = ["data/secret/test_group.yaml", ...groups].flatMap((path) => {
+    const args = yamlFile(files, path).output_validator_args;
+    return Array.isArray(args) ? [{ path, args: args.map(String) }] : [];
+  });
+  if (sets.some((set) => JSON.stringify(set.args) !== JSON.stringify(sets[0].args)))
+    notes.push(`output_validator_args differ between groups: ${sets[0].path}'s are used for every case`);
+  if (sets.length > 0) return sets[0].args;
+  return String(yaml.validator_flags ?? (yaml.validation as Yaml | undefined)?.flags ?? "")
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
+/**
+ * Each group's score (test_group.yaml's max_score, or the older testdata.yaml's accept_score or its range's
+ * top; else an equal share of 100) and the groups it requires (`require_pass`).
+ */
+function groupsOf(files: Map<string, Uint8Array>, cases: PackageCase[], notes: string[]) {
+  const groups = [...new Set(cases.map((c) => c.group).filter((g): g is string => g !== null))];
+  const groupScores = new Map<string, number>();
+  const groupDependsOn = new Map<string, string[]>();
+  for (const group of groups) {
+    const dir = `data/secret/${group}/`;
+    const yaml = { ...yamlFile(files, `${dir}test_group.yaml`), ...yamlFile(files, `${dir}testdata.yaml`) };
+    const range = typeof yaml.range === "string" ? Number(yaml.range.split(/\s+/)[1]) : Number.NaN;
+    const given = yaml.accept_score ?? (typeof yaml.max_score === "number" ? yaml.max_score : undefined);
+    const score = Number(given ?? (Number.isFinite(range) ? range : Math.floor(100 / groups.length)));
+    groupScores.set(group, Math.max(0, Math.round(score)));
+    const required = [yaml.require_pass ?? []].flat().map(String);
+    const known = required.flatMap((name) => {
+      const other = name.replace(/^secret\//, "");
+      return groups.includes(other) && other !== group ? [other] : [];
     });
-}
-
-/** problem_statement/ (legacy) or statement/ (2023-07): Markdown as it is, LaTeX as its text. */
-function statementOf(files: Map<string, Uint8Array>, notes: string[]): string {
-  const paths = [...files.keys()].filter((p) => /^(problem_)?statement\//.test(p)).sort();
-  const markdown = paths.find((p) => /problem(\.en)?\.md$/.test(p)) ?? paths.find((p) => p.endsWith(".md"));
-  if (markdown) return text(files.get(markdown));
-  const latex = paths.find((p) => /problem(\.en)?\.tex$/.test(p)) ?? paths.find((p) => p.endsWith(".tex"));
-  if (!latex) return "";
-  notes.push(`${latex}: LaTeX kept as its text (commands dropped; figures and tables are not rendered)`);
-  return latexText(text(files.get(latex)));
-}
-
-function statementTitle(files: Map<string, Uint8Array>): string | null {
-  for (const [path, bytes] of files)
-    if (/^(problem_)?statement\/.*\.tex$/.test(path)) {
-      const match = /\\problemname\{([^}]*)\}/.exec(text(bytes));
-      if (match) return match[1].trim();
-    }
-  return null;
-}
-
-/** A LaTeX statement's text: \problemname as a heading, sections as headings, other commands dropped. */
-export function latexText(source: string): string {
-  return source
-    .replace(/%.*$/gm, "")
-    .replace(/\\problemname\{([^}]*)\}/g, "# $1\n")
-    .replace(/\\(sub)?section\*?\{([^}]*)\}/g, (_, sub, title) => `\n${sub ? "###" : "##"} ${title}\n`)
-    .replace(/\\(textbf|emph|textit|texttt)\{([^}]*)\}/g, "$2")
-    .replace(/\\(begin|end)\{[^}]*\}/g, "")
-    .replace(/\\[a-zA-Z]+\*?(\[[^\]]*\])?/g, "")
-    .replace(/[{}]/g, "")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
+    if (known.length < required.length)
+      notes.push(`${dir}: require_pass ${JSON.stringify(required)}: only other secret groups are required here`);
+    if (known.length > 0) groupDependsOn.set(group, known);
+  }
+  return { groupScores, groupDependsOn };
 }

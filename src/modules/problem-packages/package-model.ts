@@ -1,30 +1,79 @@
 import { BizError } from "../../core/errors";
 import type { CheckerInput, CompareMode } from "../../core/config-model/config-schema";
+import type { CaseResult } from "../../core/judge-protocol";
 
 /**
- * A problem package read into what our config needs (docs/running-a-course.md "Problem packages"): the Kattis and
- * Polygon readers make one, package-config.ts turns it into config.json and the version's files.
+ * A problem package read into what our config needs (docs/problem-packages.md): the Kattis, Polygon, FPS and
+ * Hydro readers make one per problem, package-config.ts turns it into config.json and the version's files.
  */
+export type { PackageFormat } from "../../jobs/catalogue";
+import type { PackageFormat } from "../../jobs/catalogue";
+
 export interface PackageCase {
   /** Paths in the package. */
   input: string;
   answer: string | null;
   category: "pretest" | "secret";
-  /** A test group (Kattis data/secret/<group>), scored together; null: on its own. */
+  /** A test group (Kattis data/secret/<group>, a Hydro subtask), scored together; null: on its own. */
   group: string | null;
+  /** Its own score (a Hydro `sum` subtask's share), when the format gives one; else shared out (configOf). */
+  score?: number;
+}
+
+/**
+ * What case verdicts a submission may and must earn, as its format defines its folder or tag (Kattis's
+ * `permitted` and `required`): every case the rule covers has a permitted verdict, and one has a required one.
+ */
+export interface VerdictRule {
+  /** Empty: any verdict. */
+  permitted: CaseResult[];
+  /** Empty: no such requirement. */
+  required: CaseResult[];
+  /** The cases it covers, as indices into the problem's `cases`; absent: all. */
+  cases?: number[];
+  /** Where the rule comes from, for the reason shown: "wrong_answer/", "submissions.yaml: accepted/*". */
+  source: string;
 }
 
 export interface PackageSubmission {
+  /** Its path in the package: a file, or a folder holding a program of several files. */
   path: string;
-  /** The verdict the package says it earns: accepted, wrong_answer, time_limit_exceeded, runtime_error. */
+  /** Its files' paths in the package. */
+  files: string[];
+  /** What the package says it earns, in the format's words: a Kattis folder, a Polygon tag, an FPS solution. */
   expected: string;
+  rules: VerdictRule[];
+  /** The record's score must lie in [min, max]; "partial": above 0 and below the full score. */
+  score?: { min: number; max: number } | "partial";
+  /** The language preset it is judged in; null with `skipped` when it cannot be judged faithfully. */
+  language: string | null;
+  skipped: string | null;
+}
+
+/** A statement the package has: the problem shows one, the others stay among the version's files. */
+export interface PackageStatement {
+  /** Its path in the package. */
+  path: string;
+  /** Its language code as the package labels it (en, sv, zh), or null when unlabelled. */
+  language: string | null;
+}
+
+/** A file shown to solvers: an image the statement links, or an attachment (a testing tool). */
+export interface PackageAttachment {
+  /** Its path in the package. */
+  path: string;
+  /** The name the statement links it by (`kattis.png`, Hydro's `file://kattis.png`, an FPS image's src). */
+  name: string;
 }
 
 export interface PackageProblem {
-  format: "kattis" | "polygon";
+  format: PackageFormat;
   title: string;
-  /** The statement as Markdown (or the text of a LaTeX one). */
+  /** The shown statement as Markdown (or the text of a LaTeX one), its links to attachments by their names. */
   content: string;
+  /** Every statement of the package; `content` is made from the first. */
+  statements: PackageStatement[];
+  attachments: PackageAttachment[];
   timeMs: number;
   memoryMb: number;
   cases: PackageCase[];
@@ -36,10 +85,12 @@ export interface PackageProblem {
   fileOutput: string | null;
   /** Each group's score, in the order of `cases` (scoring problems). */
   groupScores: Map<string, number>;
+  /** Groups that count only once these others are fully accepted (Hydro's subtask `if`). */
+  groupDependsOn?: Map<string, string[]>;
   submissions: PackageSubmission[];
-  /** Every file kept in the config version: the data, the validators, the submissions, the statement. */
+  /** Every file kept in the config version: the data, the validators, the submissions, the statements. */
   files: Map<string, Uint8Array>;
-  /** What the format has and we do not keep (said in the import's answer and in docs/running-a-course.md). */
+  /** What the format has and we do not keep, or what we assumed (shown with the import and the problem). */
   notes: string[];
 }
 

@@ -1,25 +1,45 @@
 import { XMLParser } from "fast-xml-parser";
+import type { CaseResult } from "../../core/judge-protocol";
+import { LANGUAGES } from "./package-config";
+import { languageOf } from "./package-languages";
 import { programOf, refuse, text } from "./package-model";
 import type { PackageCase, PackageProblem, PackageSubmission } from "./package-model";
+import { polygonStatement } from "./polygon-statement";
+
+const FAILURES: CaseResult[] = [
+  "wrong_answer",
+  "time_limit_exceeded",
+  "memory_limit_exceeded",
+  "output_limit_exceeded",
+  "runtime_error",
+];
 
 /**
- * Polygon packages (docs/running-a-course.md "Problem packages"): problem.xml names the problem, the testset's
+ * Polygon packages (docs/problem-packages.md): problem.xml names the problem, the testset's
  * limits and test paths (samples marked), the testlib checker and interactor with their sources, file I/O, and the
  * solutions with their tags. Polygon's tests are files of the package; a generated test that was never
  * written (a package made without its tests) is refused.
  */
 
-/** Polygon's solution tags and the verdict each expects. */
-const TAGS: Record<string, string> = {
-  main: "accepted",
-  accepted: "accepted",
-  "wrong-answer": "wrong_answer",
-  "time-limit-exceeded": "time_limit_exceeded",
-  "time-limit-exceeded-or-accepted": "accepted",
-  "memory-limit-exceeded": "memory_limit_exceeded",
-  rejected: "wrong_answer",
-  failed: "runtime_error",
-  "presentation-error": "wrong_answer",
+/**
+ * Polygon's solution tags as verdict rules (Polygon's invocation check): main and accepted pass every test;
+ * rejected fails one in any way; the others fail one test with their verdict and pass or fail the rest only
+ * so (presentation error: a wrong answer here, which has no presentation verdict).
+ */
+const TAGS: Record<string, { permitted: CaseResult[]; required: CaseResult[] }> = {
+  main: { permitted: ["accepted"], required: [] },
+  accepted: { permitted: ["accepted"], required: [] },
+  rejected: { permitted: [], required: FAILURES },
+  "wrong-answer": { permitted: ["accepted", "wrong_answer"], required: ["wrong_answer"] },
+  "presentation-error": { permitted: ["accepted", "wrong_answer"], required: ["wrong_answer"] },
+  "time-limit-exceeded": { permitted: ["accepted", "time_limit_exceeded"], required: ["time_limit_exceeded"] },
+  "time-limit-exceeded-or-accepted": { permitted: ["accepted", "time_limit_exceeded"], required: [] },
+  "time-limit-exceeded-or-memory-limit-exceeded": {
+    permitted: ["accepted", "time_limit_exceeded", "memory_limit_exceeded"],
+    required: ["time_limit_exceeded", "memory_limit_exceeded"],
+  },
+  "memory-limit-exceeded": { permitted: ["accepted", "memory_limit_exceeded"], required: ["memory_limit_exceeded"] },
+  failed: { permitted: ["accepted", "runtime_error"], required: ["runtime_error"] },
 };
 
 export const isPolygon = (files: Map<string, Uint8Array>) => files.has("problem.xml");
@@ -44,14 +64,16 @@ export function readPolygon(files: Map<string, Uint8Array>): PackageProblem {
   if (!testset) throw refuse("problem.xml: <judging> has no <testset>");
   if (testsets.length > 1) notes.push(`only the testset "${testset.name}" is imported`);
   const names = list((problem.names as Node | undefined)?.name);
-  const english = names.find((n) => n.language === "english") ?? names[0];
+  const statement = polygonStatement(files, names, notes);
   const assets = (problem.assets ?? {}) as Node;
   const checker = assets.checker as Node | undefined;
   const interactor = assets.interactor as Node | undefined;
   return {
     format: "polygon",
-    title: String(english?.value ?? problem["short-name"] ?? "Untitled"),
-    content: "",
+    title: statement.title || String(problem["short-name"] ?? "Untitled"),
+    content: statement.content,
+    statements: statement.statements,
+    attachments: statement.attachments,
     timeMs: Number(testset["time-limit"] ?? 1000),
     memoryMb: Math.max(1, Math.round(Number(testset["memory-limit"] ?? 268435456) / 2 ** 20)),
     cases: casesOf(files, testset),
@@ -61,9 +83,9 @@ export function readPolygon(files: Map<string, Uint8Array>): PackageProblem {
     fileInput: judging?.["input-file"] ? String(judging["input-file"]) : null,
     fileOutput: judging?.["output-file"] ? String(judging["output-file"]) : null,
     groupScores: new Map(),
-    submissions: solutionsOf(problem),
+    submissions: solutionsOf(problem, files),
     files,
-    notes: [...notes, "the statement is not imported (Polygon keeps it as LaTeX and HTML of its own)"],
+    notes,
   };
 }
 
@@ -105,13 +127,32 @@ function assetOf(files: Map<string, Uint8Array>, asset: Node, name: "checker" | 
   return { ...built, files: [source, ...headers], protocol: "testlib" as const };
 }
 
-function solutionsOf(problem: Node): PackageSubmission[] {
+function solutionsOf(problem: Node, files: Map<string, Uint8Array>): PackageSubmission[] {
   const solutions = list(
     ((problem.assets ?? {}) as Node).solutions && ((problem.assets as Node).solutions as Node).solution,
   );
   return solutions.flatMap((solution) => {
-    const path = String((solution.source as Node | undefined)?.path ?? "");
-    const expected = TAGS[String(solution.tag)];
-    return path && expected ? [{ path, expected }] : [];
+    const source = (solution.source ?? {}) as Node;
+    const path = String(source.path ?? "");
+    if (!path) return [];
+    const tag = String(solution.tag ?? "");
+    const rule = TAGS[tag];
+    const declared = polygonLanguage(String(source.type ?? ""));
+    const choice = !rule
+      ? { language: null, skipped: `the tag "${tag}" is not one of Polygon's verdict tags` }
+      : !files.has(path)
+        ? { language: null, skipped: `${path} is not in the package` }
+        : languageOf([path], files, LANGUAGES, declared);
+    const rules = rule ? [{ ...rule, source: `tag ${tag}` }] : [];
+    return [{ path, files: [path], expected: tag, rules, ...choice }];
   });
+}
+
+/** Polygon's source types (`cpp.g++17`, `python.3`, `java11`, `c.gcc`) as language names. */
+function polygonLanguage(type: string): string | null {
+  if (!type) return null;
+  if (/^python\.(2|pypy2)/.test(type)) return "python2";
+  if (/^python\./.test(type)) return "python3";
+  const family = type.split(".")[0].replace(/\d+$/, "");
+  return family === "js" ? "javascript" : family;
 }

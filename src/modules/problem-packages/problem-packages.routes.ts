@@ -2,61 +2,29 @@ import { Elysia, t } from "elysia";
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../server/deps";
 import { BizError } from "../../core/errors";
+import { isoTime } from "../../http/schemas";
 import { ok } from "../../http/respond";
 import { authPlugin } from "../identity/http/auth.plugin";
 import { DomainParams } from "../domains/domains.schemas";
-import { UrlSlug } from "../domains/domains.schemas";
 import { DEFAULT_ARCHIVE_LIMITS } from "../problem-configs/archive-reader";
-import { storeBlob } from "../problem-configs/blobs.service";
-import { ProblemDetailResp } from "../problems/problems.schemas";
-import { toProblemDetail } from "../problems/problems.service";
-import { createFromPackage } from "./problem-packages.service";
-import { verificationView, verifyPackage } from "./package-verification.service";
-import { Envelope, OutInt } from "../../http/schemas";
-import { kattisPackage } from "./kattis-export";
 import { zipArchive } from "../problem-configs/archive-writer";
+import { storeBlob } from "../problem-configs/blobs.service";
 import { ProblemParams } from "../problems/problems.schemas";
-import { findProblem } from "../problems/problems.service";
+import { findProblem, toProblemDetail } from "../problems/problems.service";
+import { kattisPackage } from "./kattis-export";
+import { attachmentBody, attachmentLinks, storedAttachments } from "./package-attachments";
+import { importView, verificationView, verifyPackage } from "./package-verification.service";
+import { createFromPackage } from "./problem-packages.service";
+import { ImportResp, PackageImportResp, PackageUpload, VerificationResp } from "./problem-packages.schemas";
 
 /** How long the API waits for the configs worker to read a package (as for a config archive). */
 const READ_WAIT_MS = 60_000;
 
-const PackageUpload = t.Object(
-  {
-    file: t.File({ description: "a zip of a Kattis package (either layout) or a Polygon package" }),
-    url: t.Optional(UrlSlug),
-    format: t.Optional(t.Union([t.Literal("kattis"), t.Literal("polygon")], { description: "detected when absent" })),
-  },
-  { title: "ProblemPackageUpload" },
-);
-
-const Nullable = <T extends import("@sinclair/typebox").TSchema>(schema: T) => t.Union([schema, t.Null()]);
-const VerificationResp = Envelope(
-  t.Object(
-    {
-      format: t.String(),
-      count: OutInt(),
-      pending: OutInt({ description: "submissions still being judged" }),
-      mismatches: OutInt({ description: "submissions judged otherwise than the package expects" }),
-      results: t.Array(
-        t.Object({
-          path: t.String(),
-          expected: t.String(),
-          language: Nullable(t.String()),
-          record: Nullable(t.String()),
-          state: Nullable(t.String()),
-          actual: Nullable(t.String({ description: "accepted, or the first case's verdict that was not" })),
-          matches: Nullable(t.Boolean()),
-          skipped: Nullable(t.String()),
-        }),
-      ),
-    },
-    { title: "PackageVerification" },
-  ),
-  "PackageVerificationResp",
-);
-
-/** Problem packages in (extension): a Kattis or Polygon package becomes a problem with its first config version. */
+/**
+ * Problem packages in and out (extensions; docs/problem-packages.md): a Kattis, Polygon, Hydro or FPS package
+ * becomes problems with their first config versions; each keeps its import record (notes, verification)
+ * and the files its statement shows; a problem goes out as a Kattis package.
+ */
 export function problemPackageRoutes(deps: AppDeps) {
   const { store, jobs, config, logger } = deps;
   return new Elysia({ name: "problem-package-routes", prefix: "/domains/:domain", detail: { tags: ["problem"] } })
@@ -75,10 +43,21 @@ export function problemPackageRoutes(deps: AppDeps) {
           { uploadDigest: upload.digest, ...(body.format ? { format: body.format } : {}) },
           { queue: "configs", timeoutMs: READ_WAIT_MS, jobId: randomUUID() },
         );
-        const problem = await createFromPackage(em, access, read, { url: body.url });
-        // The package's own submissions, judged as no one's records once the problem exists.
-        await verifyPackage(em, { store, jobs, config, logger }, problem, read);
-        return ok(toProblemDetail(problem));
+        const imported = await createFromPackage(em, access, read, { url: body.url });
+        const results = [];
+        for (const one of imported) {
+          // The package's own submissions, judged as no one's records once the problem exists.
+          await verifyPackage(em, { store, jobs, config, logger }, one);
+          results.push({
+            ...toProblemDetail(one.problem),
+            format: read.format,
+            notes: one.verification.notes,
+            attachments: attachmentLinks(access.domainId, one.problem.id, one.read.attachments),
+            submissions: one.verification.submissions.length,
+            skipped: one.verification.submissions.filter((s) => s.skipped).length,
+          });
+        }
+        return ok({ count: results.length, results });
       },
       {
         // Creating the problem, and uploading its config.
@@ -86,10 +65,44 @@ export function problemPackageRoutes(deps: AppDeps) {
         params: DomainParams,
         body: PackageUpload,
         type: "multipart/form-data",
-        response: ProblemDetailResp,
+        response: ImportResp,
         detail: {
           operationId: "v1_import_problem_package",
-          summary: "Create a problem and its first config version from a Kattis or Polygon package (extension)",
+          summary: "Create problems and their first config versions from a Kattis, Polygon, Hydro or FPS package",
+        },
+      },
+    )
+    .get(
+      "/problems/:problem/package/import",
+      async ({ em, access, params }) => {
+        const problem = await findProblem(em, access, params.problem);
+        const record = await importView(em, problem);
+        const attachments = await storedAttachments(em, access.domainId, problem);
+        return ok({ format: record.format, notes: record.notes, attachments, createdAt: isoTime(record.createdAt) });
+      },
+      {
+        domainPermission: "problem.view",
+        params: ProblemParams,
+        response: PackageImportResp,
+        detail: {
+          operationId: "v1_get_problem_package_import",
+          summary: "How the problem was imported: its package's format, the import's notes, its attachments",
+        },
+      },
+    )
+    .get(
+      "/problems/:problem/attachments/*",
+      async ({ em, access, params }) =>
+        attachmentBody(em, store, await findProblem(em, access, params.problem), params["*"]),
+      {
+        domainPermission: "problem.view",
+        params: t.Object({ domain: t.String(), problem: t.String(), "*": t.String() }),
+        detail: {
+          operationId: "v1_get_problem_attachment",
+          summary: "A file the problem's statement shows (an image) or an attachment of its package",
+          responses: {
+            200: { description: "the file", content: { "application/octet-stream": { schema: { type: "string" } } } },
+          },
         },
       },
     )
@@ -102,7 +115,7 @@ export function problemPackageRoutes(deps: AppDeps) {
         response: VerificationResp,
         detail: {
           operationId: "v1_get_problem_package_verification",
-          summary: "The package's own submissions: each one's expected verdict and what it got (extension)",
+          summary: "The package's own submissions: what each must earn, what it got, and why that matches or not",
         },
       },
     )
@@ -122,7 +135,7 @@ export function problemPackageRoutes(deps: AppDeps) {
         query: t.Object({ format: t.Optional(t.Literal("kattis", { description: "the only format exported" })) }),
         detail: {
           operationId: "v1_export_problem_package",
-          summary: "The problem's latest config version as a Kattis package, 2023-07 layout (extension)",
+          summary: "The problem's latest config version as a Kattis package, 2025-09 layout (extension)",
           responses: { 200: { description: "zip", content: { "application/zip": { schema: { type: "string" } } } } },
         },
       },
