@@ -200,7 +200,7 @@ const REFUSED: [string, object, Record<string, string>, string][] = [
     "an unknown checker protocol",
     configWith({ checker: { ...CHECKER, protocol: "polygon" } }),
     FILES,
-    '/languages/0/checker/protocol: unknown value "polygon" (one of "testlib", "kattis")',
+    '/languages/0/checker/protocol: unknown value "polygon" (one of "testlib", "kattis", "hustoj")',
   ],
   [
     "an interactor without its command",
