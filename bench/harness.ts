@@ -51,8 +51,20 @@ export function report(title: string, rows: [string, string][]): void {
  * answers fewer requests even when this process spends the same per request.
  */
 export async function postgresCpu(): Promise<number> {
+  let total = 0;
+  for (const used of (await postgresCpuByProcess()).values()) total += used;
+  return total;
+}
+
+/**
+ * The same per server process (pid → µs); with `database`, only the connections to it (a backend's title
+ * names its database), so that other databases' work on the machine is not counted. A connection that
+ * closes takes its CPU time with it, so a difference of two sums can go negative; `postgresCpuSince`
+ * counts only what each process used since.
+ */
+export async function postgresCpuByProcess(database?: string): Promise<Map<number, number>> {
   const pids = await readdir("/proc").catch(() => [] as string[]);
-  let ticks = 0;
+  const used = new Map<number, number>();
   await Promise.all(
     pids
       .filter((p) => /^\d+$/.test(p))
@@ -61,9 +73,18 @@ export async function postgresCpu(): Promise<number> {
         // Fields after the command (in parentheses, which may hold spaces): utime and stime are the 12th and 13th.
         const close = stat.lastIndexOf(")");
         if (!stat.slice(0, close).endsWith("(postgres")) return;
+        if (database && !(await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).includes(` ${database} `))
+          return;
         const fields = stat.slice(close + 2).split(" ");
-        ticks += Number(fields[11]) + Number(fields[12]);
+        used.set(Number(pid), (Number(fields[11]) + Number(fields[12])) * 10_000); // USER_HZ is 100 on Linux
       }),
   );
-  return ticks * 10_000; // USER_HZ is 100 on Linux
+  return used;
+}
+
+/** PostgreSQL's CPU time (µs) since `before`, by the processes alive now (one that closed since is not counted). */
+export async function postgresCpuSince(before: Map<number, number>, database?: string): Promise<number> {
+  let total = 0;
+  for (const [pid, used] of await postgresCpuByProcess(database)) total += used - (before.get(pid) ?? 0);
+  return total;
 }

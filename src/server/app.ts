@@ -26,6 +26,7 @@ import { invitationsRoutes } from "../modules/domains/invitations.routes";
 import { problemGroupsRoutes, problemsRoutes } from "../modules/problems/problems.routes";
 import { configsRoutes } from "../modules/problem-configs/configs.routes";
 import { problemSetsRoutes } from "../modules/problem-sets/problem-sets.routes";
+import { problemSetExtensionsRoutes } from "../modules/problem-sets/problem-set-extensions.routes";
 import { submissionsRoutes } from "../modules/submissions/submissions.routes";
 import { recordsRoutes } from "../modules/records/records.routes";
 import { judgeRoutes } from "../modules/judging/protocol/judge.routes";
@@ -100,6 +101,7 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
         .use(problemGroupsRoutes(deps))
         .use(configsRoutes(deps))
         .use(problemSetsRoutes(deps))
+        .use(problemSetExtensionsRoutes(deps))
         .use(submissionsRoutes(deps))
         .use(recordEventsRoutes(deps))
         .use(recordsRoutes(deps))

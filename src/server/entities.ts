@@ -15,6 +15,7 @@ import { ProblemSetProblem } from "../modules/problem-sets/problem-set-problem.e
 import { JudgeRecord, RecordCount, RecordFile } from "../modules/records/record.entity";
 import { AuditEvent } from "../modules/audit/audit-event.entity";
 import { SimilarityReport } from "../modules/similarity/similarity-report.entity";
+import { ProblemSetExtension } from "../modules/problem-sets/problem-set-extension.entity";
 import { PackageVerification, ProblemAttachment } from "../modules/problem-packages/package-verification.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
@@ -33,6 +34,7 @@ export const entities = [
   Blob,
   ProblemSet,
   ProblemSetProblem,
+  ProblemSetExtension,
   JudgeRecord,
   RecordFile,
   RecordCount,

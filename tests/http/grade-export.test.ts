@@ -65,7 +65,8 @@ beforeAll(async () => {
   await judged(students[0], problems[0], 100);
   await judged(students[0], problems[0], 40);
   await judged(students[0], problems[1], 30);
-  await t.orm.em.fork().execute("update problem_sets set due_at = now() - interval '1 hour' where id = ?", [set]);
+  // Due now: what came before is on time, what comes after is late (the board reads lateness from the times).
+  await t.orm.em.fork().execute("update problem_sets set due_at = now() where id = ?", [set]);
   await judged(students[1], problems[0], 70);
   await judged(students[2], problems[1], 100);
 });
@@ -92,19 +93,19 @@ describe("GET …/problem_sets/{set}/scoreboard.csv", () => {
     const text = new TextDecoder().decode(bytes.slice(3));
     const lines = text.split("\r\n");
     expect(lines[0]).toBe(
-      'student id,real name,username,两数之和,两数之和 (late),"Sorting, fast","Sorting, fast (late)",total',
+      'student id,real name,username,两数之和,两数之和 (raw),两数之和 (late),"Sorting, fast","Sorting, fast (raw)","Sorting, fast (late)",total',
     );
-    expect(lines).toContain(`520030910002,张伟,张伟,100,,30,,130`);
-    expect(lines).toContain(`520030910010,"Yvonne ""Vonnie"", O'Connor",Yvonne O'Connor-Price,70,late,,,70`);
+    expect(lines).toContain(`520030910002,张伟,张伟,100,100,,30,30,,130`);
+    expect(lines).toContain(`520030910010,"Yvonne ""Vonnie"", O'Connor",Yvonne O'Connor-Price,70,70,late,,,,70`);
     // A formula in a name is text to the spreadsheet, not a formula.
-    expect(lines).toContain(`520030910001,'-2+3,"'=HYPERLINK(""http://evil.example"",""x"")",,,100,late,100`);
+    expect(lines).toContain(`520030910001,'-2+3,"'=HYPERLINK(""http://evil.example"",""x"")",,,,100,100,late,100`);
     const order = lines
       .slice(1)
       .filter(Boolean)
       .map((line) => line.split(",")[0]);
     // Members with a student id by number, then those without (staff of the cast, the last student).
     expect(order.slice(0, 3)).toEqual(["520030910001", "520030910002", "520030910010"]);
-    expect(lines.filter((line) => line.includes("欧阳娜娜"))).toEqual([",欧阳娜娜,欧阳娜娜,,,,,0"]);
+    expect(lines.filter((line) => line.includes("欧阳娜娜"))).toEqual([",欧阳娜娜,欧阳娜娜,,,,,,,0"]);
     // Every member is in the grade book, submitted or not: the cast's four plus the four students.
     expect(lines.slice(1).filter(Boolean)).toHaveLength(4 + PEOPLE.length);
   });
@@ -132,7 +133,7 @@ describe("GET …/problem_sets/{set}/scoreboard.csv", () => {
     for (const row of rows) expect(row.startsWith(",,")).toBe(true);
     for (const person of PEOPLE) if (person.studentId) expect(text).not.toContain(person.studentId);
     expect(text).not.toContain("Vonnie");
-    expect(rows.some((row) => row.startsWith(",,张伟,100,,30,,130"))).toBe(true);
+    expect(rows.some((row) => row.startsWith(",,张伟,100,100,,30,30,,130"))).toBe(true);
   });
 
   // LibreOffice is installed by .ci/run; elsewhere the test runs when it is there.
@@ -171,17 +172,20 @@ describe("GET …/problem_sets/{set}/scoreboard.csv", () => {
           "real name",
           "username",
           "两数之和",
+          "两数之和 (raw)",
           "两数之和 (late)",
           "Sorting, fast",
+          "Sorting, fast (raw)",
           "Sorting, fast (late)",
           "total",
         ]);
         const byName = new Map(rows.slice(1).map((row) => [row[2], row]));
-        expect(byName.get("张伟")).toEqual(["520030910002", "张伟", "张伟", "100", "", "30", "", "130"]);
-        expect(byName.get("欧阳娜娜")?.[7]).toBe("0");
-        expect(byName.get("Yvonne O'Connor-Price")?.slice(1, 5)).toEqual([
+        expect(byName.get("张伟")).toEqual(["520030910002", "张伟", "张伟", "100", "100", "", "30", "30", "", "130"]);
+        expect(byName.get("欧阳娜娜")?.[9]).toBe("0");
+        expect(byName.get("Yvonne O'Connor-Price")?.slice(1, 6)).toEqual([
           'Yvonne "Vonnie", O\'Connor',
           "Yvonne O'Connor-Price",
+          "70",
           "70",
           "late",
         ]);

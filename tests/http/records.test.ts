@@ -174,7 +174,7 @@ describe("scoreboard", () => {
     await finish(cast.member.token, set, problem, 10);
     await finish(cast.admin.token, set, problem, 10);
     await finish(cast.admin.token, set, p2, 20);
-    // Not judged yet: not counted.
+    // Not judged yet: a pending attempt, no score.
     await submit(t, cast.member.token, `${domain()}/problem_sets/${set}/problems/${p2}/submit`);
     const path = `${domain()}/problem_sets/${set}/scoreboard`;
     const best = (await t.api.get(path, { token: cast.member.token })).body.data;
@@ -193,8 +193,9 @@ describe("scoreboard", () => {
       [cast.admin.user.username, 30, 2, 0],
     ]);
     const member = best.rows.find((r: { userId: string }) => r.userId === cast.member.user.id);
-    expect(member.cells).toHaveLength(1);
+    expect(member.cells).toHaveLength(2);
     expect(member.cells[0]).toMatchObject({ problemId: problem, score: 30, submissions: 2, state: "accepted" });
+    expect(member.cells[1]).toMatchObject({ problemId: p2, score: 0, attempts: 1, pending: 1, state: "pending" });
     await t.api.patch(`${domain()}/problem_sets/${set}`, { scoreboardRule: "last" }, { token: cast.admin.token });
     const last = (await t.api.get(path, { token: cast.member.token })).body.data;
     expect(last.rows.find((r: { userId: string }) => r.userId === cast.member.user.id)).toMatchObject({

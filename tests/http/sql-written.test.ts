@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { TSchema } from "@sinclair/typebox";
+import { expectConforms } from "../helpers/schema-check";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
 import { judgeableProblem, submission, submit } from "../helpers/records";
@@ -19,24 +18,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const sql = (text: string, values: unknown[] = []) => t.orm.em.fork().execute(text, values);
-
-/** A copy of a TypeBox schema with every object closed: an extra field fails the check. */
-function closed(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closed);
-  if (!schema || typeof schema !== "object") return schema;
-  const copy: Record<string | symbol, unknown> = {};
-  for (const key of Reflect.ownKeys(schema)) copy[key] = closed((schema as Record<string | symbol, unknown>)[key]);
-  if (copy.type === "object" && copy.properties) copy.additionalProperties = false;
-  return copy;
-}
-
-function expectConforms(schema: TSchema, response: { status: number; headers: Headers; body: unknown }) {
-  expect(response.status).toBe(200);
-  expect(response.headers.get("content-type")).toBe("application/json;charset=utf-8");
-  expect(response.headers.get("x-request-id")).toBeTruthy();
-  const check = TypeCompiler.Compile(closed(schema) as TSchema);
-  expect([...check.Errors(response.body)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
-}
 
 test("record list pages conform exactly, whatever state their rows are in", async () => {
   const problem = await judgeableProblem(t, cast, { body: { title: "两数之和 · Zwei Summen" } });

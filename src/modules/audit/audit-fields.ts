@@ -28,6 +28,9 @@ export const AUDIT_ACTIONS = [
   "problem_set.add_problem",
   "problem_set.move_problem",
   "problem_set.remove_problem",
+  "problem_set.extension_grant",
+  "problem_set.extension_revoke",
+  "problem_set.unfreeze",
   "record.rejudge",
   "judger.create",
 ] as const;
@@ -70,6 +73,11 @@ const RECORDED = new Set([
   "lockAt",
   "scoreboardHidden",
   "scoreboardRule",
+  "penaltyMinutes",
+  "penaltyVerdicts",
+  "freezeAt",
+  "unfrozenAt",
+  "latePenalty",
   "problems",
   "version",
   "commitId",
@@ -80,6 +88,7 @@ const RECORDED = new Set([
   "score",
   "configId",
   "problemSetId",
+  "userId",
   "states",
   "language",
   "config",
@@ -137,15 +146,21 @@ function kept(field: string, value: unknown): unknown {
 
 /**
  * The changed fields only, `{field: {before, after}}`, from two snapshots (null: the target did not
- * exist before, or no longer does). Unchanged fields are left out; secret and unknown fields show
- * that they changed (REDACTED, or null where there was no value), never their values. This is the one
- * place values reach the log.
+ * exist before, or no longer does). Unchanged fields are left out, except those in `about` (first): they
+ * say what part of the target an event is about (whose extension of a set), which an event that drops
+ * them would no longer tell. Secret and unknown fields show that they changed (REDACTED, or null where
+ * there was no value), never their values. This is the one place values reach the log.
  */
-export function diffFields(before: AuditFields | null, after: AuditFields | null): AuditChanges {
+export function diffFields(
+  before: AuditFields | null,
+  after: AuditFields | null,
+  about: readonly string[] = [],
+): AuditChanges {
   const changes: AuditChanges = {};
-  for (const field of new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])) {
+  for (const field of new Set([...about, ...Object.keys(before ?? {}), ...Object.keys(after ?? {})])) {
     // Compared as given (a Date as its JSON), so a change inside a redacted value still counts.
-    if (JSON.stringify(before?.[field] ?? null) === JSON.stringify(after?.[field] ?? null)) continue;
+    const same = JSON.stringify(before?.[field] ?? null) === JSON.stringify(after?.[field] ?? null);
+    if (same && !about.includes(field)) continue;
     changes[field] = { before: kept(field, before?.[field]), after: kept(field, after?.[field]) };
   }
   return changes;

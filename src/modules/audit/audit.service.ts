@@ -19,6 +19,8 @@ export interface AuditInput {
   /** Snapshots of the target's fields before and after (null: it did not exist); only the changes are kept. */
   before?: AuditFields | null;
   after?: AuditFields | null;
+  /** Fields kept even when unchanged: which part of the target the event is about (diffFields). */
+  about?: readonly string[];
 }
 
 /**
@@ -29,8 +31,10 @@ export interface AuditInput {
  * (both snapshots given and equal) is no event.
  */
 export function audit(em: EntityManager, actor: AuditActor, input: AuditInput): AuditEvent | null {
-  const changes = diffFields(input.before ?? null, input.after ?? null);
-  if (input.before && input.after && Object.keys(changes).length === 0) return null;
+  const about = input.about ?? [];
+  const changes = diffFields(input.before ?? null, input.after ?? null, about);
+  const changed = Object.keys(changes).filter((field) => !about.includes(field));
+  if (input.before && input.after && changed.length === 0) return null;
   return em.create(AuditEvent, {
     actorId: actor.user?.id ?? null,
     actorUsername: actor.user?.username ?? null,

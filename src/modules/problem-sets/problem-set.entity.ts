@@ -20,8 +20,21 @@ export const ProblemSet = defineEntity({
     content: p.text().default(""),
     hidden: p.boolean().default(false),
     scoreboardHidden: p.boolean().default(false),
-    /** Which of a user's scores for a problem the scoreboard counts: the best one or the last one. */
+    /**
+     * How the scoreboard counts (docs/contests.md): best or last score per problem (homework), icpc (solved,
+     * then penalty), ioi (the best of each subtask, summed), oi (the last submission, hidden until the end).
+     */
     scoreboardRule: p.string().length(8).default("best"),
+    /** icpc: minutes added per rejected submission before the first accepted one. */
+    penaltyMinutes: p.integer().default(20),
+    /** icpc: the verdicts that cost a penalty; null: every rejection but a compile error or a judge failure. */
+    penaltyVerdicts: p.json<string[]>().nullable(),
+    /** From this instant, others' results are hidden on the board from those who do not manage sets. */
+    freezeAt: p.datetime().nullable(),
+    /** When staff unfroze the board (it is live again for everyone), or null. */
+    unfrozenAt: p.datetime().nullable(),
+    /** Late steps: from `after` past the due time, a score is multiplied by `factor` (the latest step that applies). */
+    latePenalty: p.json<{ after: string; factor: number }[]>().defaultRaw("'[]'::jsonb"),
     unlockAt: p.datetime().nullable(),
     dueAt: p.datetime().nullable(),
     lockAt: p.datetime().nullable(),

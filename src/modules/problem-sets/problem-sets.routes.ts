@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../server/deps";
 import { authPlugin } from "../identity/http/auth.plugin";
-import { ok, okPage } from "../../http/respond";
+import { ok, okList } from "../../http/respond";
 import { EmptyResp, isoTime } from "../../http/schemas";
 import { DomainParams } from "../domains/domains.schemas";
 import { toProblemDetail, toProblemView } from "../problems/problems.service";
@@ -30,7 +30,10 @@ export function problemSetsRoutes(deps: AppDeps) {
     .use(authPlugin(deps))
     .get(
       "",
-      async ({ em, access, query }) => okPage(await sets.listProblemSets(em, access, query), sets.toProblemSetView),
+      async ({ em, access, query }) => {
+        const page = await sets.listProblemSets(em, access, query);
+        return okList({ count: page.count, results: await sets.problemSetViewsFor(em, access, page.results) });
+      },
       {
         domainPermission: "problemSet.view",
         params: DomainParams,
@@ -38,7 +41,7 @@ export function problemSetsRoutes(deps: AppDeps) {
         response: ProblemSetListResp,
         detail: {
           operationId: "v1_list_problem_sets",
-          summary: "The domain's problem sets (hidden ones only for managers)",
+          summary: "The domain's problem sets (hidden ones only for managers), each with the caller's own window",
         },
       },
     )
@@ -61,8 +64,9 @@ export function problemSetsRoutes(deps: AppDeps) {
       async ({ em, access, params }) => {
         const set = await sets.findProblemSet(em, access, params.problemSet);
         const problems = await sets.visibleProblems(em, access, set);
+        const [view] = await sets.problemSetViewsFor(em, access, [set]);
         return ok({
-          ...sets.toProblemSetView(set),
+          ...view,
           createdAt: isoTime(set.createdAt),
           updatedAt: isoTime(set.updatedAt),
           problems: await withLatestRecords(
@@ -85,7 +89,7 @@ export function problemSetsRoutes(deps: AppDeps) {
         response: ProblemSetDetailResp,
         detail: {
           operationId: "v1_get_problem_set",
-          summary: "A problem set and its problems (none before it unlocks)",
+          summary: "A problem set with the caller's own window, and its problems (none before it unlocks)",
         },
       },
     )
@@ -124,7 +128,7 @@ export function problemSetsRoutes(deps: AppDeps) {
         const problems = await sets.visibleProblems(em, access, set);
         return ok({
           count: problems.length,
-          results: await withLatestRecords(em, access.userId, problems.map(toProblemView), set.id),
+          results: await withLatestRecords(em, access.userId, problems.map(toProblemView), set.id, access),
         });
       },
       {
@@ -164,6 +168,7 @@ export function problemSetsRoutes(deps: AppDeps) {
           access.userId,
           [toProblemDetail(await sets.findProblemInSet(em, access, set, params.problem))],
           set.id,
+          access,
         );
         return ok(problem);
       },

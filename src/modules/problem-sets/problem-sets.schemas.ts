@@ -11,11 +11,52 @@ import {
   OutInt,
 } from "../../http/schemas";
 import { UrlSlug } from "../domains/domains.schemas";
+import { LATE_AFTER } from "./late-penalty";
 import { RecordPreview } from "../problems/problems.schemas";
 
-const ScoreboardRule = Choice(["best", "last"], {
-  description: "which of a user's scores per problem the scoreboard counts (extension)",
+const ScoreboardRule = Choice(["best", "last", "icpc", "ioi", "oi"], {
+  description: "how the scoreboard counts (extension; docs/contests.md): best, last, icpc, ioi or oi",
 });
+/** Verdicts an ICPC set may count a penalty for (docs/contests.md "ICPC"). */
+export const PENALTY_VERDICTS = [
+  "wrong_answer",
+  "time_limit_exceeded",
+  "memory_limit_exceeded",
+  "output_limit_exceeded",
+  "runtime_error",
+  "canceled",
+  "compile_error",
+  "system_error",
+] as const;
+const LateStep = t.Object(
+  {
+    after: t.String({
+      pattern: LATE_AFTER.source,
+      description: "after the due time: 0h, 90m, 1.5d, 2w",
+    }),
+    factor: t.Number({ minimum: 0, maximum: 1, description: "the score is multiplied by it" }),
+  },
+  { title: "LateStep" },
+);
+
+/** A set's contest and homework rules (extensions; docs/contests.md), as a create or an edit gives them. */
+const ruleFields = {
+  scoreboardRule: t.Optional(ScoreboardRule),
+  penaltyMinutes: t.Optional(t.Integer({ minimum: 0, maximum: 1440, description: "icpc: per rejected submission" })),
+  penaltyVerdicts: t.Optional(
+    t.Nullable(
+      t.Array(Choice(PENALTY_VERDICTS), {
+        maxItems: PENALTY_VERDICTS.length,
+        uniqueItems: true,
+        description: "icpc: the verdicts that cost a penalty; null: all but compile errors and judge failures",
+      }),
+    ),
+  ),
+  freezeAt: t.Optional(t.Nullable(TimestampInput)),
+  latePenalty: t.Optional(
+    t.Array(LateStep, { maxItems: 20, description: "late steps after the due time; the latest begun applies" }),
+  ),
+};
 
 const windowFields = {
   unlockAt: t.Optional(t.Nullable(TimestampInput)),
@@ -30,7 +71,7 @@ export const ProblemSetCreate = t.Object(
     content: t.Optional(t.String({ maxLength: 65536, default: "" })),
     hidden: t.Optional(t.Boolean({ default: false })),
     scoreboardHidden: t.Optional(t.Boolean({ default: false })),
-    scoreboardRule: t.Optional(ScoreboardRule),
+    ...ruleFields,
     ...windowFields,
   },
   { title: "ProblemSetCreate" },
@@ -44,7 +85,7 @@ export const ProblemSetEdit = t.Object(
     content: t.Optional(t.String({ maxLength: 65536 })),
     hidden: t.Optional(t.Boolean()),
     scoreboardHidden: t.Optional(t.Boolean()),
-    scoreboardRule: t.Optional(ScoreboardRule),
+    ...ruleFields,
     ...windowFields,
   },
   { title: "ProblemSetEdit" },
@@ -60,9 +101,18 @@ const setFields = {
   hidden: t.Boolean({ default: false }),
   scoreboardHidden: t.Boolean({ default: false }),
   scoreboardRule: ScoreboardRule,
+  penaltyMinutes: OutInt({ default: 20 }),
+  penaltyVerdicts: t.Nullable(t.Array(t.String())),
+  freezeAt: t.Nullable(DateTime),
+  unfrozenAt: t.Nullable(DateTime),
+  latePenalty: t.Array(LateStep),
   dueAt: t.Nullable(DateTime),
   lockAt: t.Nullable(DateTime),
   unlockAt: t.Nullable(DateTime),
+  extended: t.Boolean({
+    default: false,
+    description: "dueAt and lockAt are the caller's own, from an extension they were granted (extension)",
+  }),
   numSubmit: OutInt({ default: 0 }),
   numAccept: OutInt({ default: 0 }),
   ownerId: t.Nullable(Uuid),

@@ -10,9 +10,11 @@ import type { Problem } from "../problems/problem.entity";
 import { findProblem } from "../problems/problems.service";
 import { ProblemSet } from "./problem-set.entity";
 import { ProblemSetProblem } from "./problem-set-problem.entity";
-import { parseWindow, windowState } from "./problem-set-window";
+import { type OwnDates, parseWindow, windowFor, windowState } from "./problem-set-window";
+import { ownDates, ownDatesOf } from "./problem-set-extensions.service";
 import type { ProblemSetCreateInput, ProblemSetEditInput, ProblemSetView } from "./problem-sets.schemas";
 import { LOCK_SET_SQL } from "./problem-sets.sql";
+import { applyRules, rulesView } from "./problem-set-rules";
 import { audit } from "../audit/audit.service";
 import { assignGiven, auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
 
@@ -23,6 +25,11 @@ const AUDITED = [
   "hidden",
   "scoreboardHidden",
   "scoreboardRule",
+  "penaltyMinutes",
+  "penaltyVerdicts",
+  "freezeAt",
+  "unfrozenAt",
+  "latePenalty",
   "unlockAt",
   "dueAt",
   "lockAt",
@@ -65,9 +72,9 @@ export async function createProblemSet(
     content: input.content ?? "",
     hidden: input.hidden ?? false,
     scoreboardHidden: input.scoreboardHidden ?? false,
-    scoreboardRule: input.scoreboardRule ?? "best",
     ...parseWindow(input),
   });
+  applyRules(set, input);
   return auditedCreate(em, access, {
     action: "problem_set.create",
     type: "problem_set",
@@ -88,7 +95,8 @@ export async function updateProblemSet(
   return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
     Object.assign(set, parseWindow(input, set));
     await slugs.change(em, { domain: access.domain }, set, input.url);
-    assignGiven(set, input, ["title", "content", "hidden", "scoreboardHidden", "scoreboardRule"]);
+    assignGiven(set, input, ["title", "content", "hidden", "scoreboardHidden"]);
+    applyRules(set, input);
   });
 }
 
@@ -130,15 +138,16 @@ export async function findProblemInSet(
 }
 
 /**
- * Whether a submission through the set is accepted now, and whether it is late: refused from
- * `lockAt` on, late from `dueAt` on. (Before `unlockAt`, findProblemInSet already refused.) Managers
- * may always submit, to test the set.
+ * Whether a submission through the set is accepted now, and whether it is late, by the caller's own
+ * window (their extension's times where they have one): refused from `lockAt` on, late from `dueAt` on.
+ * (Before `unlockAt`, findProblemInSet already refused.) Managers may always submit, to test the set.
  */
-export function submissionWindow(access: DomainAccess, set: ProblemSet): { late: boolean } {
+export async function submissionWindow(em: EntityManager, access: DomainAccess, set: ProblemSet) {
   if (manages(access)) return { late: false };
-  const state = windowState(set);
+  const window = windowFor(set, await ownDates(em, set, access.userId));
+  const state = windowState(window);
   if (state === "locked")
-    throw new BizError("Error", `the problem set is locked since ${isoTime(set.lockAt!)}: no more submissions`);
+    throw new BizError("Error", `the problem set is locked since ${isoTime(window.lockAt!)}: no more submissions`);
   return { late: state === "late" };
 }
 
@@ -228,17 +237,27 @@ export async function removeProblemFromSet(
   });
 }
 
-export function toProblemSetView(set: ProblemSet): ProblemSetView {
+/** The sets as their caller sees them: with the caller's own due and lock times where they have an extension. */
+export async function problemSetViewsFor(em: EntityManager, access: DomainAccess, list: ProblemSet[]) {
+  const ids = list.map((set) => set.id);
+  const own = await ownDatesOf(em, access.userId, ids);
+  return list.map((set) => toProblemSetView(set, own.get(set.id)));
+}
+
+/** A set's view; with `own`, that student's window and `extended` (writes answer with the set's own). */
+export function toProblemSetView(set: ProblemSet, own?: OwnDates): ProblemSetView {
+  const window = windowFor(set, own);
   return {
     ...contentAddress(set),
     title: set.title,
     content: set.content,
     hidden: set.hidden,
     scoreboardHidden: set.scoreboardHidden,
-    scoreboardRule: set.scoreboardRule as "best" | "last",
-    dueAt: isoTime(set.dueAt ?? null),
-    lockAt: isoTime(set.lockAt ?? null),
-    unlockAt: isoTime(set.unlockAt ?? null),
+    ...rulesView(set),
+    dueAt: isoTime(window.dueAt),
+    lockAt: isoTime(window.lockAt),
+    unlockAt: isoTime(window.unlockAt),
+    extended: own !== undefined,
     ...contentTally(set),
   };
 }

@@ -6,5 +6,14 @@
 /** Locks a set's row, so that concurrent edits of its order cannot interleave. Parameter: the set's id. */
 export const LOCK_SET_SQL = "select id from problem_sets where id = ? for update";
 
+/**
+ * A user's extension on a set, made if they have none; the unique (set, user) makes concurrent grants one row
+ * (a second waits for the first to commit, then inserts nothing). Returns the id only when it made the row.
+ * Parameters: id, set id, user id, due, lock, granted by.
+ */
+export const INSERT_EXTENSION_SQL = `
+  insert into problem_set_extensions (id, problem_set_id, user_id, due_at, lock_at, granted_by_id)
+  values (?, ?, ?, ?, ?, ?) on conflict (problem_set_id, user_id) do nothing returning id`;
+
 /** Every statement this file can produce, for the prepare test. */
-export const SAMPLE_STATEMENTS: string[] = [LOCK_SET_SQL];
+export const SAMPLE_STATEMENTS: string[] = [LOCK_SET_SQL, INSERT_EXTENSION_SQL];

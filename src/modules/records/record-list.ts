@@ -5,6 +5,7 @@ import { pageWindow, parseOrdering } from "../../db/listing";
 import { readRows } from "../../db/statements";
 import { isoTime } from "../../http/schemas";
 import { uuidArray } from "../../db/addressing";
+import { sealed, sealedSets } from "../problem-sets/oi-sealing";
 import type { RecordListDetailView, RecordListQueryInput } from "./records.schemas";
 import { type ListFilter, type ListOrdering, listRowsSql, listWhere, recordPageSql } from "./records.sql";
 
@@ -67,7 +68,21 @@ export async function listRowsOf(
   ids: string[],
 ): Promise<RecordListDetailView[]> {
   const { where, values } = listCondition(access, filters);
-  return (await readRows<ListRow>(em, listRowsSql(where), [uuidArray(ids), ...values])).map(listView);
+  return sealRows(
+    em,
+    access,
+    (await readRows<ListRow>(em, listRowsSql(where), [uuidArray(ids), ...values])).map(listView),
+  );
+}
+
+/** Rows of OI sets before their end, their outcome taken out (oi-sealing.ts). */
+async function sealRows(em: EntityManager, access: DomainAccess, rows: RecordListDetailView[]) {
+  const seals = await sealedSets(
+    em,
+    access,
+    rows.map((r) => r.problemSetId),
+  );
+  return seals.size === 0 ? rows : rows.map((r) => (r.problemSetId && seals.has(r.problemSetId) ? sealed(r) : r));
 }
 
 /**
@@ -102,6 +117,6 @@ export async function listRecordPage(
   const { sql, values } = recordPageStatement(access, query);
   const found = await readRows<ListRow & { count: number }>(em, sql, values);
   // An empty page is one row of the count alone, its record's columns null.
-  const results = found.filter((r) => r.id !== null).map(listView);
+  const results = await sealRows(em, access, found.filter((r) => r.id !== null).map(listView));
   return JSON.stringify({ count: found[0].count, results });
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { sealed, sealedSets } from "../problem-sets/oi-sealing";
 import { BizError, permissionDenied } from "../../core/errors";
 import { uuidArray } from "../../db/addressing";
 import { readRow, row, rows } from "../../db/statements";
@@ -9,7 +10,7 @@ import { holds } from "../identity/access-rules";
 import type { BlobStore } from "../../storage/blob-store";
 import { domainIdOf } from "../domains/domain-content";
 import { JudgeRecord, RecordFile } from "./record.entity";
-import { isWorking, type RecordState, type StoredCase } from "../judging/record-states";
+import { isFinal, isWorking, type RecordState, type StoredCase } from "../judging/record-states";
 import { caseLayout, PUBLIC_CASE_CATEGORIES } from "../judging/protocol/case-layout";
 import type { RecordDetailView, RecordView } from "./records.schemas";
 import { recordDetailView } from "./record-detail-view";
@@ -128,7 +129,10 @@ export async function readRecordDetail(
       c.state === "compile_error" || (layout !== null && PUBLIC_CASE_CATEGORIES.has(layout.categories[i] ?? ""));
     cases = cases.map((c, i) => (shown(c, i) ? c : { ...c, stdout: "", stderr: "" }));
   }
-  return recordDetailView({ ...found, cases }, mayReadCode(access, found) ? codeUrl : null);
+  const view = recordDetailView({ ...found, cases }, mayReadCode(access, found) ? codeUrl : null);
+  // An OI set's results before its end (oi-sealing.ts): nothing of the outcome, cases and rejudges included.
+  if ((await sealedSets(em, access, [found.problemSetId])).size === 0) return view;
+  return { ...sealed(view), cases: [], history: [] };
 }
 
 export interface RecordPreviewView {
@@ -153,12 +157,16 @@ export async function latestRecords(
   return new Map(found.filter((r) => r.latest !== null).map((r) => [r.problem_id, r.latest!]));
 }
 
-/** Adds `latestRecord` (the caller's newest record, or null) to problem views. */
+/**
+ * Adds `latestRecord` (the caller's newest record, or null) to problem views; through an OI set before its
+ * end (oi-sealing.ts), a judged one reads `judging`.
+ */
 export async function withLatestRecords<T extends { id: string }>(
   em: EntityManager,
   userId: string,
   views: T[],
   setId: string | null = null,
+  access: DomainAccess | null = null,
 ): Promise<(T & { latestRecord: RecordPreviewView | null })[]> {
   const latest = await latestRecords(
     em,
@@ -166,5 +174,8 @@ export async function withLatestRecords<T extends { id: string }>(
     views.map((v) => v.id),
     setId,
   );
-  return views.map((view) => ({ ...view, latestRecord: latest.get(view.id) ?? null }));
+  const seal = setId !== null && access !== null && (await sealedSets(em, access, [setId])).size > 0;
+  const shown = (preview: RecordPreviewView | undefined) =>
+    !preview ? null : seal && isFinal(preview.state) ? { ...preview, state: "judging" } : preview;
+  return views.map((view) => ({ ...view, latestRecord: shown(latest.get(view.id)) }));
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { BlobStore } from "../../storage/blob-store";
 import { stringify } from "csv-stringify/sync";
 import type { DomainAccess } from "../identity/access";
 import { uuidArray } from "../../db/addressing";
@@ -20,7 +21,8 @@ const BOM = "\uFEFF";
 /**
  * The set's grades for a grade book: one row per member of the domain (and per anyone else with a
  * judged record in the set, a member since removed), by student id. Each problem gives its score (the
- * set's rule: best or last; empty when nothing was judged) and a late flag, then the total. The same
+ * set's rule, after any late penalty; empty when no result is shown), the raw score beside it and a late
+ * flag, then the total. The same
  * scoreboard decides the figures, so the file and `GET …/scoreboard` always agree.
  *
  * Student ids and real names are private everywhere else, and the roster is the staff's: a caller who
@@ -31,8 +33,13 @@ const BOM = "\uFEFF";
  * with `'` (csv-stringify's `escape_formulas`): a student's chosen name must not execute on the
  * teacher's machine.
  */
-export async function gradeCsv(em: EntityManager, access: DomainAccess, set: ProblemSet): Promise<string> {
-  const board = await scoreboard(em, access, set);
+export async function gradeCsv(
+  em: EntityManager,
+  store: BlobStore,
+  access: DomainAccess,
+  set: ProblemSet,
+): Promise<string> {
+  const board = (await scoreboard(em, store, access, set)).view();
   const ranked = new Map(board.rows.map((row) => [row.userId, row]));
   const staff = managesProblemSets(access);
   const people = await em.execute<Person[]>(GRADE_PEOPLE_SQL, [
@@ -44,7 +51,7 @@ export async function gradeCsv(em: EntityManager, access: DomainAccess, set: Pro
   ]);
   people.sort((a, b) => compareText(a.student_id, b.student_id) || compareText(a.username, b.username));
   const header = ["student id", "real name", "username"];
-  for (const problem of board.problems) header.push(problem.title, `${problem.title} (late)`);
+  for (const problem of board.problems) header.push(problem.title, `${problem.title} (raw)`, `${problem.title} (late)`);
   header.push("total");
   const lines = people.map((person) => {
     const row = ranked.get(person.id);
@@ -52,7 +59,8 @@ export async function gradeCsv(em: EntityManager, access: DomainAccess, set: Pro
     const line: (string | number)[] = [person.student_id, person.real_name, person.username];
     for (const problem of board.problems) {
       const cell = cells.get(problem.id);
-      line.push(cell ? cell.score : "", cell?.late ? "late" : "");
+      const judged = cell && cell.recordId !== null;
+      line.push(judged ? cell.score : "", judged ? cell.rawScore : "", cell?.late ? "late" : "");
     }
     line.push(row?.totalScore ?? 0);
     return line;

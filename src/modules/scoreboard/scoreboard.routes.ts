@@ -1,13 +1,16 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../server/deps";
 import { authPlugin } from "../identity/http/auth.plugin";
-import { ok } from "../../http/respond";
+import { ok, okJson } from "../../http/respond";
 import { SetParams } from "../problem-sets/problem-sets.schemas";
-import { findProblemSet } from "../problem-sets/problem-sets.service";
+import { findProblemSet, toProblemSetView } from "../problem-sets/problem-sets.service";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { scoreboard } from "./scoreboard.service";
 import { gradeCsv } from "./grade-export.service";
-import { ScoreboardResp } from "./scoreboard.schemas";
+import { SCOREBOARD_PAGE_HEADERS, scoreboardPage } from "./scoreboard-page";
+import { ScoreboardQuery, ScoreboardResp } from "./scoreboard.schemas";
+import { unfreeze } from "./unfreeze.service";
+import { ProblemSetResp } from "../problem-sets/problem-sets.schemas";
 
 const CSV_DOC = {
   200: {
@@ -31,21 +34,36 @@ function csvResponse(set: ProblemSet, body: string): Response {
   });
 }
 
-/** A problem set's scoreboard (extension), computed from its judged records on every read; also as CSV grades. */
+const HTML_DOC = {
+  200: {
+    description: "a self-contained page (inline script and style, allowed by hash) that redraws itself live",
+    content: { "text/html": { schema: { type: "string" } } },
+  },
+} as const;
+
+/**
+ * A problem set's scoreboard (extension), computed from its judged records on every read; also as CSV grades,
+ * and as a page for a projector.
+ */
 export function scoreboardRoutes(deps: AppDeps) {
   return new Elysia({ name: "scoreboard-routes", prefix: "/domains/:domain", detail: { tags: ["problem set"] } })
     .use(authPlugin(deps))
     .get(
       "/problem_sets/:problemSet/scoreboard",
-      async ({ em, access, params }) =>
-        ok(await scoreboard(em, access, await findProblemSet(em, access, params.problemSet))),
+      async ({ em, access, params, query, set: response }) => {
+        const set = await findProblemSet(em, access, params.problemSet);
+        const board = await scoreboard(em, deps.store, access, set, { asPublic: query.view === "public" });
+        // Written as made (scoreboard-view.ts): the schema stays the documentation.
+        return okJson(response, board.json);
+      },
       {
         domainPermission: "problemSet.view",
         params: SetParams,
+        query: ScoreboardQuery,
         response: ScoreboardResp,
         detail: {
           operationId: "v1_get_problem_set_scoreboard",
-          summary: "Per user and problem the best (or last) score, and totals (extension)",
+          summary: "The set's board by its rule (best, last, icpc, ioi, oi), frozen or sealed as the caller may see it",
         },
       },
     )
@@ -53,7 +71,7 @@ export function scoreboardRoutes(deps: AppDeps) {
       "/problem_sets/:problemSet/scoreboard.csv",
       async ({ em, access, params }) => {
         const set = await findProblemSet(em, access, params.problemSet);
-        return csvResponse(set, await gradeCsv(em, access, set));
+        return csvResponse(set, await gradeCsv(em, deps.store, access, set));
       },
       {
         domainPermission: "problemSet.view",
@@ -63,6 +81,38 @@ export function scoreboardRoutes(deps: AppDeps) {
           summary:
             "The scoreboard as CSV grades: one row per member, per problem score and late flag, total (extension)",
           responses: CSV_DOC,
+        },
+      },
+    )
+    .get(
+      "/problem_sets/:problemSet/scoreboard.html",
+      async ({ em, access, params, query }) => {
+        const set = await findProblemSet(em, access, params.problemSet);
+        const board = await scoreboard(em, deps.store, access, set, { asPublic: query.view === "public" });
+        return new Response(scoreboardPage(set.title, board.view()), { headers: SCOREBOARD_PAGE_HEADERS });
+      },
+      {
+        domainPermission: "problemSet.view",
+        params: SetParams,
+        query: ScoreboardQuery,
+        detail: {
+          operationId: "v1_get_problem_set_scoreboard_page",
+          summary: "The scoreboard as a page for a projector, updated live from the set's record stream (extension)",
+          responses: HTML_DOC,
+        },
+      },
+    )
+    .post(
+      "/problem_sets/:problemSet/scoreboard/unfreeze",
+      async ({ em, access, params }) =>
+        ok(toProblemSetView(await unfreeze(em, access, await findProblemSet(em, access, params.problemSet)))),
+      {
+        domainPermission: "problemSet.edit",
+        params: SetParams,
+        response: ProblemSetResp,
+        detail: {
+          operationId: "v1_unfreeze_problem_set_scoreboard",
+          summary: "Unfreeze the board (and publish an OI set's results): live for everyone from now (extension)",
         },
       },
     );

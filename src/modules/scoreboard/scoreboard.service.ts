@@ -1,98 +1,148 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../core/errors";
+import type { BlobStore } from "../../storage/blob-store";
 import type { DomainAccess } from "../identity/access";
-import { uuidArray } from "../../db/addressing";
-import { isoTime } from "../../http/schemas";
+import { lateRules } from "../problem-sets/late-penalty";
+import { ProblemSetExtension } from "../problem-sets/problem-set-extension.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { managesProblemSets, visibleProblems } from "../problem-sets/problem-sets.service";
+import { type Board, type UserRow, groupRecords, rankRows, userRow, userRows } from "./board-rank";
+import {
+  type BoardRecord,
+  type BoardRule,
+  type BoardSettings,
+  type Viewer,
+  DEFAULT_PENALTY_VERDICTS,
+  frozen,
+  resultShown,
+  sealed,
+} from "./board-rules";
+import { boardRecords } from "./board-store";
 import type { ScoreboardView } from "./scoreboard.schemas";
-import { JUDGED_ROWS_SQL } from "./scoreboard.sql";
-
-interface JudgedRow {
-  id: string;
-  committer_id: string;
-  username: string;
-  problem_id: string;
-  score: number;
-  state: string;
-  late: boolean;
-  created_at: Date;
-}
-
-type Cell = ScoreboardView["rows"][number]["cells"][number];
+import { boardJson, boardView } from "./scoreboard-view";
 
 /**
- * The set's scoreboard: per user and problem, the best score (or the last one, per the set's
- * `scoreboardRule`) among judged records submitted through the set, and the totals. Ranked by total,
- * then by problems accepted, then by who reached their total first. Hidden from non-managers when
+ * A set's scoreboard (docs/contests.md): its records by the set's rule, as the caller may see them — a frozen
+ * board hides others' results after the freeze from those who do not manage sets, an OI board hides every
+ * result until the end — with late penalties by each user's own due time. Hidden from non-managers when
  * the set says so.
+ *
+ * Fast (docs/contests.md "Speed"): the records are kept per set and read again only where they changed
+ * (board-store.ts); the board made from them is kept too, per set, per what its viewers share — the live
+ * board, or the public one (frozen or sealed) — with its JSON, until the records, the set, its
+ * extensions or the problems shown change. A student of a frozen board gets the public rows with only
+ * their own row made again, ranked anew.
  */
-export async function scoreboard(em: EntityManager, access: DomainAccess, set: ProblemSet): Promise<ScoreboardView> {
+
+interface Kept {
+  key: string;
+  rows: UserRow[];
+  board: Board;
+  json: string;
+}
+const kept = new Map<string, Kept>();
+const MAX_KEPT = 512;
+
+export interface BoardAnswer {
+  view: () => ScoreboardView;
+  /** The board's JSON, written once per change of the board when the caller sees the shared one. */
+  json: string;
+}
+
+export async function scoreboard(
+  em: EntityManager,
+  store: BlobStore,
+  access: DomainAccess,
+  set: ProblemSet,
+  options: { asPublic?: boolean; now?: Date } = {},
+): Promise<BoardAnswer> {
   if (set.scoreboardHidden && !managesProblemSets(access)) {
     throw new BizError("ScoreboardHiddenBadRequestError", "the scoreboard of this problem set is hidden");
   }
+  const now = options.now ?? new Date();
+  // As the public sees it (a projector run by staff): no one's own results, frozen and sealed as for anyone.
+  const viewer: Viewer = options.asPublic
+    ? { userId: "", manages: false, now }
+    : { userId: access.user.id, manages: managesProblemSets(access), now };
   const problems = await visibleProblems(em, access, set);
-  const rows =
+  const { settings, stamp } = await settingsOf(em, set);
+  const { key, records } =
     problems.length === 0
-      ? []
-      : await em.execute<JudgedRow[]>(JUDGED_ROWS_SQL, [set.id, uuidArray(problems.map((p) => p.id))]);
-  const byUser = new Map<string, { username: string; cells: Map<string, Cell & { at: Date }> }>();
-  for (const row of rows) {
-    const user = byUser.get(row.committer_id) ?? { username: row.username, cells: new Map() };
-    byUser.set(row.committer_id, user);
-    const current = user.cells.get(row.problem_id);
-    const submissions = (current?.submissions ?? 0) + 1;
-    const takes = !current || set.scoreboardRule === "last" || row.score > current.score;
-    const at = new Date(row.created_at);
-    user.cells.set(
-      row.problem_id,
-      takes
-        ? {
-            problemId: row.problem_id,
-            score: row.score,
-            state: row.state,
-            recordId: row.id,
-            late: row.late,
-            submittedAt: isoTime(at),
-            submissions,
-            at,
-          }
-        : { ...current!, submissions },
-    );
-  }
-  const ranked = [...byUser.entries()]
-    .map(([userId, { username, cells }]) => {
-      const counted = [...cells.values()];
-      return {
-        userId,
-        username,
-        totalScore: counted.reduce((sum, c) => sum + c.score, 0),
-        accepted: counted.filter((c) => c.state === "accepted").length,
-        reachedAt: Math.max(0, ...counted.map((c) => c.at.getTime())),
-        cells: problems.flatMap((p) => {
-          const cell = cells.get(p.id);
-          if (!cell) return [];
-          const { at: _at, ...shown } = cell;
-          return [shown];
-        }),
-      };
-    })
-    .sort(
-      (a, b) =>
-        b.totalScore - a.totalScore ||
-        b.accepted - a.accepted ||
-        a.reachedAt - b.reachedAt ||
-        a.username.localeCompare(b.username),
-    );
-  let rank = 0;
-  return {
-    problemSetId: set.id,
-    rule: set.scoreboardRule as "best" | "last",
-    problems: problems.map((p) => ({ id: p.id, url: p.url, title: p.title })),
-    rows: ranked.map(({ reachedAt: _r, ...row }, i) => {
-      const prev = ranked[i - 1];
-      if (!prev || prev.totalScore !== row.totalScore || prev.accepted !== row.accepted) rank = i + 1;
-      return { rank, ...row };
-    }),
+      ? { key: "none", records: [] }
+      : await boardRecords(em, store, set.id, settings.rule === "ioi");
+  // Those who see the live board all see the same one; the rest share the public one (frozen or sealed).
+  const live = viewer.manages || (!frozen(settings, viewer) && !sealed(settings, viewer));
+  const shared: Viewer = live ? { userId: "", manages: true, now } : { userId: "", manages: false, now };
+  const states = `${frozen(settings, shared)}:${sealed(settings, shared)}`;
+  const board = sharedBoard(set, problems, settings, shared, records, [
+    key,
+    stamp,
+    states,
+    ...problems.map((p) => p.id),
+  ]);
+  const own = !live && !sealed(settings, viewer) ? ownRows(records, problems, settings, viewer) : null;
+  if (!own) return { json: board.json, view: () => JSON.parse(board.json) as ScoreboardView };
+  // A frozen board to a student: their own row with their results, among the others' public rows.
+  const rows = rankRows([...board.rows.filter((r) => r.userId !== viewer.userId), ...own], settings);
+  const view = boardView(set, problems, settings, { ...board.board, rows });
+  return { json: boardJson(view), view: () => view };
+}
+
+function sharedBoard(
+  set: ProblemSet,
+  problems: { id: string; url: string | null; title: string }[],
+  settings: BoardSettings,
+  viewer: Viewer,
+  records: BoardRecord[],
+  parts: string[],
+): Kept {
+  const name = `${set.id}:${viewer.manages ? "live" : "public"}`;
+  const key = parts.join("|");
+  const found = kept.get(name);
+  if (found && found.key === key) return found;
+  const rows = userRows(groupRecords(records, problems), problems, settings, viewer);
+  const board = {
+    frozen: frozen(settings, viewer) && !viewer.manages,
+    sealed: sealed(settings, viewer),
+    rows: rankRows(rows, settings),
   };
+  const made = { key, rows, board, json: boardJson(boardView(set, problems, settings, board)) };
+  kept.delete(name);
+  kept.set(name, made);
+  if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value!);
+  return made;
+}
+
+/** The viewer's own row, their own results shown (a frozen board). */
+function ownRows(records: BoardRecord[], problems: { id: string }[], settings: BoardSettings, viewer: Viewer) {
+  const mine = groupRecords(
+    records.filter((r) => r.userId === viewer.userId),
+    problems,
+  );
+  const shown = (r: BoardRecord) => resultShown(r, settings, viewer);
+  return [...mine].map(([userId, user]) => userRow(userId, user, problems, settings, shown));
+}
+
+/** The set's scoring settings and its students' own dates, and a stamp that changes when any of them does. */
+export async function settingsOf(em: EntityManager, set: ProblemSet) {
+  const extensions = await em.find(
+    ProblemSetExtension,
+    { problemSet: set },
+    { fields: ["user", "dueAt", "lockAt", "updatedAt"] },
+  );
+  const settings: BoardSettings = {
+    rule: set.scoreboardRule as BoardRule,
+    startAt: set.unlockAt ?? set.createdAt,
+    unlockAt: set.unlockAt ?? null,
+    dueAt: set.dueAt ?? null,
+    lockAt: set.lockAt ?? null,
+    penaltyMinutes: set.penaltyMinutes,
+    penaltyVerdicts: new Set(set.penaltyVerdicts ?? DEFAULT_PENALTY_VERDICTS),
+    freezeAt: set.freezeAt ?? null,
+    unfrozenAt: set.unfrozenAt ?? null,
+    latePenalty: lateRules(set.latePenalty ?? []),
+    own: new Map(extensions.map((e) => [e.user.id, { dueAt: e.dueAt ?? null, lockAt: e.lockAt ?? null }])),
+  };
+  const changed = Math.max(set.updatedAt.getTime(), ...extensions.map((e) => e.updatedAt.getTime()));
+  return { settings, stamp: `${changed}:${extensions.length}:${set.title}` };
 }

@@ -3,15 +3,33 @@
  * prepares every one of SAMPLE_STATEMENTS against the migrated schema.
  */
 
+/** How many records a set has from users, and when one last changed: the board's cache stamp. Parameter: the set. */
+export const BOARD_STAMP_SQL = `select count(*)::int as count, max(updated_at) as latest
+       from records where problem_set_id = ? and committer_id is not null and state <> 'failed'`;
+
 /**
- * The judged records submitted through a set for some problems, oldest first, with their committer's
- * name. Parameters: the set's id, the problems' ids as an array.
+ * The board's columns of a record: its first case verdict that was not accepted (ICPC's penalty reads it) and,
+ * for IOI, its cases' scores in order. A judge failure (\`failed\`) is on no board.
  */
-export const JUDGED_ROWS_SQL = `select r.id, r.committer_id, u.username, r.problem_id, r.score, r.state, r.late,
-            r.created_at
-       from records r join users u on u.id = r.committer_id
-      where r.problem_set_id = ? and r.problem_id = any(?::uuid[]) and r.state in ('accepted', 'rejected')
-      order by r.created_at, r.id`;
+const BOARD_COLUMNS = `r.id, r.committer_id, u.username, r.problem_id, r.score, r.state, r.created_at,
+            r.config_id, r.language,
+            case when r.state = 'rejected' then (select c->>'state' from jsonb_array_elements(r.cases) c
+                                                  where c->>'state' <> 'accepted' limit 1) end as verdict,
+            case when ? then array(select coalesce((c->>'score')::int, 0)
+                                     from jsonb_array_elements(r.cases) with ordinality e(c, n) order by n) end
+              as case_scores
+       from records r join users u on u.id = r.committer_id`;
+
+/** A set's records from users, every state but failed. Parameters: whether to read case scores, the set. */
+export const BOARD_ROWS_SQL = `select ${BOARD_COLUMNS}
+      where r.problem_set_id = ? and r.state <> 'failed'`;
+
+/**
+ * A set's records changed since an instant, failed ones too (a rejudge may have failed one the board held).
+ * Parameters: whether to read case scores, the set, the instant.
+ */
+export const BOARD_CHANGED_SQL = `select ${BOARD_COLUMNS}
+      where r.problem_set_id = ? and r.updated_at >= ?`;
 
 /**
  * The people of a grade export: the domain's members (staff only) and anyone ranked on the board; student
@@ -24,4 +42,4 @@ export const GRADE_PEOPLE_SQL = `select u.id, u.username, case when ? then u.stu
       where (? and u.id in (select user_id from domain_users where domain_id = ?)) or u.id = any(?::uuid[])`;
 
 /** Every statement this file can produce, for the prepare test. */
-export const SAMPLE_STATEMENTS: string[] = [JUDGED_ROWS_SQL, GRADE_PEOPLE_SQL];
+export const SAMPLE_STATEMENTS: string[] = [BOARD_STAMP_SQL, BOARD_ROWS_SQL, BOARD_CHANGED_SQL, GRADE_PEOPLE_SQL];

@@ -1,5 +1,6 @@
 import type { SimilarityReport } from "./similarity-report.entity";
 import { reportView } from "./similarity.service";
+import { escapeHtml, scriptJson } from "../../core/page-text";
 
 /**
  * The report as one self-contained page for staff (docs/running-a-course.md "Code similarity"): no build step, no
@@ -7,16 +8,6 @@ import { reportView } from "./similarity.service";
  * the fragments they share highlighted, a colour per fragment. The data rides in the page as JSON (every
  * `<` escaped, so no source can close the script), and the script writes it as text, never as markup.
  */
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-
-/** JSON safe inside a script element: `<`, and the two line separators JavaScript once refused, escaped. */
-const scriptJson = (value: unknown) =>
-  JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#222}

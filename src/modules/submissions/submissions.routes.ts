@@ -62,7 +62,7 @@ export function submissionsRoutes(deps: AppDeps) {
       async ({ em, log, access, params, body }) => {
         const set = await findProblemSet(em, access, params.problemSet);
         const problem = await findProblemInSet(em, access, set, params.problem);
-        const { late } = submissionWindow(access, set);
+        const { late } = await submissionWindow(em, access, set);
         return submit(em, log, access, { domainId: access.domainId, problem, set, late }, body);
       },
       {
@@ -71,7 +71,9 @@ export function submissionsRoutes(deps: AppDeps) {
         detail: {
           operationId: "v1_submit_solution_to_problem_set",
           tags: ["problem set"],
-          summary: "Submit through a set: refused before it unlocks and after it locks, marked late after it is due",
+          summary:
+            "Submit through a set: refused before it unlocks and after it locks, marked late after it is due " +
+            "(the caller's own due and lock times where they have an extension)",
         },
       },
     );

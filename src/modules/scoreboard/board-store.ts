@@ -1,0 +1,155 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { resolveLanguages } from "../../core/config-model/config-json";
+import type { BlobStore } from "../../storage/blob-store";
+import { ProblemConfig } from "../problem-configs/problem-config.entity";
+import { readConfigJson } from "../problem-configs/configs.service";
+import type { BoardRecord } from "./board-rules";
+import { BOARD_CHANGED_SQL, BOARD_ROWS_SQL, BOARD_STAMP_SQL } from "./scoreboard.sql";
+
+/**
+ * A set's records as the board reads them, kept per set in this process and brought up to date by what
+ * changed since (docs/contests.md "Speed"): a request reads a stamp (how many records, the latest change),
+ * and only when it moved, the records changed since a little before the last read (records written by a
+ * transaction that committed late still fall inside), merged by id. A count that does not add up reloads
+ * the set whole. IOI's subtask structure comes from each record's config version, read once per version.
+ */
+
+interface Row {
+  id: string;
+  committer_id: string;
+  username: string;
+  problem_id: string;
+  score: number;
+  state: string;
+  verdict: string | null;
+  created_at: Date;
+  config_id: string | null;
+  language: string;
+  case_scores: number[] | null;
+}
+
+interface Cached {
+  count: number;
+  latest: number;
+  withCases: boolean;
+  byId: Map<string, BoardRecord>;
+  /** The records as the board reads them, oldest first; a change makes only the changed ones again. */
+  records: BoardRecord[];
+}
+
+/** Changes closer than this to the last read are read again: a transaction that commits late is not missed. */
+const OVERLAP_MS = 5_000;
+const MAX_SETS = 256;
+const cache = new Map<string, Cached>();
+const unitsCache = new Map<string, number[][] | null>();
+
+/** A set's records, and a key that changes whenever they do (for boards made from them, scoreboard.service.ts). */
+export async function boardRecords(
+  em: EntityManager,
+  store: BlobStore,
+  setId: string,
+  ioi: boolean,
+): Promise<{ key: string; records: BoardRecord[] }> {
+  const [stamp] = await em.execute<{ count: number; latest: Date | null }[]>(BOARD_STAMP_SQL, [setId]);
+  const latest = stamp.latest ? new Date(stamp.latest).getTime() : 0;
+  let cached = cache.get(setId);
+  if (cached && cached.withCases !== ioi) cached = undefined;
+  if (!cached || cached.count !== stamp.count || cached.latest !== latest) {
+    const merged = cached ? await merge(em, store, setId, cached, stamp.count) : null;
+    cached = merged ?? (await reload(em, store, setId, ioi));
+    cached = { ...cached, count: stamp.count, latest };
+    cache.delete(setId);
+    cache.set(setId, cached);
+    if (cache.size > MAX_SETS) cache.delete(cache.keys().next().value!);
+  }
+  return { key: `${cached.count}:${cached.latest}:${ioi}`, records: cached.records };
+}
+
+/** The set whole. */
+async function reload(em: EntityManager, store: BlobStore, setId: string, ioi: boolean): Promise<Cached> {
+  const rows = await em.execute<Row[]>(BOARD_ROWS_SQL, [ioi, setId]);
+  const byId = new Map((await recordsOf(em, store, rows, ioi)).map((r) => [r.id, r]));
+  return { count: 0, latest: 0, withCases: ioi, byId, records: sorted(byId) };
+}
+
+/**
+ * What changed since a little before the last read, merged by id; null when the count does not add up (a
+ * change missed: the set is read whole).
+ */
+async function merge(em: EntityManager, store: BlobStore, setId: string, cached: Cached, count: number) {
+  const since = new Date(cached.latest - OVERLAP_MS);
+  const changed = await em.execute<Row[]>(BOARD_CHANGED_SQL, [cached.withCases, setId, since]);
+  const byId = new Map(cached.byId);
+  let reorder = false;
+  for (const row of changed.filter((r) => r.state === "failed")) reorder = byId.delete(row.id) || reorder;
+  for (const record of await recordsOf(
+    em,
+    store,
+    changed.filter((r) => r.state !== "failed"),
+    cached.withCases,
+  )) {
+    const before = byId.get(record.id);
+    reorder ||= !before || before.createdAt.getTime() !== record.createdAt.getTime();
+    byId.set(record.id, record);
+  }
+  if (byId.size !== count) return null;
+  const records = reorder ? sorted(byId) : cached.records.map((r) => byId.get(r.id)!);
+  return { ...cached, byId, records };
+}
+
+const sorted = (byId: Map<string, BoardRecord>) =>
+  [...byId.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+
+async function recordsOf(em: EntityManager, store: BlobStore, rows: Row[], ioi: boolean): Promise<BoardRecord[]> {
+  const units = ioi ? await unitsOf(em, store, rows) : new Map<string, number[][] | null>();
+  return rows.map((row) => ({
+    id: row.id,
+    userId: row.committer_id,
+    username: row.username,
+    problemId: row.problem_id,
+    state: row.state,
+    score: row.score,
+    verdict: row.verdict,
+    createdAt: new Date(row.created_at),
+    units: ioi ? unitScores(row, units.get(`${row.config_id}:${row.language}`) ?? null) : null,
+  }));
+}
+
+const groupedCases = new WeakMap<number[][], Set<number>>();
+
+/** Each subtask's score in a record (the sum of its cases'), then the cases in no subtask together. */
+function unitScores(row: Row, units: number[][] | null): number[] | null {
+  if (!units || !row.case_scores) return null;
+  const scores = row.case_scores;
+  let grouped = groupedCases.get(units);
+  if (!grouped) {
+    grouped = new Set(units.flat());
+    groupedCases.set(units, grouped);
+  }
+  const rest = scores.reduce((sum, s, i) => sum + (grouped.has(i) ? 0 : s), 0);
+  const hasRest = scores.some((_, i) => !grouped.has(i));
+  return [...units.map((unit) => unit.reduce((sum, i) => sum + (scores[i] ?? 0), 0)), ...(hasRest ? [rest] : [])];
+}
+
+/** The subtasks (case indices) of each config version and language the rows were judged with. */
+async function unitsOf(em: EntityManager, store: BlobStore, rows: Row[]) {
+  for (const row of rows) {
+    const key = `${row.config_id}:${row.language}`;
+    if (unitsCache.has(key)) continue;
+    unitsCache.set(key, null);
+    if (!row.config_id) continue;
+    try {
+      const version = await em.findOne(ProblemConfig, row.config_id);
+      if (!version) continue;
+      for (const language of resolveLanguages(await readConfigJson(em, store, version)))
+        unitsCache.set(
+          `${row.config_id}:${language.name}`,
+          language.subtasks.map((s) => s.cases),
+        );
+    } catch {
+      // A version whose config cannot be read: its records count by their scores alone.
+    }
+    if (unitsCache.size > 4096) unitsCache.delete(unitsCache.keys().next().value!);
+  }
+  return unitsCache;
+}
