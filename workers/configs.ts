@@ -5,6 +5,7 @@ import { reconcileRecords } from "../src/modules/judging/tasks/reconcile.service
 import { countReconcilerPass } from "../src/runtime/metrics";
 import { runSimilarityReport } from "../src/modules/similarity/similarity.jobs";
 import { readProblemPackage } from "../src/modules/problem-packages/problem-packages.jobs";
+import { houseKeepRuns } from "../src/modules/runs/runs.jobs";
 
 /** The configs queue's jobs (exported for tests, which run them in-process on a real queue). */
 export const configsHandlers: HandlerTable<"configs"> = {
@@ -12,6 +13,7 @@ export const configsHandlers: HandlerTable<"configs"> = {
   "blob.collect": (payload, ctx) => collectGarbage(ctx.em, ctx.store, payload.graceSeconds),
   "similarity.report": (payload, ctx) => runSimilarityReport(payload, ctx),
   "package.read": (payload, ctx) => readProblemPackage(payload, ctx),
+  "run.housekeep": (_payload, ctx) => houseKeepRuns(ctx.em, ctx.jobs, ctx.logger, ctx.config.judging),
   "record.reconcile": async (_payload, ctx) => {
     const report = await reconcileRecords(ctx.em, ctx.jobs, ctx.logger, ctx.config.judging);
     // Counted in Redis for /metrics (any API process reports them); a miss costs a count, not the pass.
@@ -27,7 +29,8 @@ const HOUR_MS = 3_600_000;
 
 /**
  * `bun run worker:configs`, the housekeeper: unpacks uploaded config archives, makes similarity reports, collects unreferenced
- * blobs hourly, and runs the records reconciler (lapsed leases, records without a live job).
+ * blobs hourly, and runs the records reconciler (lapsed leases, records without a live job) and the runs'
+ * housekeeping (expiry, lapsed leases, lost jobs) as often.
  */
 if (import.meta.main) {
   await runWorker("configs", configsHandlers, [
@@ -36,6 +39,12 @@ if (import.meta.main) {
       id: "record-reconcile",
       everyMs: (config) => config.judging.reconcileEverySeconds * 1000,
       name: "record.reconcile",
+      data: {},
+    },
+    {
+      id: "run-housekeep",
+      everyMs: (config) => config.judging.reconcileEverySeconds * 1000,
+      name: "run.housekeep",
       data: {},
     },
   ]);

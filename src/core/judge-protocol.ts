@@ -8,10 +8,16 @@ import type { ConnectionOptions } from "bullmq";
 
 /** A `record.judge` job on the `judge` queue, and a task handed out by `POST /judge/next_task`. */
 export interface RecordJudgePayload {
+  /** The record's id, or the run's (`kind: "run"`). */
   recordId: string;
   domainId: string;
   taskId: string;
+  /** A run on the user's own input (docs/api.md "Runs"): judged like a record, reported under /runs. */
+  kind?: "run";
 }
+
+/** The judge queue's job names: a record, or a run at a lower priority. */
+export const JUDGE_JOB = { record: "record.judge", run: "run.judge" } as const;
 
 export const JUDGE_QUEUE = "judge";
 

@@ -13,6 +13,8 @@ import { assertMultipartText, parseUrlEncodedStrict } from "./form-text";
 export interface BodyLimits {
   json: number;
   submission: number;
+  /** A run's: a submission's files and the user's input. */
+  run: number;
   archive: number;
 }
 
@@ -26,6 +28,7 @@ export function bodyLimitsOf(config: Config): BodyLimits {
   return {
     json: config.bodyMaxBytes,
     submission: config.submissions.maxTotalBytes + MULTIPART_SLACK,
+    run: config.submissions.maxTotalBytes + config.runs.inputMaxBytes + MULTIPART_SLACK,
     archive: ARCHIVE_MAX_BYTES + MULTIPART_SLACK,
   };
 }
@@ -37,10 +40,12 @@ export function bodyLimitsOf(config: Config): BodyLimits {
 export const BUN_BODY_LIMIT = 2 ** 40;
 
 const SUBMIT = /^\/api\/v1\/domains\/[^/]+\/(?:problems\/[^/]+|problem_sets\/[^/]+\/problems\/[^/]+\/submit)\/?$/;
+const RUN = /^\/api\/v1\/domains\/[^/]+\/(?:problem_sets\/[^/]+\/)?problems\/[^/]+\/runs\/?$/;
 const CONFIG_UPLOAD = /^\/api\/v1\/domains\/[^/]+\/problems\/[^/]+\/configs\/?$/;
 
 export function bodyLimitFor(method: string, path: string, limits: BodyLimits): number {
   if (method === "POST" && SUBMIT.test(path)) return limits.submission;
+  if (method === "POST" && RUN.test(path)) return limits.run;
   if (method === "POST" && CONFIG_UPLOAD.test(path)) return limits.archive;
   return limits.json;
 }

@@ -1,6 +1,6 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Config } from "../settings/config";
-import { queueConnection, type CaseResult, type RecordJudgePayload } from "../core/judge-protocol";
+import { JUDGE_JOB, queueConnection, type CaseResult, type RecordJudgePayload } from "../core/judge-protocol";
 
 /**
  * The job catalogue: which queues exist, which jobs run on each and what their payloads are.
@@ -27,7 +27,7 @@ export interface ConfigUnpackPayload {
  * Judge one record. The job id is the record's task id, so a duplicate enqueue collapses; whoever takes
  * the job claims the record with that task id through the judge protocol.
  */
-export type { RecordJudgePayload };
+export { JUDGE_JOB, type RecordJudgePayload };
 
 export type PackageFormat = "kattis" | "polygon" | "fps" | "hydro";
 
@@ -75,8 +75,24 @@ export interface ReconcileReport {
   reenqueued: number;
 }
 
+/** What one pass of the runs' housekeeping did (runs.jobs.ts). */
+export interface RunHousekeepingReport {
+  /** Runs past their keeping time, deleted with their files. */
+  expired: number;
+  /** Lapsed leases put back in the queue under a new task id. */
+  requeued: number;
+  /** Runs whose lease lapsed a second time, ended `failed`. */
+  failed: number;
+  /** Queued runs that had no live job and were enqueued again. */
+  reenqueued: number;
+}
+
 export interface JobCatalogue {
   "record.judge": { queue: "judge"; payload: RecordJudgePayload; result: unknown };
+  /** Judge a run (docs/api.md "Runs"): the same protocol as a record's, under /runs, at a lower priority. */
+  "run.judge": { queue: "judge"; payload: RecordJudgePayload; result: unknown };
+  /** Runs' lapsed leases, lost jobs and expiry (scheduled by the configs worker, the housekeeper). */
+  "run.housekeep": { queue: "configs"; payload: Record<string, never>; result: RunHousekeepingReport };
   /** Lease expiry and stranded-record recovery (scheduled by the configs worker, the housekeeper). */
   "record.reconcile": { queue: "configs"; payload: Record<string, never>; result: ReconcileReport };
   "config.unpack": { queue: "configs"; payload: ConfigUnpackPayload; result: { configId: string } };

@@ -1,5 +1,5 @@
 import { Worker } from "bullmq";
-import { JUDGE_QUEUE, queueConnection } from "../core/judge-protocol";
+import { JUDGE_JOB, JUDGE_QUEUE, queueConnection } from "../core/judge-protocol";
 import type { Logger } from "../core/logger";
 import type { JudgeApi, JudgeTask } from "./api/judge-api";
 import { judgeTask, type EngineDeps, type Outcome } from "./record/judge-record";
@@ -53,7 +53,8 @@ export function startQueueSource(
   const worker = new Worker(
     JUDGE_QUEUE,
     async (job) => {
-      if (job.name !== "record.judge") throw new Error(`the judge takes record.judge jobs, not ${job.name}`);
+      if (job.name === JUDGE_JOB.run) return running.run({ ...(job.data as JudgeTask), kind: "run" });
+      if (job.name !== JUDGE_JOB.record) throw new Error(`the judge takes record and run jobs, not ${job.name}`);
       return running.run(job.data as JudgeTask);
     },
     { connection: queueConnection(options), prefix: options.queuePrefix, concurrency: options.concurrency },

@@ -32,6 +32,14 @@ export const submissions = new Counter({
   registers,
 });
 
+/** Runs (docs/api.md "Runs"): counted, never audited or recorded. */
+export const runs = new Counter({
+  name: "joj_runs_total",
+  help: "Runs started on a user's own input or on the samples, by mode",
+  labelNames: ["mode"] as const,
+  registers,
+});
+
 export const recordsJudged = new Counter({
   name: "joj_records_judged_total",
   help: "Records that reached a final state on a judger's report, by state",

@@ -37,6 +37,8 @@ import { rejudgeRoutes } from "../modules/judging/rejudge/rejudge.routes";
 import { similarityRoutes } from "../modules/similarity/similarity.routes";
 import { problemPackageRoutes } from "../modules/problem-packages/problem-packages.routes";
 import { auditRoutes } from "../modules/audit/audit.routes";
+import { runsRoutes } from "../modules/runs/runs.routes";
+import { runsJudgeRoutes } from "../modules/runs/runs-judge.routes";
 
 /** What main.ts and the tests bring to assembleApp: the connections and the process's own parts. */
 export interface AppParts {
@@ -110,6 +112,8 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
         .use(similarityRoutes(deps))
         .use(problemPackageRoutes(deps))
         .use(judgeRoutes(deps))
+        .use(runsRoutes(deps))
+        .use(runsJudgeRoutes(deps))
         .use(judgeTasksRoutes(deps)),
     );
 }

@@ -17,6 +17,7 @@ import { AuditEvent } from "../modules/audit/audit-event.entity";
 import { SimilarityReport } from "../modules/similarity/similarity-report.entity";
 import { ProblemSetExtension } from "../modules/problem-sets/problem-set-extension.entity";
 import { PackageVerification, ProblemAttachment } from "../modules/problem-packages/package-verification.entity";
+import { Run, RunFile } from "../modules/runs/run.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
@@ -42,4 +43,6 @@ export const entities = [
   SimilarityReport,
   PackageVerification,
   ProblemAttachment,
+  Run,
+  RunFile,
 ];

@@ -55,7 +55,20 @@ export interface Config {
   shutdownTimeoutMs: number;
   judging: JudgingSettings;
   submissions: SubmissionLimits;
+  runs: RunSettings;
   oauth: OAuthSettings;
+}
+
+/** Runs (docs/api.md "Runs"): a user's program judged on their own input, without a record. */
+export interface RunSettings {
+  /** Runs a user may start per minute (a token bucket as wide as a minute's); 0: no limit. */
+  perMinute: number;
+  /** Runs of one user queued or being judged at once. */
+  waiting: number;
+  /** How long a run is kept, then deleted with its files. */
+  keepMinutes: number;
+  /** The largest input a run on the user's own input may carry, in bytes. */
+  inputMaxBytes: number;
 }
 
 /** The judge protocol's clocks: how long a claim lasts without a report, and how often it may lapse. */
@@ -178,6 +191,15 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
       maxFileBytes: read.integer("SUBMIT_MAX_FILE_BYTES", 256 * 1024, 1, 64 * 1024 * 1024),
       maxTotalBytes: read.integer("SUBMIT_MAX_TOTAL_BYTES", 1024 * 1024, 1, 256 * 1024 * 1024),
     },
+    // Read by the API only: the housekeeping in the configs worker goes by each run's own expiry.
+    runs: api
+      ? {
+          perMinute: read.integer("RUNS_PER_MINUTE", 30, 0, 100_000),
+          waiting: read.integer("RUNS_WAITING", 3, 1, 10_000),
+          keepMinutes: read.integer("RUNS_KEEP_MINUTES", 60, 1, 7 * 24 * 60),
+          inputMaxBytes: read.integer("RUNS_INPUT_MAX_BYTES", 64 * 1024, 1, 16 * 1024 * 1024),
+        }
+      : { perMinute: 0, waiting: 0, keepMinutes: 0, inputMaxBytes: 0 },
     oauth: api ? readOAuthSettings(read, problems) : { github: null, jaccount: null, oidc: null },
   };
   if (config.refreshTokenTtlSeconds < config.accessTokenTtlSeconds) {

@@ -8,7 +8,7 @@ import { FileCache } from "../../src/judge/cache/file-cache";
 import { createLogger } from "../../src/core/logger";
 import { guardedJudgeApi } from "../../src/judge/api/judge-api";
 import { judgeSecrets, loadJudgeSettings, type JudgeSettings } from "../../src/judge/judge-settings";
-import { startQueueSource } from "../../src/judge/judge-worker";
+import { startHttpSource, startQueueSource } from "../../src/judge/judge-worker";
 import { ensureRunner } from "../../src/judge/sandbox/sandbox";
 import { SlotPool } from "../../src/judge/sandbox/slots";
 import { detectCgroups } from "../../src/judge/sandbox/cgroups/cgroups";
@@ -86,13 +86,18 @@ export async function startJudge(env: Record<string, string>) {
   const logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
   // As workers/judge.ts builds it: the judge's secrets are cut out of every output it reports.
   const api = guardedJudgeApi(settings, judgeSecrets(settings, process.env), logger);
-  const source = startQueueSource(settings, pool, {
+  const deps = {
     api,
     cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes),
     tools: { runner, settings },
     logger,
-  });
-  await source.ready;
+  };
+  // JUDGE_MODE=http: tasks long-polled from the API, as a judge on another machine takes them.
+  const source =
+    settings.mode === "http"
+      ? startHttpSource(api, settings.concurrency, pool, deps, logger)
+      : startQueueSource(settings, pool, deps);
+  if ("ready" in source) await source.ready;
   return {
     settings,
     pool,

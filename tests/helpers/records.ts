@@ -104,7 +104,8 @@ export async function scriptedJudger(
 ): Promise<Worker> {
   const worker = createQueueWorker(
     "judge",
-    { "record.judge": (payload) => script(payload) },
+    // A run's job reaches the same script, marked as one (its calls are under /runs).
+    { "record.judge": (payload) => script(payload), "run.judge": (payload) => script({ ...payload, kind: "run" }) },
     { config: t.config, orm: t.orm, logger: t.logger, store: t.store, jobs: t.jobs },
     concurrency,
   );

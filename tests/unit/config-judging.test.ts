@@ -119,7 +119,7 @@ describe("refused at upload with what and where", () => {
     [
       "an unknown comparison",
       { languages: [language({ cases: [{}, { compare: "fuzzy" }] })] },
-      '/languages/0/cases/1/compare: unknown value "fuzzy" (one of "exact", "whitespace", "float", "tokens-icase", "lines-unordered")',
+      '/languages/0/cases/1/compare: unknown value "fuzzy" (one of "exact", "whitespace", "float", "tokens-icase", "lines-unordered", "none")',
     ],
     [
       "epsilon 0",
@@ -288,6 +288,14 @@ describe("every file a case reads is in the version, or the upload is refused wi
     expect(
       refusal({ languages: [checked] }, archive("interactor.cpp", "checker.cpp", "testlib.h", "case.in")),
     ).toContain('/languages/0/cases/0/executeOutputFile: "case.out" is not in the config archive');
+  });
+
+  test('"compare": "none" needs no expected output, but a checker beside it still does', () => {
+    expect(() => parsed({ languages: [language({ cases: [{ compare: "none" }] })] }, archive("case.in"))).not.toThrow();
+    const checked = language({ cases: [{ compare: "none", checker: CHECKER }] });
+    expect(refusal({ languages: [checked] }, archive("checker.cpp", "testlib.h", "case.in"))).toContain(
+      '/languages/0/cases/0/executeOutputFile: "case.out" is not in the config archive',
+    );
   });
 });
 

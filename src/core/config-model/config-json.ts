@@ -91,19 +91,20 @@ export function validateConfigJson(raw: unknown, context: ConfigContext = {}): C
 }
 
 /** The judge finds a config file by its path with any leading "./" dropped (plan.ts normalisePath). */
-const normaliseConfigPath = (path: string) => path.replace(/^(\.\/)+/, "");
+export const normaliseConfigPath = (path: string) => path.replace(/^(\.\/)+/, "");
 
 /**
  * Every file a case reads from the version is in it, so that judging never finds one missing: the input
  * (not for an output-only case, which judges a submitted file: its checker reads an empty input) and the
- * expected output (not for an interactive case without a checker: the interactor judges).
+ * expected output (not for an interactive case without a checker: the interactor judges; nor when nothing is
+ * compared, `"compare": "none"`).
  */
 function assertCaseFiles(languages: JudgeLanguage[], present: Set<string>): void {
   for (const language of languages) {
     for (const [j, c] of language.cases.entries()) {
       const needed: ["executeInputFile" | "executeOutputFile", boolean][] = [
         ["executeInputFile", !c.submittedOutput],
-        ["executeOutputFile", !c.interactor || c.checker !== null],
+        ["executeOutputFile", (!c.interactor || c.checker !== null) && !(c.compare === "none" && !c.checker)],
       ];
       for (const [field, wanted] of needed) {
         if (wanted && !present.has(normaliseConfigPath(c[field])))

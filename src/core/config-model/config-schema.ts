@@ -22,6 +22,8 @@ const CompareSchema = t.Union([
   t.Literal("float"),
   t.Literal("tokens-icase"),
   t.Literal("lines-unordered"),
+  // Nothing compared: the case is accepted when the program ends within its limits (a run on the user's input).
+  t.Literal("none"),
 ]);
 export type CompareMode = Static<typeof CompareSchema>;
 const ScoringSchema = t.Union([t.Literal("all"), t.Literal("min")]);

@@ -103,8 +103,9 @@ export class JudgeApi {
     this.authorization = `Basic ${Buffer.from(`${settings.accessKeyId}:${settings.secretAccessKey}`).toString("base64")}`;
   }
 
+  /** A record's protocol paths, or a run's: the same calls under /runs (docs/api.md "Runs"). */
   private recordPath(task: JudgeTask) {
-    return `/api/v1/domains/${task.domainId}/records/${task.recordId}`;
+    return `/api/v1/domains/${task.domainId}/${task.kind === "run" ? "runs" : "records"}/${task.recordId}`;
   }
 
   /** Who the key belongs to: checks at start-up that the API answers and the key works. */

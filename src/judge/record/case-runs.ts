@@ -19,12 +19,16 @@ async function outputJudgeOf(
   const input = ctx.config.get(c.inputPath);
   const expected = ctx.config.get(c.expectedPath);
   const inputNeeded = !c.submittedOutput;
-  if ((inputNeeded && !input) || !expected)
+  // Nothing compared (a run on the user's input): the program ending within its limits is all.
+  const unjudged = c.compare.compare === "none" && !c.checker;
+  if ((inputNeeded && !input) || (!expected && !unjudged))
     return {
       ratio: 0,
       report: caseOf("system_error", `the config version has no ${expected ? c.inputPath : c.expectedPath}`),
     };
-  const [inputHost, expectedHost] = [input ? await ctx.cached(input) : null, await ctx.cached(expected)];
+  const inputHost = input ? await ctx.cached(input) : null;
+  if (unjudged) return { judge: async () => ({ state: "accepted", ratio: 1, message: "" }), inputHost };
+  const expectedHost = await ctx.cached(expected!);
   if (!c.checker) return { judge: compareWith(expectedHost, c.compare), inputHost };
   const built = await ctx.checkers.get(c.checker);
   if (!built.ok) return { ratio: 0, report: caseOf("system_error", `checker failure: ${built.message}`) };

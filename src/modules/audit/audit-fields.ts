@@ -78,6 +78,7 @@ const RECORDED = new Set([
   "freezeAt",
   "unfrozenAt",
   "latePenalty",
+  "runsAllowed",
   "problems",
   "version",
   "commitId",

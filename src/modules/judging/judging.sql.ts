@@ -9,12 +9,18 @@ import { rejudgeSql } from "./record-transitions.sql";
  */
 
 /**
- * The oldest waiting task of the highest priority not offered to another poller (judge-tasks.service.ts).
- * Parameter: the offered task ids as a PostgreSQL array literal.
+ * The oldest waiting task of the highest priority not offered to another poller (judge-tasks.service.ts): a
+ * record's, or a run's (`kind` 'run', docs/api.md "Runs"), each side on its own index, then the better of the
+ * two. Parameter: the offered task ids as a PostgreSQL array literal, twice.
  */
-export const NEXT_TASK_SQL = `select id, domain_id, task_id, language from records
+export const NEXT_TASK_SQL = `(select id, domain_id, task_id, language, null as kind, priority, created_at from records
       where state in ${WAITING_SQL} and config_id is not null and task_id is not null and not (task_id = any(?::uuid[]))
-      order by priority, created_at limit 1`;
+      order by priority, created_at limit 1)
+    union all
+    (select id, domain_id, task_id, language, 'run', priority, created_at from runs
+      where state = 'queued' and task_id is not null and not (task_id = any(?::uuid[]))
+      order by priority, created_at limit 1)
+    order by priority, created_at limit 1`;
 
 /** Working records whose lease lapsed, at most `limit`, the longest lapsed first (reconcile.service.ts). */
 export const lapsedLeasesSql = (limit: number) =>

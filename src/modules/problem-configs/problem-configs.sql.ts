@@ -13,11 +13,15 @@ export const VERSION_LOCK_SQL = "select pg_advisory_xact_lock(hashtextextended(?
  */
 export const CONFIG_PINS: readonly { table: string }[] = [{ table: "records" }];
 
-/** Tables whose `digest` column keeps a blob alive: config files, submitted files, problems' attachments. */
+/**
+ * Tables whose `digest` column keeps a blob alive: config files, submitted files, problems' attachments, and
+ * runs' files (until the run expires).
+ */
 export const BLOB_REFS: readonly { table: string }[] = [
   { table: "problem_config_files" },
   { table: "record_files" },
   { table: "problem_attachments" },
+  { table: "run_files" },
 ];
 
 /** A blob's ledger row, refreshed to "now" when it exists. Parameters: digest, size. */

@@ -5,18 +5,19 @@ import type { ProblemSet } from "./problem-set.entity";
 import type { ProblemSetCreateInput, ProblemSetView } from "./problem-sets.schemas";
 
 /**
- * A set's contest and homework rules (docs/contests.md): the scoreboard's rule, ICPC's penalty, the freeze
- * and the late steps, as a create or an edit gives them (an absent field keeps what the set has), and as
+ * A set's contest and homework rules (docs/contests.md): the scoreboard's rule, ICPC's penalty, the freeze,
+ * the late steps and whether runs are allowed (docs/api.md "Runs"), as a create or an edit gives them (an absent field keeps what the set has), and as
  * the set's view shows them.
  */
 type RuleInput = Pick<
   ProblemSetCreateInput,
-  "scoreboardRule" | "penaltyMinutes" | "penaltyVerdicts" | "freezeAt" | "latePenalty"
+  "scoreboardRule" | "penaltyMinutes" | "penaltyVerdicts" | "freezeAt" | "latePenalty" | "runsAllowed"
 >;
 
 export function applyRules(set: ProblemSet, input: RuleInput): void {
   if (input.scoreboardRule !== undefined) set.scoreboardRule = input.scoreboardRule;
   if (input.penaltyMinutes !== undefined) set.penaltyMinutes = input.penaltyMinutes;
+  if (input.runsAllowed !== undefined) set.runsAllowed = input.runsAllowed;
   if (input.penaltyVerdicts !== undefined)
     set.penaltyVerdicts = input.penaltyVerdicts ? [...input.penaltyVerdicts] : null;
   if (input.freezeAt !== undefined)
@@ -30,7 +31,7 @@ export function rulesView(
   set: ProblemSet,
 ): Pick<
   ProblemSetView,
-  "scoreboardRule" | "penaltyMinutes" | "penaltyVerdicts" | "freezeAt" | "unfrozenAt" | "latePenalty"
+  "scoreboardRule" | "penaltyMinutes" | "penaltyVerdicts" | "freezeAt" | "unfrozenAt" | "latePenalty" | "runsAllowed"
 > {
   return {
     scoreboardRule: set.scoreboardRule as ProblemSetView["scoreboardRule"],
@@ -39,5 +40,6 @@ export function rulesView(
     freezeAt: isoTime(set.freezeAt ?? null),
     unfrozenAt: isoTime(set.unfrozenAt ?? null),
     latePenalty: set.latePenalty ?? [],
+    runsAllowed: set.runsAllowed,
   };
 }

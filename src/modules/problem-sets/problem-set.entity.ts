@@ -35,6 +35,8 @@ export const ProblemSet = defineEntity({
     unfrozenAt: p.datetime().nullable(),
     /** Late steps: from `after` past the due time, a score is multiplied by `factor` (the latest step that applies). */
     latePenalty: p.json<{ after: string; factor: number }[]>().defaultRaw("'[]'::jsonb"),
+    /** Whether its students may run their programs on their own input or the samples (docs/api.md "Runs"). */
+    runsAllowed: p.boolean().default(true),
     unlockAt: p.datetime().nullable(),
     dueAt: p.datetime().nullable(),
     lockAt: p.datetime().nullable(),

@@ -56,6 +56,9 @@ const ruleFields = {
   latePenalty: t.Optional(
     t.Array(LateStep, { maxItems: 20, description: "late steps after the due time; the latest begun applies" }),
   ),
+  runsAllowed: t.Optional(
+    t.Boolean({ description: "students may run their programs on their own input or the samples (default true)" }),
+  ),
 };
 
 const windowFields = {
@@ -106,6 +109,10 @@ const setFields = {
   freezeAt: t.Nullable(DateTime),
   unfrozenAt: t.Nullable(DateTime),
   latePenalty: t.Array(LateStep),
+  runsAllowed: t.Boolean({
+    default: true,
+    description: 'runs through this set are allowed (extension, docs/api.md "Runs")',
+  }),
   dueAt: t.Nullable(DateTime),
   lockAt: t.Nullable(DateTime),
   unlockAt: t.Nullable(DateTime),

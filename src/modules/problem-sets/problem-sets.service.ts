@@ -30,6 +30,7 @@ const AUDITED = [
   "freezeAt",
   "unfrozenAt",
   "latePenalty",
+  "runsAllowed",
   "unlockAt",
   "dueAt",
   "lockAt",

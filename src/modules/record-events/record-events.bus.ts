@@ -19,6 +19,13 @@ local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'd', ARGV[2]
 redis.call('PUBLISH', KEYS[2], id .. ' ' .. ARGV[2] .. ' ' .. ARGV[3])
 return id`;
 
+/**
+ * A run's announcement (docs/api.md "Runs") on the same bus: its id marked, so that record streams pass it
+ * over and the owner's list stream sends it as a `run` event.
+ */
+export const RUN_CHANGE = "run:";
+export const runChange = (runId: string) => `${RUN_CHANGE}${runId}`;
+
 export const channelOf = (queuePrefix: string) => `${queuePrefix}:records:events`;
 export const logOf = (queuePrefix: string, domainId: string) => `${queuePrefix}:records:log:${domainId}`;
 

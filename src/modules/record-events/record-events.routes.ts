@@ -160,7 +160,9 @@ export function recordEventsRoutes(deps: AppDeps) {
         detail: {
           operationId: "v1_stream_records_in_domain",
           summary: "Live changes to the records list the caller may see, as Server-Sent Events (extension)",
-          responses: SSE_DOC("`record` events carrying list rows; `reset` when Last-Event-ID is too old"),
+          responses: SSE_DOC(
+            "`record` events carrying list rows, `run` events with the caller's own runs; `reset` when Last-Event-ID is too old",
+          ),
         },
       },
     )

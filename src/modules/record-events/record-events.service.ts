@@ -6,7 +6,9 @@ import { BizError } from "../../core/errors";
 import { readRecordDetail } from "../records/records.service";
 import { listRowsOf, type RecordListFilters } from "../records/record-list";
 import { isFinal } from "../judging/record-states";
-import type { Change, RecordBus } from "./record-events.bus";
+import { RUN_CHANGE, type Change, type RecordBus } from "./record-events.bus";
+import { isUuid } from "../../db/addressing";
+import { ownRunViews } from "../runs/runs.service";
 
 /** Where a stream's events go: the routes turn these into `text/event-stream` frames. */
 export interface Sink {
@@ -169,11 +171,17 @@ export async function watchList(
         stop();
         return sink.end();
       }
-      for (const row of await listRowsOf(em, access, filters, ids)) {
-        if (sentAt.get(row.id) === row.updatedAt) continue;
-        sentAt.set(row.id, row.updatedAt);
-        sink.send("record", row, eventId);
-      }
+      const runs = ids.filter((id) => id.startsWith(RUN_CHANGE)).map((id) => id.slice(RUN_CHANGE.length));
+      const records = ids.filter((id) => !id.startsWith(RUN_CHANGE));
+      if (records.length > 0)
+        for (const row of await listRowsOf(em, access, filters, records)) {
+          if (sentAt.get(row.id) === row.updatedAt) continue;
+          sentAt.set(row.id, row.updatedAt);
+          sink.send("record", row, eventId);
+        }
+      // The caller's own runs (docs/api.md "Runs"), whatever the list's filters: a run is no record.
+      const own = runs.filter(isUuid);
+      if (own.length > 0) for (const run of await ownRunViews(em, access, own)) sink.send("run", run, eventId);
       // Bounded memory on a stream left open for a semester.
       if (sentAt.size > 10_000) sentAt.clear();
     },

@@ -29,7 +29,7 @@ export interface SubmitTarget {
 const PATH_LIMITS = { maxArchiveBytes: 0, maxTotalBytes: 0, maxFileBytes: 0, maxFiles: 0, maxPathLength: 255 };
 
 /** The files' paths and sizes against the limits, before anything is stored. */
-function checkFiles(files: File[], limits: SubmissionLimits): string[] {
+export function checkFiles(files: File[], limits: SubmissionLimits): string[] {
   if (files.length > limits.maxFiles)
     throw new BizError("FileValidationError", `at most ${limits.maxFiles} files per submission, got ${files.length}`);
   let total = 0;

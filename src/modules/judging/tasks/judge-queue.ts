@@ -1,5 +1,5 @@
 import type { JobClient } from "../../../jobs/job-client";
-import type { RecordJudgePayload } from "../../../jobs/catalogue";
+import { JUDGE_JOB, type RecordJudgePayload } from "../../../jobs/catalogue";
 import type { Logger } from "../../../core/logger";
 import { announceTask } from "./judge-tasks.service";
 import { announceRecordChange } from "../../record-events/record-events.bus";
@@ -14,9 +14,12 @@ const ENQUEUE_TIMEOUT_MS = 2_000;
  * The BullMQ priority of a judge task, stored on the record (`records.priority`). BullMQ hands out
  * plain jobs (priority 0, its default) before any prioritized job, and among prioritized jobs the
  * lower number first: submissions, single rejudges and their re-queues are plain; a bulk rejudge
- * waits behind them all, so students' fresh submissions are never starved by it.
+ * waits behind them all, so students' fresh submissions are never starved by it. Runs (a student trying
+ * a program on their own input, docs/api.md "Runs") come after every submission, so a deadline rush of
+ * runs never delays a verdict that counts, but before a bulk rejudge: a student waits at the screen for
+ * a run, while a rejudge of a whole problem is background work that nobody watches case by case.
  */
-export const JUDGE_PRIORITY = { normal: 0, bulkRejudge: 10 } as const;
+export const JUDGE_PRIORITY = { normal: 0, run: 5, bulkRejudge: 10 } as const;
 
 /** A task to enqueue: the job's payload and the priority it is queued at (default normal). */
 export type QueuedTask = RecordJudgePayload & { priority?: number };
@@ -45,10 +48,27 @@ export async function enqueueJudging(jobs: JobClient, logger: Logger, task: Queu
   void announceRecordChange(jobs, logger, task.domainId, task.recordId);
   const { priority: _priority, ...payload } = task;
   try {
-    await withinTimeout(jobs.enqueue("record.judge", payload, { queue: "judge", ...jobOptions(task) }));
+    await withinTimeout(jobs.enqueue(JUDGE_JOB.record, payload, { queue: "judge", ...jobOptions(task) }));
     return true;
   } catch (error) {
     logger.warn("record saved but not enqueued; the reconciler will enqueue it", { recordId: task.recordId, error });
+    return false;
+  }
+}
+
+/**
+ * Puts a run's current task on the judge queue as a `run.judge` job, at the runs' priority; called after
+ * the run is committed. As for a record, a failure is logged and the runs' housekeeping enqueues it again.
+ */
+export async function enqueueRunJudging(jobs: JobClient, logger: Logger, task: RecordJudgePayload): Promise<boolean> {
+  announceTask();
+  const payload: RecordJudgePayload = { ...task, kind: "run" };
+  try {
+    const options = { queue: "judge" as const, ...jobOptions({ ...payload, priority: JUDGE_PRIORITY.run }) };
+    await withinTimeout(jobs.enqueue(JUDGE_JOB.run, payload, options));
+    return true;
+  } catch (error) {
+    logger.warn("run saved but not enqueued; the runs' housekeeping will enqueue it", { runId: task.recordId, error });
     return false;
   }
 }
@@ -62,7 +82,7 @@ export async function enqueueJudgingBatch(jobs: JobClient, logger: Logger, tasks
   for (const [domainId, records] of byDomain) void announceRecordChange(jobs, logger, domainId, ...records);
   const batch = tasks.map((task) => {
     const { priority: _priority, ...payload } = task;
-    return { name: "record.judge" as const, payload, options: jobOptions(task) };
+    return { name: JUDGE_JOB.record, payload, options: jobOptions(task) };
   });
   try {
     await withinTimeout(jobs.enqueueBulk("judge", batch));

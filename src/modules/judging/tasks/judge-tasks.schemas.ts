@@ -11,7 +11,19 @@ export const NextTaskBody = t.Object(
   { title: "JudgeNextTask" },
 );
 export const JudgeTaskSchema = t.Object(
-  { recordId: Uuid, domainId: Uuid, taskId: Uuid, language: t.String() },
-  { title: "JudgeTask", description: "claim it with POST /domains/{domainId}/records/{recordId}/judge/claim {taskId}" },
+  {
+    recordId: Uuid,
+    domainId: Uuid,
+    taskId: Uuid,
+    language: t.String(),
+    kind: t.Optional(
+      t.Literal("run", { description: 'a run (docs/api.md "Runs"): its calls are under /runs/{recordId}' }),
+    ),
+  },
+  {
+    title: "JudgeTask",
+    description:
+      "claim it with POST /domains/{domainId}/records/{recordId}/judge/claim {taskId} (a run's: /runs/{recordId}/…)",
+  },
 );
 export const JudgeTaskResp = Envelope(JudgeTaskSchema, "JudgeTaskResp");

@@ -47,13 +47,13 @@ const offered = new Map<string, number>();
 async function oldestUnoffered(em: EntityManager): Promise<JudgeTask | null> {
   const now = Date.now();
   for (const [taskId, until] of offered) if (until <= now) offered.delete(taskId);
-  const rows = await em.execute<{ id: string; domain_id: string; task_id: string; language: string }[]>(NEXT_TASK_SQL, [
-    `{${[...offered.keys()].join(",")}}`,
-  ]);
+  type Row = { id: string; domain_id: string; task_id: string; language: string; kind: "run" | null };
+  const taken = `{${[...offered.keys()].join(",")}}`;
+  const rows = await em.execute<Row[]>(NEXT_TASK_SQL, [taken, taken]);
   if (rows.length === 0) return null;
-  const { id, domain_id: domainId, task_id: taskId, language } = rows[0];
+  const { id, domain_id: domainId, task_id: taskId, language, kind } = rows[0];
   offered.set(taskId, now + OFFER_MS);
-  return { recordId: id, domainId, taskId, language };
+  return { recordId: id, domainId, taskId, language, ...(kind ? { kind } : {}) };
 }
 
 /**
