@@ -1,4 +1,4 @@
-import { runWorker, type HandlerTable } from "./run-worker";
+import { runWorker, type HandlerTable, type Schedule } from "./run-worker";
 import { unpackConfigArchive } from "../src/modules/problem-configs/configs.jobs";
 import { collectGarbage } from "../src/modules/problem-configs/blobs.service";
 import { reconcileRecords } from "../src/modules/judging/tasks/reconcile.service";
@@ -28,24 +28,30 @@ export const configsHandlers: HandlerTable<"configs"> = {
 const HOUR_MS = 3_600_000;
 
 /**
- * `bun run worker:configs`, the housekeeper: unpacks uploaded config archives, makes similarity reports, collects unreferenced
- * blobs hourly, and runs the records reconciler (lapsed leases, records without a live job) and the runs'
- * housekeeping (expiry, lapsed leases, lost jobs) as often.
+ * The housekeeper's repeating jobs: unreferenced blobs collected hourly, the records reconciler (lapsed leases,
+ * records without a live job) and the runs' housekeeping (expiry, lapsed leases, lost jobs) as often as
+ * RECONCILE_EVERY_SECONDS. Fixed ids, so every replica upserts the same schedulers (exported for tests).
+ */
+export const configsSchedules: Schedule<"configs">[] = [
+  { id: "blob-collect-hourly", everyMs: HOUR_MS, name: "blob.collect", data: {} },
+  {
+    id: "record-reconcile",
+    everyMs: (config) => config.judging.reconcileEverySeconds * 1000,
+    name: "record.reconcile",
+    data: {},
+  },
+  {
+    id: "run-housekeep",
+    everyMs: (config) => config.judging.reconcileEverySeconds * 1000,
+    name: "run.housekeep",
+    data: {},
+  },
+];
+
+/**
+ * `bun run worker:configs`, the housekeeper: unpacks uploaded config archives, reads packages, makes similarity
+ * reports, and runs the schedules above.
  */
 if (import.meta.main) {
-  await runWorker("configs", configsHandlers, [
-    { id: "blob-collect-hourly", everyMs: HOUR_MS, name: "blob.collect", data: {} },
-    {
-      id: "record-reconcile",
-      everyMs: (config) => config.judging.reconcileEverySeconds * 1000,
-      name: "record.reconcile",
-      data: {},
-    },
-    {
-      id: "run-housekeep",
-      everyMs: (config) => config.judging.reconcileEverySeconds * 1000,
-      name: "run.housekeep",
-      data: {},
-    },
-  ]);
+  await runWorker("configs", configsHandlers, configsSchedules);
 }

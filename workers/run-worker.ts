@@ -114,8 +114,15 @@ export async function runWorker<Q extends QueueName>(
   }
 }
 
-/** Repeating jobs: upserted by id, so any number of worker replicas keep exactly one schedule each. */
-async function upsertSchedules<Q extends QueueName>(queue: Q, schedules: Schedule<Q>[], config: Config): Promise<void> {
+/**
+ * Repeating jobs: upserted by id, so any number of worker replicas keep exactly one schedule each, and each
+ * period's job (id `repeat:<id>:<time>`) is taken by one of them (exported for tests).
+ */
+export async function upsertSchedules<Q extends QueueName>(
+  queue: Q,
+  schedules: Schedule<Q>[],
+  config: Config,
+): Promise<void> {
   if (schedules.length === 0) return;
   const scheduler = new Queue(queue, { connection: queueConnection(config), prefix: config.queuePrefix });
   try {

@@ -65,12 +65,38 @@ export async function spawnApp(
     PASSWORD_HASH_MAX_WAIT_MS: "600000",
     ...env,
   });
+  return appOver(config, {
+    poolMax: options.poolMax ?? 5,
+    keyPrefix: `test:${randomUUID()}:`,
+    configsWorker: options.configsWorker,
+    cleanup: async () => {
+      rmSync(storageDir, { recursive: true, force: true });
+    },
+    drop: () => database.drop(),
+  });
+}
+
+/**
+ * The app assembled as main.ts assembles it, over connections of its own to `config`'s database and Redis
+ * (under `keyPrefix`), with its logs captured; `spawnApp` and a replica of one (twin-app.ts) share it.
+ */
+export async function appOver(
+  config: Config,
+  options: {
+    poolMax: number;
+    keyPrefix: string;
+    configsWorker?: boolean;
+    context?: Record<string, unknown>;
+    cleanup?: () => Promise<void>;
+    drop?: () => Promise<void>;
+  },
+): Promise<TestApp> {
   // Small pools: many test files run at once. Benchmarks ask for the production size.
-  const orm = await createOrm(config.databaseUrl ?? database.url, { poolMax: options.poolMax ?? 5 });
-  const redis = new Redis(config.redisUrl, { keyPrefix: `test:${randomUUID()}:`, maxRetriesPerRequest: 1 });
+  const orm = await createOrm(config.databaseUrl!, { poolMax: options.poolMax });
+  const redis = new Redis(config.redisUrl, { keyPrefix: options.keyPrefix, maxRetriesPerRequest: 1 });
   redis.on("error", () => {}); // a test may point at a Redis that is down on purpose
   const logs: Record<string, unknown>[] = [];
-  const logger: Logger = createLogger("debug", {}, (line) => logs.push(JSON.parse(line)));
+  const logger: Logger = createLogger("debug", options.context ?? {}, (line) => logs.push(JSON.parse(line)));
   const version = { version: "0.0.0-test", git: "test@2026-01-01T00:00:00Z" };
   // The same assembly main.ts uses, over this test's own connections.
   const { app, deps } = assembleApp({ config, orm, redis, logger, version, shuttingDown: () => false });
@@ -90,10 +116,10 @@ export async function spawnApp(
       await worker?.close();
       await closeLiveStreams(jobs);
       await jobs.close();
-      rmSync(storageDir, { recursive: true, force: true });
+      await options.cleanup?.();
       await orm.close(true);
       redis.disconnect();
-      await database.drop();
+      await options.drop?.();
     },
   };
   // The real configs worker in this process, on this app's own queues: jobs travel through Redis.

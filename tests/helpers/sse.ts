@@ -6,22 +6,26 @@ export interface SseEvent {
 }
 
 /** Parses complete `text/event-stream` frames out of `buffer`; returns the events and what is left. */
-export function parseSse(buffer: string): { events: SseEvent[]; comments: string[]; rest: string } {
+export function parseSse(buffer: string): { events: SseEvent[]; comments: string[]; rest: string; lastId?: string } {
   const events: SseEvent[] = [];
   const comments: string[] = [];
   const frames = buffer.split("\n\n");
   const rest = frames.pop() ?? "";
+  // The last id of any frame, an event's or an id alone (a stream's starting position).
+  let lastId: string | undefined;
   for (const frame of frames) {
     const event: Partial<SseEvent> & { lines: string[] } = { lines: [] };
     for (const line of frame.split("\n")) {
       if (line.startsWith(":")) comments.push(line.slice(1).trim());
-      else if (line.startsWith("id: ")) event.id = line.slice(4);
-      else if (line.startsWith("event: ")) event.event = line.slice(7);
+      else if (line.startsWith("id: ")) {
+        event.id = line.slice(4);
+        lastId = event.id;
+      } else if (line.startsWith("event: ")) event.event = line.slice(7);
       else if (line.startsWith("data: ")) event.lines.push(line.slice(6));
     }
     if (event.event) events.push({ id: event.id ?? "", event: event.event, data: JSON.parse(event.lines.join("\n")) });
   }
-  return { events, comments, rest };
+  return { events, comments, rest, lastId };
 }
 
 /**

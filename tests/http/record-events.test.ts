@@ -4,6 +4,8 @@ import { makeCast, type Cast } from "../helpers/domain-factories";
 import { createUser, type TestUser } from "../helpers/factories";
 import { judgeableProblem, recordRow, submit } from "../helpers/records";
 import { readStream, type SseEvent } from "../helpers/sse";
+import Redis from "ioredis";
+import { logOf } from "../../src/modules/record-events/record-events.bus";
 import { announceRecordChange } from "../../src/modules/record-events/record-events.bus";
 
 let t: TestApp;
@@ -149,8 +151,43 @@ describe("GET …/records/events", () => {
     for (const { id } of missed)
       expect(await resumed.reader!.until((e) => (e.data as { id: string }).id === id)).toBeDefined();
     expect(resumed.reader!.events.some((e) => (e.data as { id: string }).id === seen.id)).toBe(false);
+    await resumed.reader!.close();
+    // From before the first entry of a log that lost nothing (a stream opened on an empty log): all of it.
+    const whole = await stream(`${domain()}/records/events`, cast.admin.token, { "last-event-id": "0-0" });
+    expect(await whole.reader!.until((e) => (e.data as { id: string }).id === seen.id)).toBeDefined();
+    expect(whole.reader!.events.some((e) => e.event === "reset")).toBe(false);
+    await whole.reader!.close();
+    // Once the log is trimmed past a position, that position gets `reset`.
+    const redis = new Redis(t.config.redisUrl);
+    await redis.xtrim(logOf(t.config.queuePrefix, cast.domain.id), "MINID", last!.id);
+    await redis.quit();
     const stale = await stream(`${domain()}/records/events`, cast.admin.token, { "last-event-id": "1-0" });
     expect((await stale.reader!.until((e) => e.event === "reset"))?.event).toBe("reset");
+  });
+
+  test("a stream opens with its position, so one cut before its first event resumes without a gap", async () => {
+    const abort = new AbortController();
+    const response = await t.app.handle(
+      new Request(`http://localhost/api/v1${domain()}/records/events`, {
+        signal: abort.signal,
+        headers: { authorization: `Bearer ${cast.owner.token}` },
+      }),
+    );
+    const reader = response.body!.getReader();
+    let text = "";
+    while (!/\nid: [^\n]+\n\n/.test(`\n${text}`)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const position = /(?:^|\n)id: ([^\n]+)\n\n/.exec(text)![1];
+    expect(text).not.toContain("event:");
+    abort.abort();
+    await reader.cancel().catch(() => {});
+    const missed = await submitted(cast.member.token);
+    const resumed = await stream(`${domain()}/records/events`, cast.owner.token, { "last-event-id": position });
+    expect(await resumed.reader!.until((e) => (e.data as { id: string }).id === missed.id)).toBeDefined();
+    await resumed.reader!.close();
   });
 
   test("a rejudge shows on the list: the judged record's row comes back waiting", async () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createTestDatabase } from "../helpers/database";
 import { TEST_JWT_SECRET, TEST_REDIS_URL } from "../helpers/spawn-app";
 import { archiveOf } from "../helpers/archive-builders";
+import { freePort } from "../helpers/ports";
 
 // systemd's default KillMode and `kill -- -PGID` send SIGTERM to the whole process group: `bun run`
 // and the API each get one, and `bun run` forwards its own, so the API sees SIGTERM twice within
@@ -15,7 +16,8 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 test("SIGTERM to the process group of `bun run start:api` under load: every request in flight is answered", async () => {
-  const port = 39000 + Math.floor(Math.random() * 1000);
+  // A port the kernel says is free: a random one collided with another process's now and then.
+  const port = await freePort();
   const base = `http://127.0.0.1:${port}/api/v1`;
   const env = {
     PATH: process.env.PATH ?? "",

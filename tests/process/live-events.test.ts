@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../helpers/ports";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnApp, TEST_JWT_SECRET, type TestApp } from "../helpers/spawn-app";
@@ -41,14 +41,6 @@ let t: TestApp;
 let cast: Cast;
 let second: ReturnType<typeof Bun.spawn> | null = null;
 let secondUrl: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   t = await spawnApp({}, { configsWorker: true });

@@ -157,9 +157,8 @@ export class RecordBus {
     const redis = await this.commands();
     const log = logOf(this.queuePrefix, domainId);
     try {
-      const first = (await redis.xrange(log, "-", "+", "COUNT", 1))[0];
       // Trimmed past the client's position: what it missed is gone from the log.
-      if (first && compareIds(first[0], afterId) > 0) return null;
+      if (await trimmedPast(redis, log, afterId)) return null;
       // The whole rest of the log (at most LOG_LENGTH), page by page: stopping at a page would skip silently.
       const changes: Change[] = [];
       for (let from = `(${afterId}`; ; ) {
@@ -250,6 +249,30 @@ export class RecordBus {
 }
 
 /** Redis stream ids (`ms-seq`) in order. */
+/**
+ * Whether the log lost an entry after `afterId`: its first entry is after the position and something was
+ * removed from it. Redis 7 counts what was ever added (`entries-added`): when that is the length, nothing was
+ * trimmed, and a position before the first entry lost nothing (a stream that began on an empty log holds
+ * "0-0"). Without the count (Redis 6), a first entry after the position is taken as a trim.
+ */
+async function trimmedPast(redis: Redis, log: string, afterId: string): Promise<boolean> {
+  let info: unknown[];
+  try {
+    info = (await redis.call("XINFO", "STREAM", log)) as unknown[];
+  } catch (error) {
+    if (error instanceof Error && /no such key/i.test(error.message)) return false;
+    throw error;
+  }
+  const field = (name: string) => {
+    const at = info.indexOf(name);
+    return at >= 0 ? info[at + 1] : undefined;
+  };
+  const added = field("entries-added");
+  if (added !== undefined && Number(added) === Number(field("length"))) return false;
+  const first = (await redis.xrange(log, "-", "+", "COUNT", 1))[0];
+  return first !== undefined && compareIds(first[0], afterId) > 0;
+}
+
 export function compareIds(a: string, b: string): number {
   const [am, as] = a.split("-").map(BigInt);
   const [bm, bs] = b.split("-").map(BigInt);

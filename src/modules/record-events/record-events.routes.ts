@@ -86,6 +86,7 @@ export function recordEventsRoutes(deps: AppDeps) {
         };
         const sink: Sink = {
           send: (event, data, id) => write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+          position: (id) => write(`id: ${id}\n\n`),
           end: () => close(),
         };
         const heartbeat = setInterval(() => {

@@ -13,6 +13,11 @@ import { ownRunViews } from "../runs/runs.service";
 /** Where a stream's events go: the routes turn these into `text/event-stream` frames. */
 export interface Sink {
   send(event: string, data: unknown, id: string): void;
+  /**
+   * An id alone (a frame without data): sets the client's last event id without an event, so a stream that
+   * is cut before its first event still resumes from where it began (an EventSource sends it back).
+   */
+  position(id: string): void;
   /** Ends the stream (after a final state, or when the caller may no longer see it). */
   end(): void;
 }
@@ -193,6 +198,7 @@ export async function watchList(
     burst(change.id);
   };
   const stop = await deps.bus.listen(domainId, hear);
+  if (!lastEventId) sink.position(await deps.bus.lastId(domainId));
   if (lastEventId) {
     const missed = await deps.bus.changesSince(domainId, lastEventId);
     const reason = "the events since Last-Event-ID are no longer kept: reload the list";

@@ -1,4 +1,4 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
+import { IsolationLevel, type EntityManager } from "@mikro-orm/postgresql";
 import { resolveLanguages } from "../../core/config-model/config-json";
 import type { BlobStore } from "../../storage/blob-store";
 import { ProblemConfig } from "../problem-configs/problem-config.entity";
@@ -8,10 +8,11 @@ import { BOARD_CHANGED_SQL, BOARD_ROWS_SQL, BOARD_STAMP_SQL } from "./scoreboard
 
 /**
  * A set's records as the board reads them, kept per set in this process and brought up to date by what
- * changed since (docs/contests.md "Speed"): a request reads a stamp (how many records, the latest change),
- * and only when it moved, the records changed since a little before the last read (records written by a
- * transaction that committed late still fall inside), merged by id. A count that does not add up reloads
- * the set whole. IOI's subtask structure comes from each record's config version, read once per version.
+ * changed since (docs/contests.md "Speed"): a request reads a stamp (how many records, the latest change, the
+ * sum of their row versions), and only when it moved, the records changed since a little before the last read
+ * (records written by a transaction that committed late still fall inside), merged by id. A count or a sum
+ * that does not add up (a change missed: one committed later than that) reloads the set whole. IOI's subtask
+ * structure comes from each record's config version, read once per version.
  */
 
 interface Row {
@@ -26,11 +27,22 @@ interface Row {
   config_id: string | null;
   language: string;
   case_scores: number[] | null;
+  version: string;
+}
+
+interface Stamp {
+  count: number;
+  latest: Date | null;
+  version: string;
 }
 
 interface Cached {
   count: number;
   latest: number;
+  /** The stamp's sum of row versions; each record's, and their sum, which must add up to it. */
+  version: string;
+  versions: Map<string, bigint>;
+  sum: bigint;
   withCases: boolean;
   byId: Map<string, BoardRecord>;
   /** The records as the board reads them, oldest first; a change makes only the changed ones again. */
@@ -42,6 +54,7 @@ const OVERLAP_MS = 5_000;
 const MAX_SETS = 256;
 const cache = new Map<string, Cached>();
 const unitsCache = new Map<string, number[][] | null>();
+const timeOf = (stamp: Stamp) => (stamp.latest ? new Date(stamp.latest).getTime() : 0);
 
 /** A set's records, and a key that changes whenever they do (for boards made from them, scoreboard.service.ts). */
 export async function boardRecords(
@@ -50,51 +63,66 @@ export async function boardRecords(
   setId: string,
   ioi: boolean,
 ): Promise<{ key: string; records: BoardRecord[] }> {
-  const [stamp] = await em.execute<{ count: number; latest: Date | null }[]>(BOARD_STAMP_SQL, [setId]);
-  const latest = stamp.latest ? new Date(stamp.latest).getTime() : 0;
+  const [stamp] = await em.execute<Stamp[]>(BOARD_STAMP_SQL, [setId]);
   let cached = cache.get(setId);
   if (cached && cached.withCases !== ioi) cached = undefined;
-  if (!cached || cached.count !== stamp.count || cached.latest !== latest) {
-    const merged = cached ? await merge(em, store, setId, cached, stamp.count) : null;
-    cached = merged ?? (await reload(em, store, setId, ioi));
-    cached = { ...cached, count: stamp.count, latest };
+  if (!cached || cached.count !== stamp.count || cached.latest !== timeOf(stamp) || cached.version !== stamp.version) {
+    const before = cached;
+    // The stamp read again with the changes in one snapshot, so that the sums compare the same rows.
+    cached = await em.transactional(
+      async (tx) => {
+        const [now] = await tx.execute<Stamp[]>(BOARD_STAMP_SQL, [setId]);
+        const merged = before ? await merge(tx, store, setId, before, now) : null;
+        const read = merged ?? (await reload(tx, store, setId, ioi));
+        return { ...read, count: now.count, latest: timeOf(now), version: now.version };
+      },
+      { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+    );
     cache.delete(setId);
     cache.set(setId, cached);
     if (cache.size > MAX_SETS) cache.delete(cache.keys().next().value!);
   }
-  return { key: `${cached.count}:${cached.latest}:${ioi}`, records: cached.records };
+  return { key: `${cached.count}:${cached.latest}:${cached.version}:${ioi}`, records: cached.records };
 }
 
 /** The set whole. */
 async function reload(em: EntityManager, store: BlobStore, setId: string, ioi: boolean): Promise<Cached> {
   const rows = await em.execute<Row[]>(BOARD_ROWS_SQL, [ioi, setId]);
   const byId = new Map((await recordsOf(em, store, rows, ioi)).map((r) => [r.id, r]));
-  return { count: 0, latest: 0, withCases: ioi, byId, records: sorted(byId) };
+  const versions = new Map(rows.map((row) => [row.id, BigInt(row.version)]));
+  const sum = [...versions.values()].reduce((total, version) => total + version, 0n);
+  return { count: 0, latest: 0, version: "", versions, sum, withCases: ioi, byId, records: sorted(byId) };
 }
 
 /**
- * What changed since a little before the last read, merged by id; null when the count does not add up (a
- * change missed: the set is read whole).
+ * What changed since a little before the last read, merged by id; null when the count or the sum of row
+ * versions does not add up (a change missed: the set is read whole).
  */
-async function merge(em: EntityManager, store: BlobStore, setId: string, cached: Cached, count: number) {
+async function merge(em: EntityManager, store: BlobStore, setId: string, cached: Cached, stamp: Stamp) {
   const since = new Date(cached.latest - OVERLAP_MS);
   const changed = await em.execute<Row[]>(BOARD_CHANGED_SQL, [cached.withCases, setId, since]);
   const byId = new Map(cached.byId);
+  const versions = new Map(cached.versions);
   let reorder = false;
+  let sum = cached.sum;
+  for (const row of changed) {
+    sum -= versions.get(row.id) ?? 0n;
+    versions.delete(row.id);
+  }
   for (const row of changed.filter((r) => r.state === "failed")) reorder = byId.delete(row.id) || reorder;
-  for (const record of await recordsOf(
-    em,
-    store,
-    changed.filter((r) => r.state !== "failed"),
-    cached.withCases,
-  )) {
+  const kept = changed.filter((r) => r.state !== "failed");
+  for (const row of kept) {
+    sum += BigInt(row.version);
+    versions.set(row.id, BigInt(row.version));
+  }
+  for (const record of await recordsOf(em, store, kept, cached.withCases)) {
     const before = byId.get(record.id);
     reorder ||= !before || before.createdAt.getTime() !== record.createdAt.getTime();
     byId.set(record.id, record);
   }
-  if (byId.size !== count) return null;
+  if (byId.size !== stamp.count || sum.toString() !== stamp.version) return null;
   const records = reorder ? sorted(byId) : cached.records.map((r) => byId.get(r.id)!);
-  return { ...cached, byId, records };
+  return { ...cached, versions, sum, byId, records };
 }
 
 const sorted = (byId: Map<string, BoardRecord>) =>

@@ -30,8 +30,8 @@ import { boardJson, boardView } from "./scoreboard-view";
  * Fast (docs/contests.md "Speed"): the records are kept per set and read again only where they changed
  * (board-store.ts); the board made from them is kept too, per set, per what its viewers share — the live
  * board, or the public one (frozen or sealed) — with its JSON, until the records, the set, its
- * extensions or the problems shown change. A student of a frozen board gets the public rows with only
- * their own row made again, ranked anew.
+ * extensions or the problems shown (or their names) change. A student of a frozen board gets the public
+ * rows with only their own row made again, ranked anew.
  */
 
 interface Kept {
@@ -74,11 +74,12 @@ export async function scoreboard(
   const live = viewer.manages || (!frozen(settings, viewer) && !sealed(settings, viewer));
   const shared: Viewer = live ? { userId: "", manages: true, now } : { userId: "", manages: false, now };
   const states = `${frozen(settings, shared)}:${sealed(settings, shared)}`;
+  // The problems as the board names them: a renamed one is a new board, though no record changed.
   const board = sharedBoard(set, problems, settings, shared, records, [
     key,
     stamp,
     states,
-    ...problems.map((p) => p.id),
+    ...problems.map((p) => `${p.id}:${p.url ?? ""}:${p.title}`),
   ]);
   const own = !live && !sealed(settings, viewer) ? ownRows(records, problems, settings, viewer) : null;
   if (!own) return { json: board.json, view: () => JSON.parse(board.json) as ScoreboardView };

@@ -3,16 +3,22 @@
  * prepares every one of SAMPLE_STATEMENTS against the migrated schema.
  */
 
-/** How many records a set has from users, and when one last changed: the board's cache stamp. Parameter: the set. */
-export const BOARD_STAMP_SQL = `select count(*)::int as count, max(updated_at) as latest
+/**
+ * How many records a set has from users, when one last changed, and the sum of their row versions (xmin, new
+ * with every committed update): the board's cache stamp. The sum moves even when a change commits after a
+ * later one, its updated_at (its statement's start) older than the latest. Parameter: the set.
+ */
+export const BOARD_STAMP_SQL = `select count(*)::int as count, max(updated_at) as latest,
+            coalesce(sum(xmin::text::bigint), 0)::text as version
        from records where problem_set_id = ? and committer_id is not null and state <> 'failed'`;
 
 /**
- * The board's columns of a record: its first case verdict that was not accepted (ICPC's penalty reads it) and,
- * for IOI, its cases' scores in order. A judge failure (\`failed\`) is on no board.
+ * The board's columns of a record: its row version (the stamp's sum adds them up), its first case verdict that
+ * was not accepted (ICPC's penalty reads it) and, for IOI, its cases' scores in order. A judge failure
+ * (\`failed\`) is on no board.
  */
 const BOARD_COLUMNS = `r.id, r.committer_id, u.username, r.problem_id, r.score, r.state, r.created_at,
-            r.config_id, r.language,
+            r.config_id, r.language, r.xmin::text as version,
             case when r.state = 'rejected' then (select c->>'state' from jsonb_array_elements(r.cases) c
                                                   where c->>'state' <> 'accepted' limit 1) end as verdict,
             case when ? then array(select coalesce((c->>'score')::int, 0)

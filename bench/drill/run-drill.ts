@@ -1,0 +1,271 @@
+import { randomUUID } from "node:crypto";
+import { spawnApp, type TestApp } from "../../tests/helpers/spawn-app";
+import { makeCast } from "../../tests/helpers/domain-factories";
+import { judgerKey, uploadConfig } from "../../tests/helpers/judging";
+import { call, percentile, tally, watch, type Watch } from "./clients";
+import { startApi, startConfigsWorker, startJudge, type Proc } from "./processes";
+
+/**
+ * One drill (bench/drill-scale.ts): a class registers and submits through every API while live streams
+ * are open on each, a judge is killed mid-record and an API restarted; then what must hold is counted.
+ */
+export interface DrillShape {
+  apis: number;
+  queueJudges: number;
+  httpJudges: number;
+  workers: number;
+  students: number;
+  /** Submissions per student. */
+  each: number;
+  /** kill -9 a judge mid-record and restart an API (SIGTERM, then start) while requests are in flight. */
+  chaos: boolean;
+}
+
+export interface DrillResult {
+  acknowledged: number;
+  judged: number;
+  duplicates: number;
+  lost: number;
+  failed: number;
+  p50: number;
+  p99: number;
+  eventsExpected: number;
+  eventsSeen: number;
+  resets: number;
+  limitAccepted: number;
+  boardsEqual: boolean;
+  similarityReports: number;
+  serverErrors: number;
+  retried: number;
+  cpu: [string, number][];
+  seconds: number;
+}
+
+const PROGRAM = (name: string) =>
+  `/* ${name} */\n#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);return 0;}\n`;
+const CASES = 5;
+
+async function setUp(t: TestApp) {
+  const cast = await makeCast(t);
+  const data: Record<string, string> = {};
+  for (let i = 0; i < CASES; i++) [data[`${i}.in`], data[`${i}.out`]] = [`${i} ${i * 7}\n`, `${i * 8}\n`];
+  const created = await t.api.post(
+    `/domains/${cast.domain.id}/problems`,
+    { title: "A + B" },
+    { token: cast.owner.token },
+  );
+  const problem = created.body.data.id as string;
+  const config = {
+    languages: [
+      {
+        name: "c",
+        preset: "c",
+        cases: Array.from({ length: CASES }, (_, i) => ({
+          executeInputFile: `${i}.in`,
+          executeOutputFile: `${i}.out`,
+          score: 20,
+        })),
+      },
+    ],
+  };
+  await uploadConfig(t, cast, problem, config, data);
+  const set = await t.api.post(
+    `/domains/${cast.domain.id}/problem_sets`,
+    { title: "Deadline" },
+    { token: cast.admin.token },
+  );
+  await t.api.post(
+    `/domains/${cast.domain.id}/problem_sets/${set.body.data.id}/problems`,
+    { problem },
+    { token: cast.admin.token },
+  );
+  return { cast, problem, set: set.body.data.id as string };
+}
+
+export async function runDrill(shape: DrillShape, log: (line: string) => void = () => {}): Promise<DrillResult> {
+  const started = performance.now();
+  tally.serverErrors = 0;
+  tally.retried = 0;
+  const t = await spawnApp({ LOG_LEVEL: "warn" }, { configsWorker: true });
+  const procs: Proc[] = [];
+  const watches: Watch[] = [];
+  try {
+    const { cast, problem, set } = await setUp(t);
+    const d = cast.domain.id;
+    const env = { RATE_SUBMISSIONS_PER_USER: "20,6" };
+    const apis: (Proc & { url: string })[] = [];
+    for (let i = 0; i < shape.apis; i++) apis.push((await startApi(t, `api-${i + 1}`, env)) as Proc & { url: string });
+    procs.push(...apis);
+    const urls = apis.map((a) => a.url);
+    for (let i = 0; i < shape.workers; i++) procs.push(await startConfigsWorker(t, `configs-${i + 1}`));
+    const judges: Proc[] = [];
+    for (let i = 0; i < shape.queueJudges + shape.httpJudges; i++) {
+      const mode = i < shape.queueJudges ? "queue" : "http";
+      const url = urls[mode === "http" ? urls.length - 1 : i % urls.length];
+      judges.push(
+        await startJudge(
+          t,
+          `judge-${i + 1}-${mode}`,
+          url,
+          await judgerKey(t, cast),
+          76_000 + i * 100 + (shape.chaos ? 0 : 50),
+          mode,
+        ),
+      );
+    }
+    procs.push(...judges);
+    log(`processes up: ${procs.map((p) => p.name).join(", ")}`);
+
+    // The class registers through both APIs and joins the domain; each opens its own live list.
+    const tag = randomUUID().slice(0, 6);
+    const students = await Promise.all(
+      Array.from({ length: shape.students }, async (_, i) => {
+        const name = `s${tag}${i}`;
+        const registered = await call(urls, i, "/auth/register?responseType=json&cookie=false", {
+          json: { username: name, email: `${name}@example.edu`, password: `pw-${name}` },
+        });
+        const token = registered.body!.data.accessToken as string;
+        const me = await call(urls, i, "/users/me", { token });
+        await call(urls, i, `/domains/${d}/users`, {
+          token: cast.owner.token,
+          json: { user: me.body!.data.id, role: "user" },
+        });
+        return { name, token, index: i };
+      }),
+    );
+    for (const s of students) watches.push(watch(urls, s.index, `/domains/${d}/records/events`, s.token, s.name));
+    const ta = urls.map((_, i) => watch(urls, i, `/domains/${d}/records/events`, cast.admin.token, `ta-${i + 1}`));
+    watches.push(...ta);
+    await Bun.sleep(1000);
+    log(`${students.length} students registered, ${watches.length} streams open`);
+
+    // The deadline: every student submits `each` times within the minute, alternating APIs.
+    const acknowledged = new Map<string, string>();
+    const chaos = shape.chaos ? disturb(t, judges, apis, log) : Promise.resolve();
+    // The deadline window: long enough for the chaos to land while submissions arrive.
+    const spread = Math.min(50_000, Math.max(8_000, shape.students * 100));
+    await Promise.all(
+      students.flatMap((s) =>
+        Array.from({ length: shape.each }, async (_, k) => {
+          await Bun.sleep(Math.random() * spread);
+          const form = () => {
+            const f = new FormData();
+            f.set("language", "c");
+            f.append("files", new File([PROGRAM(`${s.name} ${k}`)], "main.c"));
+            return f;
+          };
+          const answer = await call(urls, s.index + k, `/domains/${d}/problem_sets/${set}/problems/${problem}/submit`, {
+            token: s.token,
+            form,
+          });
+          if (answer.body?.errorCode === "Success") acknowledged.set(answer.body.data.id, s.name);
+        }),
+      ),
+    );
+    await chaos;
+    log(`${acknowledged.size} submissions acknowledged`);
+    const em = () => t.orm.em.fork();
+    const finalIn = "('accepted','rejected','failed')";
+    for (let i = 0; i < 3000; i++) {
+      const [{ n }] = await em().execute<{ n: number }[]>(
+        `select count(*)::int as n from records where problem_id = ? and state not in ${finalIn}`,
+        [problem],
+      );
+      if (n === 0) break;
+      await Bun.sleep(200);
+    }
+    // Streams get the last announcements within a burst or two.
+    await Bun.sleep(1500);
+    const rows = await em().execute<{ id: string; state: string; ms: number }[]>(
+      "select id, state, extract(epoch from (judged_at - created_at)) * 1000 as ms from records where problem_id = ?",
+      [problem],
+    );
+    const ids = new Set(rows.map((r) => r.id));
+    const final = rows.filter((r) => ["accepted", "rejected", "failed"].includes(r.state));
+    let expected = 0;
+    let seen = 0;
+    for (const w of watches) {
+      const own = w.name.startsWith("ta-")
+        ? [...acknowledged.keys()]
+        : [...acknowledged].filter(([, who]) => who === w.name).map(([id]) => id);
+      expected += own.length;
+      seen += own.filter((id) => ["accepted", "rejected", "failed"].includes(w.states.get(id) ?? "")).length;
+    }
+
+    // A user spreads twelve submissions at once over every API: the limit (a burst of 6) is one limit.
+    const greedy = cast.member;
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, (_, k) =>
+        call(urls, k, `/domains/${d}/problems/${problem}`, {
+          token: greedy.token,
+          form: () => {
+            const f = new FormData();
+            f.set("language", "c");
+            f.append("files", new File([PROGRAM(`greedy ${k}`)], "main.c"));
+            return f;
+          },
+        }),
+      ),
+    );
+    // The board from every API, and a similarity report asked for through every API at once.
+    const boards = await Promise.all(
+      urls.map((_, i) => call(urls, i, `/domains/${d}/problem_sets/${set}/scoreboard`, { token: cast.admin.token })),
+    );
+    await Promise.all(
+      urls.map((_, i) =>
+        call(urls, i, `/domains/${d}/problems/${problem}/similarity`, { token: cast.admin.token, json: {} }),
+      ),
+    );
+    const [{ n: reports }] = await em().execute<{ n: number }[]>(
+      "select count(*)::int as n from similarity_reports where problem_id = ?",
+      [problem],
+    );
+    const cpu: [string, number][] = await Promise.all(
+      procs.map(async (p) => [p.name, await p.cpu()] as [string, number]),
+    );
+    const times = final.map((r) => Number(r.ms));
+    return {
+      acknowledged: acknowledged.size,
+      judged: final.filter((r) => acknowledged.has(r.id)).length,
+      duplicates: rows.length - ids.size + [...ids].filter((id) => !acknowledged.has(id)).length,
+      lost: [...acknowledged.keys()].filter((id) => !final.some((r) => r.id === id)).length,
+      failed: final.filter((r) => r.state === "failed").length,
+      p50: percentile(times, 50),
+      p99: percentile(times, 99),
+      eventsExpected: expected,
+      eventsSeen: seen,
+      resets: watches.reduce((n, w) => n + w.resets, 0),
+      limitAccepted: burst.filter((a) => a.body?.errorCode === "Success").length,
+      boardsEqual: boards.every((b) => JSON.stringify(b.body?.data) === JSON.stringify(boards[0].body?.data)),
+      similarityReports: reports,
+      serverErrors: tally.serverErrors,
+      retried: tally.retried,
+      cpu,
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await Promise.all(watches.map((w) => w.stop()));
+    for (const p of procs.reverse()) await p.stop().catch(() => {});
+    await t.close();
+  }
+}
+
+/** The chaos: the first judge killed with SIGKILL once it holds a record; the last API restarted mid-deadline. */
+async function disturb(t: TestApp, judges: Proc[], apis: Proc[], log: (line: string) => void) {
+  const em = () => t.orm.em.fork();
+  for (let i = 0; i < 600; i++) {
+    const [{ n }] = await em().execute<{ n: number }[]>(
+      "select count(*)::int as n from records where state in ('fetched','compiling','running','judging')",
+    );
+    if (n > 0) break;
+    await Bun.sleep(50);
+  }
+  await judges[0].stop("SIGKILL");
+  log(`${judges[0].name} killed with SIGKILL mid-record`);
+  await Bun.sleep(3000);
+  const api = apis[apis.length - 1];
+  await api.stop("SIGTERM");
+  log(`${api.name} stopped with SIGTERM; starting it again`);
+  await api.restart();
+  log(`${api.name} back`);
+}
