@@ -44,6 +44,7 @@ export interface DrillResult {
 const PROGRAM = (name: string) =>
   `/* ${name} */\n#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);return 0;}\n`;
 const CASES = 5;
+const GIVEN = ["李雷", "Zoë Ñúñez", "Chloé Dupré", "Pía", "CP Ngô", "Ægir"];
 
 async function setUp(t: TestApp) {
   const cast = await makeCast(t);
@@ -120,9 +121,10 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
     const tag = randomUUID().slice(0, 6);
     const students = await Promise.all(
       Array.from({ length: shape.students }, async (_, i) => {
-        const name = `s${tag}${i}`;
+        // A class's names: Chinese, accented, spaces inside, the letters p and C.
+        const name = `${GIVEN[i % GIVEN.length]} ${tag}-${i}`;
         const registered = await call(urls, i, "/auth/register?responseType=json&cookie=false", {
-          json: { username: name, email: `${name}@example.edu`, password: `pw-${name}` },
+          json: { username: name, email: `s${tag}${i}@example.edu`, password: `pw-${name}` },
         });
         const token = registered.body!.data.accessToken as string;
         const me = await call(urls, i, "/users/me", { token });

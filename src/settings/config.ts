@@ -3,11 +3,14 @@ import { cpus, totalmem } from "node:os";
 import { parseCidr } from "../http/client-ip";
 import { ConfigError, EnvReader, type Env } from "../core/env-reader";
 import { readOAuthSettings, type OAuthSettings } from "./oauth-settings";
+import { NO_RUNS, readRunSettings, type RunSettings } from "./run-settings";
 import { readJwtSecret, readMetricsToken } from "./secret-settings";
 
 export type Mode = "development" | "production";
 import { defaultLogFormat, LOG_FORMATS, type LogFormat, type LogLevel } from "../core/logger";
 export type { LogLevel };
+
+export type { RunSettings };
 
 export interface Config {
   mode: Mode;
@@ -57,18 +60,6 @@ export interface Config {
   submissions: SubmissionLimits;
   runs: RunSettings;
   oauth: OAuthSettings;
-}
-
-/** Runs (docs/api.md "Runs"): a user's program judged on their own input, without a record. */
-export interface RunSettings {
-  /** Runs a user may start per minute (a token bucket as wide as a minute's); 0: no limit. */
-  perMinute: number;
-  /** Runs of one user queued or being judged at once. */
-  waiting: number;
-  /** How long a run is kept, then deleted with its files. */
-  keepMinutes: number;
-  /** The largest input a run on the user's own input may carry, in bytes. */
-  inputMaxBytes: number;
 }
 
 /** The judge protocol's clocks: how long a claim lasts without a report, and how often it may lapse. */
@@ -192,14 +183,7 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
       maxTotalBytes: read.integer("SUBMIT_MAX_TOTAL_BYTES", 1024 * 1024, 1, 256 * 1024 * 1024),
     },
     // Read by the API only: the housekeeping in the configs worker goes by each run's own expiry.
-    runs: api
-      ? {
-          perMinute: read.integer("RUNS_PER_MINUTE", 30, 0, 100_000),
-          waiting: read.integer("RUNS_WAITING", 3, 1, 10_000),
-          keepMinutes: read.integer("RUNS_KEEP_MINUTES", 60, 1, 7 * 24 * 60),
-          inputMaxBytes: read.integer("RUNS_INPUT_MAX_BYTES", 64 * 1024, 1, 16 * 1024 * 1024),
-        }
-      : { perMinute: 0, waiting: 0, keepMinutes: 0, inputMaxBytes: 0 },
+    runs: api ? readRunSettings(read) : NO_RUNS,
     oauth: api ? readOAuthSettings(read, problems) : { github: null, jaccount: null, oidc: null },
   };
   if (config.refreshTokenTtlSeconds < config.accessTokenTtlSeconds) {

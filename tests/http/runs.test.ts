@@ -106,6 +106,8 @@ describe("POST …/problems/{p}/runs", () => {
     const seen = await t.api.get(`${domain()}/problems/${problem}`, { token: cast.owner.token });
     expect([seen.body.data.numSubmit, seen.body.data.numAccept]).toEqual([0, 0]);
     expect(await count("select count(*)::int as n from audit_events")).toBe(auditBefore);
+    const own = await t.api.get(`${domain()}/problems/${problem}`, { token: cast.member.token });
+    expect(own.body.data.latestRecord ?? null).toBeNull();
     // Only its owner sees it: staff and strangers alike are told there is no such run.
     for (const token of [cast.admin.token, cast.owner.token])
       expect((await t.api.get(`${domain()}/runs/${id}`, { token })).body.errorCode).toBe("RecordNotFoundError");
@@ -129,6 +131,11 @@ describe("POST …/problems/{p}/runs", () => {
     const noFiles = new FormData();
     noFiles.set("language", "c");
     expect((await startRun(cast.member.token, noFiles)).status).toBe(422);
+    const nul = await startRun(cast.member.token, runForm({ input: "1\u00002" }));
+    expect([nul.status, nul.body.detail[0].loc]).toEqual([422, ["body", "input"]]);
+    // A body over the run's limit (a submission's files and the input) is refused before it is read.
+    const huge = await startRun(cast.member.token, runForm({ input: "" }, { "main.c": "x".repeat(3 * 1024 * 1024) }));
+    expect(huge.status).toBe(413);
     const traversal = await startRun(cast.member.token, runForm({ input: "" }, { "../main.c": "int main(){}" }));
     expect(traversal.body.errorCode).toBe("FileValidationError");
     expect(await runCount()).toBe(before);
@@ -148,14 +155,15 @@ describe("POST …/problems/{p}/runs", () => {
 describe("what the judge is given", () => {
   test("input mode: the generated config and the user's input, never a hidden case's file", async () => {
     await t.orm.em.fork().execute("update runs set state = 'done' where state = 'queued'");
-    const id = (await startRun(cast.member.token, runForm({ input: "40 2\n" }))).body.data.id;
+    // Non-ASCII text reaches the program byte for byte; a browser's \r\n line ends arrive as \n.
+    const id = (await startRun(cast.member.token, runForm({ input: "40 2\r\n李雷 Zoë ₂\n" }))).body.data.id;
     const offered = await t.api.post("/judge/next_task", { waitSeconds: 0 }, { token: judger.token });
     expect(offered.body.data).toMatchObject({ recordId: id, kind: "run", language: "c" });
     const { claim } = await claimRun(id);
     expect(claim.body.errorCode).toBe("Success");
     const files = claim.body.data.configFiles as { path: string; digest: string; url: string }[];
     expect(files.map((f) => f.path).sort()).toEqual(["config.json", "s/1.in"]);
-    expect(files.find((f) => f.path === "s/1.in")!.digest).toBe(sha("40 2\n"));
+    expect(files.find((f) => f.path === "s/1.in")!.digest).toBe(sha("40 2\n李雷 Zoë ₂\n"));
     const configUrl = files.find((f) => f.path === "config.json")!.url;
     const config = JSON.parse(
       new TextDecoder().decode((await t.api.get(configUrl, { token: judger.token, binary: true })).body),
@@ -232,6 +240,18 @@ describe("the protocol's fences", () => {
     expect(
       (await t.api.put(`${base}/judge`, { state: "failed", taskId }, { token: judger.token })).body.errorCode,
     ).toBe("Error");
+  });
+
+  test("a judger's report loses the server's secrets before the run keeps it", async () => {
+    const id = (await startRun(cast.member.token, runForm({ input: "1 1\n" }))).body.data.id;
+    const { taskId } = await claimRun(id);
+    const leak = { index: 0, state: "accepted", stdout: `key=${t.config.jwtSecret}`, stderr: t.config.databaseUrl };
+    await t.api.put(`${domain()}/runs/${id}/cases/judge`, { cases: [leak], taskId }, { token: judger.token });
+    await t.api.put(`${domain()}/runs/${id}/judge`, { state: "accepted", taskId }, { token: judger.token });
+    const [result] = (await t.api.get(`${domain()}/runs/${id}`, { token: cast.member.token })).body.data.results;
+    expect(result.stdout).toStartWith("key=");
+    expect(JSON.stringify(result)).not.toContain(t.config.jwtSecret);
+    expect(JSON.stringify(result)).not.toContain(t.config.databaseUrl!);
   });
 
   test("a compile error is the compiler's output and no results; a release queues it under a new task", async () => {
@@ -433,8 +453,8 @@ describe("limits per user, under concurrent requests", () => {
       multipart: runForm({ input: "1 2" }),
     });
 
-  test("RUNS_WAITING: of 6 at once, 2 are queued and 4 answer 429 with Retry-After; another user is not held up", async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, () => run(lcast.member.token)));
+  test("RUNS_WAITING: of 40 at once, 2 are queued and 38 answer 429 with Retry-After; another user is not held up", async () => {
+    const answers = await Promise.all(Array.from({ length: 40 }, () => run(lcast.member.token)));
     const ok = answers.filter((a) => a.body.errorCode === "Success");
     expect(ok).toHaveLength(2);
     for (const refused of answers.filter((a) => a.body.errorCode !== "Success")) {

@@ -131,6 +131,24 @@ describe("a run on the user's own input", () => {
     expect(crash.results[0]).toMatchObject({ verdict: "runtime_error", exitCode: null, signal: 11 });
   }, 120_000);
 
+  test("output that fights back: 10 MB is cut at the output limit, NUL and invalid UTF-8 come back as text", async () => {
+    const flood = await run(
+      "python3",
+      { "main.py": "import sys\nsys.stdout.write('x' * 10_000_000)\n" },
+      { input: "" },
+    );
+    expect(flood.results[0].verdict).toBe("output_limit_exceeded");
+    expect(flood.results[0].stdout.length).toBeLessThan(70 * 1024);
+    const bytes = await run(
+      "c",
+      { "main.c": '#include <stdio.h>\nint main(){fwrite("a\\0b\\377\\n",1,5,stdout);}\n' },
+      { input: "" },
+    );
+    expect(bytes.results[0].verdict).toBe("accepted");
+    expect(bytes.results[0].stdout.startsWith("a")).toBe(true);
+    expect(bytes.results[0].stdout).not.toContain("\u0000");
+  }, 120_000);
+
   test("a compile error shows the compiler's output and no results", async () => {
     const view = await run("c", { "main.c": "int main(){ return undeclared_name; }\n" }, { input: "1 2" });
     expect(view.state).toBe("done");

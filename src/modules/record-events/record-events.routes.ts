@@ -7,7 +7,8 @@ import { ServiceError } from "../../core/errors";
 import { findReadableRecord } from "../records/records.service";
 import { DomainParams } from "../domains/domains.schemas";
 import { RecordParams } from "../records/records.schemas";
-import { isStreamId, RecordBus } from "./record-events.bus";
+import { RecordBus } from "./record-events.bus";
+import { isStreamId } from "./record-events.log";
 import { watchList, watchRecord, type Sink, type StreamDeps } from "./record-events.service";
 
 const ListStreamQuery = t.Object({

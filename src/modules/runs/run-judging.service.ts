@@ -6,7 +6,8 @@ import { row, rows } from "../../db/statements";
 import { isoTime } from "../../http/schemas";
 import type { JudgingSettings } from "../../settings/config";
 import type { DomainAccess } from "../identity/access";
-import { capOutput, isFinal, pendingCase, type StoredCase } from "../judging/record-states";
+import { isFinal, pendingCase, type StoredCase } from "../judging/record-states";
+import { casePatch } from "../judging/protocol/judge-reports.service";
 import type {
   JudgerCredentialsView,
   RecordCaseSubmitInput,
@@ -153,12 +154,7 @@ export async function reportRunCases(
     for (const report of reports) {
       if (report.index >= maxCases) throw refused(`the run has ${maxCases} case(s); there is no case ${report.index}`);
       while (cases.length <= report.index) cases.push(null);
-      const merged: StoredCase = { ...(cases[report.index] ?? pendingCase()) };
-      if (report.state !== undefined) merged.state = report.state;
-      for (const key of ["score", "timeMs", "memoryKb", "returnCode"] as const)
-        if (report[key] !== undefined) merged[key] = report[key];
-      if (report.stdout !== undefined) merged.stdout = capOutput(report.stdout);
-      if (report.stderr !== undefined) merged.stderr = capOutput(report.stderr);
+      const merged: StoredCase = { ...(cases[report.index] ?? pendingCase()), ...casePatch(report) };
       cases[report.index] = merged;
     }
     await tx.execute(WRITE_CASES_SQL, [JSON.stringify(cases), settings.leaseSeconds, id]);

@@ -1,7 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../server/deps";
 import { serverSecrets } from "../../settings/config";
-import { Redactor } from "../../core/redact";
 import { BizError } from "../../core/errors";
 import { PATTERNS } from "../../core/patterns";
 import { authPlugin } from "../identity/http/auth.plugin";
@@ -9,7 +8,7 @@ import { ok } from "../../http/respond";
 import { binaryResponse, EmptyResp } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
 import { ArchiveQuery } from "../records/records.schemas";
-import { redactCase } from "../judging/protocol/judge-reports.service";
+import { caseRedaction } from "../judging/protocol/judge-reports.service";
 import {
   JudgerClaim,
   JudgerCredentialsResp,
@@ -33,12 +32,9 @@ export function runsJudgeRoutes(deps: AppDeps) {
   const { store, config, jobs, logger } = deps;
   const announce = (domainId: string, runId: string) =>
     void announceRecordChange(jobs, logger, domainId, runChange(runId.toLowerCase()));
-  const redactor = new Redactor(serverSecrets(config));
-  const redacted = <T extends { stdout?: string; stderr?: string }>(body: T, runId: string): T => {
-    const { report, hits } = redactCase(body, redactor);
-    if (hits > 0) logger.warn("a secret of the server was cut out of a run's output", { runId, hits });
-    return report;
-  };
+  const redaction = caseRedaction(serverSecrets(config), logger);
+  const redacted = <T extends { stdout?: string; stderr?: string }>(body: T, runId: string): T =>
+    redaction(body, { runId });
   const judge = { domainPermission: "record.judge" } as const;
   return new Elysia({ name: "runs-judge-routes", prefix: "/domains/:domain/runs/:run", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))

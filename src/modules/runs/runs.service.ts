@@ -3,16 +3,14 @@ import { randomUUID } from "node:crypto";
 import { BizError, InputError, ServiceError } from "../../core/errors";
 import { serializeConfigJson } from "../../core/config-model/config-json";
 import type { RunSettings, SubmissionLimits } from "../../settings/config";
-import { row, rows } from "../../db/statements";
+import { rows } from "../../db/statements";
 import * as metrics from "../../runtime/metrics";
 import { sha256Hex, type BlobStore } from "../../storage/blob-store";
 import type { DomainAccess } from "../identity/access";
 import type { Problem } from "../problems/problem.entity";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { ProblemConfigFile } from "../problem-configs/problem-config-file.entity";
-import { quote } from "../problem-configs/archive-paths";
-import { checkFiles } from "../submissions/submissions.service";
-import { LATEST_CONFIG_SQL } from "../submissions/submissions.sql";
+import { checkFiles, latestVersionFor } from "../submissions/submissions.service";
 import { JUDGE_PRIORITY } from "../judging/tasks/judge-queue";
 import { Run } from "./run.entity";
 import { runConfigOf, type RunMode } from "./run-config";
@@ -53,16 +51,8 @@ function modeOf(input: RunSubmitInput, maxBytes: number): { mode: RunMode; stdin
 
 /** The problem's latest version for the language: its tree and config.json. */
 async function latestVersion(em: EntityManager, store: BlobStore, problem: Problem, language: string) {
-  const latest = await row<{ config_id: string | null; languages: string[] }>(em, LATEST_CONFIG_SQL, [problem.id]);
-  if (!latest?.config_id)
-    throw new BizError("ProblemConfigNotFoundError", "the problem has no config yet, so nothing can run on it");
-  if (!latest.languages.includes(language)) {
-    throw new BizError(
-      "UnsupportedLanguageError",
-      `language ${quote(language)} is not one of the problem's: ${latest.languages.join(", ") || "(none)"}`,
-    );
-  }
-  const files = await em.find(ProblemConfigFile, { config: latest.config_id }, { orderBy: { path: "asc" } });
+  const configId = await latestVersionFor(em, problem.id, language);
+  const files = await em.find(ProblemConfigFile, { config: configId }, { orderBy: { path: "asc" } });
   const tree = new Map(files.map((f) => [f.path, { path: f.path, digest: f.digest, size: Number(f.size) }]));
   const json = tree.get("config.json");
   if (!json) throw new BizError("ProblemConfigJsonNotFoundError", "the problem's config version has no config.json");
@@ -83,6 +73,12 @@ const fileRow = (kind: FileRow["kind"], path: string, data: Uint8Array): FileRow
   data,
 });
 
+/** RUNS_WAITING: a 429 while `max` of the user's runs are queued or being judged. */
+async function refuseIfWaiting(em: EntityManager, userId: string, max: number): Promise<void> {
+  const [{ n }] = await rows<{ n: number }>(em, WAITING_COUNT_SQL, [userId]);
+  if (n >= max) throw new ServiceError(429, `${n} of your runs are still waiting: try again when one is done`, 5);
+}
+
 /**
  * Starts a run: the program's files checked as a submission's, the run's config made from the problem's
  * latest version (run-config.ts), the blobs stored, then the run and its files in one statement under the
@@ -98,6 +94,8 @@ export async function createRun(
 ): Promise<{ id: string; taskId: string; view: RunView }> {
   const { mode, stdin } = modeOf(input, settings.runs.inputMaxBytes);
   const paths = checkFiles(input.files, settings.submissions);
+  // Refused before any work (the config read, the blobs written); checked again under the owner's lock.
+  await refuseIfWaiting(em, access.userId, settings.runs.waiting);
   const { tree, raw } = await latestVersion(em, store, target.problem, input.language);
   const made = runConfigOf(raw, new Set(tree.keys()), input.language, mode);
   const files: FileRow[] = [fileRow("config", "config.json", serializeConfigJson(made.config))];
@@ -111,9 +109,7 @@ export async function createRun(
   const [id, taskId] = [randomUUID(), randomUUID()];
   const created = await em.transactional(async (tx) => {
     await tx.execute(OWNER_LOCK_SQL, [`runs:${access.userId}`]);
-    const [{ n }] = await rows<{ n: number }>(tx, WAITING_COUNT_SQL, [access.userId]);
-    if (n >= settings.runs.waiting)
-      throw new ServiceError(429, `${n} of your runs are still waiting: try again when one is done`, 5);
+    await refuseIfWaiting(tx, access.userId, settings.runs.waiting);
     return (
       await rows<{ created_at: string; expires_at: string }>(tx, CREATE_RUN_SQL, [
         JSON.stringify([...blobs].map(([d, s]) => ({ d, s }))),

@@ -67,17 +67,19 @@ export async function boardRecords(
   let cached = cache.get(setId);
   if (cached && cached.withCases !== ioi) cached = undefined;
   if (!cached || cached.count !== stamp.count || cached.latest !== timeOf(stamp) || cached.version !== stamp.version) {
-    const before = cached;
-    // The stamp read again with the changes in one snapshot, so that the sums compare the same rows.
-    cached = await em.transactional(
-      async (tx) => {
-        const [now] = await tx.execute<Stamp[]>(BOARD_STAMP_SQL, [setId]);
-        const merged = before ? await merge(tx, store, setId, before, now) : null;
-        const read = merged ?? (await reload(tx, store, setId, ioi));
-        return { ...read, count: now.count, latest: timeOf(now), version: now.version };
-      },
-      { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
-    );
+    // The changes since, with the stamp of their own snapshot; when they do not add up to it (a change
+    // missed), or nothing is kept yet, the set whole, with its stamp in one snapshot.
+    const merged = cached ? await merge(em, store, setId, cached) : null;
+    cached =
+      merged ??
+      (await em.transactional(
+        async (tx) => {
+          const [now] = await tx.execute<Stamp[]>(BOARD_STAMP_SQL, [setId]);
+          const read = await reload(tx, store, setId, ioi);
+          return { ...read, count: now.count, latest: timeOf(now), version: now.version };
+        },
+        { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+      ));
     cache.delete(setId);
     cache.set(setId, cached);
     if (cache.size > MAX_SETS) cache.delete(cache.keys().next().value!);
@@ -95,12 +97,15 @@ async function reload(em: EntityManager, store: BlobStore, setId: string, ioi: b
 }
 
 /**
- * What changed since a little before the last read, merged by id; null when the count or the sum of row
- * versions does not add up (a change missed: the set is read whole).
+ * What changed since a little before the last read, merged by id, with the stamp read beside it; null when the
+ * count or the sum of row versions does not add up to that stamp (a change missed: the set is read whole).
  */
-async function merge(em: EntityManager, store: BlobStore, setId: string, cached: Cached, stamp: Stamp) {
+async function merge(em: EntityManager, store: BlobStore, setId: string, cached: Cached): Promise<Cached | null> {
   const since = new Date(cached.latest - OVERLAP_MS);
-  const changed = await em.execute<Row[]>(BOARD_CHANGED_SQL, [cached.withCases, setId, since]);
+  type Changed = Partial<Row> & { stamp_count: number; stamp_latest: Date | null; stamp_version: string };
+  const read = await em.execute<Changed[]>(BOARD_CHANGED_SQL, [setId, cached.withCases, setId, since]);
+  const stamp: Stamp = { count: read[0].stamp_count, latest: read[0].stamp_latest, version: read[0].stamp_version };
+  const changed = read.filter((row) => row.id) as Row[];
   const byId = new Map(cached.byId);
   const versions = new Map(cached.versions);
   let reorder = false;
@@ -122,7 +127,7 @@ async function merge(em: EntityManager, store: BlobStore, setId: string, cached:
   }
   if (byId.size !== stamp.count || sum.toString() !== stamp.version) return null;
   const records = reorder ? sorted(byId) : cached.records.map((r) => byId.get(r.id)!);
-  return { ...cached, versions, sum, byId, records };
+  return { ...cached, versions, sum, byId, records, count: stamp.count, latest: timeOf(stamp), version: stamp.version };
 }
 
 const sorted = (byId: Map<string, BoardRecord>) =>

@@ -31,11 +31,14 @@ export const BOARD_ROWS_SQL = `select ${BOARD_COLUMNS}
       where r.problem_set_id = ? and r.state <> 'failed'`;
 
 /**
- * A set's records changed since an instant, failed ones too (a rejudge may have failed one the board held).
- * Parameters: whether to read case scores, the set, the instant.
+ * A set's records changed since an instant, failed ones too (a rejudge may have failed one the board held),
+ * each beside the set's stamp read in the same statement, so in the same snapshot: the changes add up to it
+ * unless one was missed. No change: one row of the stamp alone (its record columns null). Parameters: the set,
+ * whether to read case scores, the set, the instant.
  */
-export const BOARD_CHANGED_SQL = `select ${BOARD_COLUMNS}
-      where r.problem_set_id = ? and r.updated_at >= ?`;
+export const BOARD_CHANGED_SQL = `select s.count as stamp_count, s.latest as stamp_latest, s.version as stamp_version, c.*
+       from (${BOARD_STAMP_SQL}) s
+       left join (select ${BOARD_COLUMNS} where r.problem_set_id = ? and r.updated_at >= ?) c on true`;
 
 /**
  * The people of a grade export: the domain's members (staff only) and anyone ranked on the board; student

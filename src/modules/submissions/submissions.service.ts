@@ -59,6 +59,24 @@ export function checkFiles(files: File[], limits: SubmissionLimits): string[] {
   return paths;
 }
 
+/**
+ * The problem's latest config version, which must have the language: what a submission is pinned to and a
+ * run is made from. One statement, one snapshot: the latest version and the languages it wrote always agree.
+ */
+export async function latestVersionFor(em: EntityManager, problemId: string, language: string): Promise<string> {
+  const latest = await row<{ config_id: string | null; languages: string[] }>(em, LATEST_CONFIG_SQL, [problemId]);
+  if (!latest) throw new BizError("ProblemNotFoundError", "problem not found");
+  if (!latest.config_id)
+    throw new BizError("ProblemConfigNotFoundError", "the problem has no config yet, so it cannot be judged");
+  if (!latest.languages.includes(language)) {
+    throw new BizError(
+      "UnsupportedLanguageError",
+      `language ${quote(language)} is not one of the problem's: ${latest.languages.join(", ") || "(none)"}`,
+    );
+  }
+  return latest.config_id;
+}
+
 /** The state a submission is saved in (record-transitions.ts, `submit`). */
 const SUBMITTED = TRANSITIONS.submit.to[0];
 /** The whole submission in one statement (submissions.sql.ts). */
@@ -80,19 +98,7 @@ export async function submitSolution(
   input: { language: string; files: File[] },
 ): Promise<{ id: string; taskId: string; view: RecordView }> {
   const paths = checkFiles(input.files, limits);
-  // One statement, one snapshot: the latest version and the languages it wrote always agree.
-  const latest = await row<{ config_id: string | null; languages: string[] }>(em, LATEST_CONFIG_SQL, [
-    target.problem.id,
-  ]);
-  if (!latest) throw new BizError("ProblemNotFoundError", "problem not found");
-  if (!latest.config_id)
-    throw new BizError("ProblemConfigNotFoundError", "the problem has no config yet, so it cannot be judged");
-  if (!latest.languages.includes(input.language)) {
-    throw new BizError(
-      "UnsupportedLanguageError",
-      `language ${quote(input.language)} is not one of the problem's: ${latest.languages.join(", ") || "(none)"}`,
-    );
-  }
+  const configId = await latestVersionFor(em, target.problem.id, input.language);
   const contents = await Promise.all(input.files.map(async (file) => new Uint8Array(await file.arrayBuffer())));
   const tree: TreeEntry[] = contents.map((data, i) => ({
     path: paths[i],
@@ -111,7 +117,7 @@ export async function submitSolution(
     target.domainId,
     target.set?.id ?? null,
     target.problem.id,
-    latest.config_id,
+    configId,
     committerId,
     input.language,
     taskId,

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { JudgingSettings } from "../../../settings/config";
-import type { Redactor } from "../../../core/redact";
+import { Redactor } from "../../../core/redact";
+import type { Logger } from "../../../core/logger";
 import { isUuid } from "../../../db/addressing";
 import { readTimestamp } from "../../../http/timestamps";
 import * as metrics from "../../../runtime/metrics";
@@ -58,8 +59,21 @@ export function redactCase<T extends { stdout?: string; stderr?: string }>(
   return { report, hits: stdout.hits + stderr.hits };
 }
 
-/** What a case report changes in its case. */
-function casePatch(input: RecordCaseSubmitInput): Partial<StoredCase> {
+/**
+ * The cut every judger's output gets before it is stored (a record's or a run's): the exact values of the
+ * server's own secrets, each cut logged with where it was found.
+ */
+export function caseRedaction(secrets: string[], logger: Logger) {
+  const redactor = new Redactor(secrets);
+  return <T extends { stdout?: string; stderr?: string }>(body: T, where: Record<string, unknown>): T => {
+    const { report, hits } = redactCase(body, redactor);
+    if (hits > 0) logger.warn("a secret of the server was cut out of a case's output", { ...where, hits });
+    return report;
+  };
+}
+
+/** What a case report changes in its case (a record's, or a run's: run-judging.service.ts). */
+export function casePatch(input: RecordCaseSubmitInput): Partial<StoredCase> {
   const patch: Partial<StoredCase> = {};
   if (input.state !== undefined) patch.state = input.state;
   for (const key of ["score", "timeMs", "memoryKb", "returnCode"] as const)

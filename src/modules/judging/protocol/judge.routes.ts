@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../../server/deps";
 import { serverSecrets } from "../../../settings/config";
-import { Redactor } from "../../../core/redact";
 import { BizError } from "../../../core/errors";
 import { authPlugin } from "../../identity/http/auth.plugin";
 import { ok } from "../../../http/respond";
@@ -30,12 +29,9 @@ export function judgeRoutes(deps: AppDeps) {
   const announce = (domainId: string, recordId: string) =>
     void announceRecordChange(jobs, logger, domainId, recordId.toLowerCase());
   // Any judger's output (ours or another's) loses the server's own secrets before it is stored.
-  const redactor = new Redactor(serverSecrets(config));
-  const redacted = <T extends { stdout?: string; stderr?: string }>(body: T, recordId: string, index: number): T => {
-    const { report, hits } = reports.redactCase(body, redactor);
-    if (hits > 0) logger.warn("a secret of the server was cut out of a case's output", { recordId, case: index, hits });
-    return report;
-  };
+  const redaction = reports.caseRedaction(serverSecrets(config), logger);
+  const redacted = <T extends { stdout?: string; stderr?: string }>(body: T, recordId: string, index: number): T =>
+    redaction(body, { recordId, case: index });
   return new Elysia({ name: "judge-routes", prefix: "/domains/:domain/records/:record", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))
     .post(
