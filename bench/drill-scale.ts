@@ -5,7 +5,8 @@ import { runDrill, type DrillResult, type DrillShape } from "./drill/run-drill";
  * `bun run drill:scale`: the deadline drill (docs/operations.md "Scaling out"). The same class twice: once
  * against one API, one judge and one configs worker (the baseline), once against two APIs, three judges
  * (two on the queue, one over HTTP against the second API) and two configs workers, with a judge killed
- * mid-record and an API restarted. STUDENTS (300) and EACH (submissions per student, 1) size the class.
+ * mid-record and an API restarted. STUDENTS (300) and EACH (submissions per student, 1) size the class;
+ * DRILL_S3=1 puts every API and configs worker on one S3 bucket (a local S3 server) instead of a shared disk.
  * Exits 1 when anything that must hold does not: a lost or duplicate record, a missed event, limits that
  * disagree, boards that differ, a second similarity report, a 5xx other than a draining 503.
  * The class lives in this one process: its 300 open streams need BUN_CONFIG_MAX_HTTP_REQUESTS above Bun's 256
@@ -37,8 +38,21 @@ report("                                          baseline      scaled", [
   row("burst of 12 over all APIs: accepted", (r) => String(r.limitAccepted)),
   row("boards equal on every API", (r) => String(r.boardsEqual)),
   row("similarity reports for 1 problem", (r) => String(r.similarityReports)),
+  row("package via every API: ok/problems/configs", (r) =>
+    [r.imported.accepted, r.imported.problems, r.imported.versions].join("/"),
+  ),
   row("5xx other than 503 / retried", (r) => `${r.serverErrors} / ${r.retried}`),
   row("wall time (s)", (r) => fmt(r.seconds)),
+]);
+const per100 = (r: DrillResult, n: number) => fmt((n * 100) / Math.max(1, r.acknowledged));
+report(`PostgreSQL and Redis per 100 submissions (blob store: ${two.storage})  baseline      scaled`, [
+  row("PostgreSQL transactions", (r) => per100(r, r.load.pgTransactions)),
+  row("PostgreSQL rows read", (r) => per100(r, r.load.pgRowsRead)),
+  row("PostgreSQL rows written", (r) => per100(r, r.load.pgRowsWritten)),
+  row("PostgreSQL CPU seconds", (r) => per100(r, r.load.pgCpuSeconds)),
+  row("Redis commands", (r) => per100(r, r.load.redisCommands)),
+  row("Redis CPU seconds", (r) => per100(r, r.load.redisCpuSeconds)),
+  row("database size at the end (MB)", (r) => fmt(r.load.pgDatabaseBytes / 1e6)),
 ]);
 for (const [name, r] of [
   ["baseline", one],
@@ -61,6 +75,8 @@ for (const [name, r] of [
   if (!r.boardsEqual) problems.push(`${name}: boards differ between APIs`);
   if (r.similarityReports !== 1) problems.push(`${name}: ${r.similarityReports} similarity reports`);
   if (r.serverErrors) problems.push(`${name}: ${r.serverErrors} server errors`);
+  if (r.imported.accepted !== 1 || r.imported.problems !== 1 || r.imported.versions !== 1)
+    problems.push(`${name}: one package sent through every API gave ${JSON.stringify(r.imported)}`);
 }
 if (one.limitAccepted !== two.limitAccepted)
   problems.push(`limit decisions disagree: ${one.limitAccepted} vs ${two.limitAccepted}`);

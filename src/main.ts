@@ -40,6 +40,9 @@ export async function runApi(config: Config, logger: Logger, around: AroundApi =
     config.shutdownTimeoutMs,
     [
       ...(around.first ?? []),
+      // /readyz is 503 from the signal on, but a load balancer only learns it at its next probe: keep
+      // serving everything (streams too) until it has, so no request meets a closed port.
+      { name: "drain", run: () => Bun.sleep(config.shutdownDrainMs), timeoutMs: config.shutdownDrainMs + 1_000 },
       // Live streams never finish by themselves: end them, so that the server's stop below can.
       { name: "live streams", run: () => closeLiveStreams(jobs) },
       // Stop accepting; in-flight requests finish before the pools close.

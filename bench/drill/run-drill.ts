@@ -4,6 +4,8 @@ import { makeCast } from "../../tests/helpers/domain-factories";
 import { judgerKey, uploadConfig } from "../../tests/helpers/judging";
 import { call, percentile, tally, watch, type Watch } from "./clients";
 import { startApi, startConfigsWorker, startJudge, type Proc } from "./processes";
+import { importOnce, loadSince, snapshot, type ServiceLoad } from "./load";
+import { startLocalS3, type LocalS3 } from "../../tests/helpers/s3-server";
 
 /**
  * One drill (bench/drill-scale.ts): a class registers and submits through every API while live streams
@@ -27,6 +29,8 @@ export interface DrillResult {
   duplicates: number;
   lost: number;
   failed: number;
+  /** Why each failed record failed (its first case's message). */
+  failures: string[];
   p50: number;
   p99: number;
   eventsExpected: number;
@@ -39,6 +43,11 @@ export interface DrillResult {
   retried: number;
   cpu: [string, number][];
   seconds: number;
+  /** PostgreSQL and Redis from the first submission to the last record judged. */
+  load: ServiceLoad;
+  /** A package imported through every API at once under one url: answers accepted, problems, config versions. */
+  imported: { accepted: number; problems: number; versions: number };
+  storage: "fs" | "s3";
 }
 
 const PROGRAM = (name: string) =>
@@ -87,18 +96,31 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
   const started = performance.now();
   tally.serverErrors = 0;
   tally.retried = 0;
-  const t = await spawnApp({ LOG_LEVEL: "warn" }, { configsWorker: true });
+  // DRILL_S3=1: every API and configs worker on one S3 bucket (the local S3 server), as on separate machines.
+  const s3: LocalS3 | null = process.env.DRILL_S3 === "1" ? await startLocalS3("joj-drill") : null;
+  const storageEnv: Record<string, string> = s3
+    ? {
+        STORAGE_DRIVER: "s3",
+        S3_BUCKET: s3.bucket,
+        S3_ENDPOINT: s3.endpoint,
+        S3_REGION: s3.region,
+        S3_ACCESS_KEY_ID: s3.accessKeyId,
+        S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      }
+    : {};
+  const t = await spawnApp({ LOG_LEVEL: "warn", ...storageEnv }, { configsWorker: true });
   const procs: Proc[] = [];
   const watches: Watch[] = [];
   try {
     const { cast, problem, set } = await setUp(t);
     const d = cast.domain.id;
-    const env = { RATE_SUBMISSIONS_PER_USER: "20,6" };
+    // The APIs drain for a second after SIGTERM (docs/operations.md "Draining an API").
+    const env = { RATE_SUBMISSIONS_PER_USER: "20,6", SHUTDOWN_DRAIN_MS: "1000", ...storageEnv };
     const apis: (Proc & { url: string })[] = [];
     for (let i = 0; i < shape.apis; i++) apis.push((await startApi(t, `api-${i + 1}`, env)) as Proc & { url: string });
     procs.push(...apis);
     const urls = apis.map((a) => a.url);
-    for (let i = 0; i < shape.workers; i++) procs.push(await startConfigsWorker(t, `configs-${i + 1}`));
+    for (let i = 0; i < shape.workers; i++) procs.push(await startConfigsWorker(t, `configs-${i + 1}`, storageEnv));
     const judges: Proc[] = [];
     for (let i = 0; i < shape.queueJudges + shape.httpJudges; i++) {
       const mode = i < shape.queueJudges ? "queue" : "http";
@@ -143,7 +165,10 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
 
     // The deadline: every student submits `each` times within the minute, alternating APIs.
     const acknowledged = new Map<string, string>();
+    const before = await snapshot(t);
     const chaos = shape.chaos ? disturb(t, judges, apis, log) : Promise.resolve();
+    // A teacher imports a package mid-deadline, the request sent through every API at once.
+    const imported = Bun.sleep(2000).then(() => importOnce(t, urls, d, cast.admin.token));
     // The deadline window: long enough for the chaos to land while submissions arrive.
     const spread = Math.min(50_000, Math.max(8_000, shape.students * 100));
     await Promise.all(
@@ -178,8 +203,11 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
     }
     // Streams get the last announcements within a burst or two.
     await Bun.sleep(1500);
-    const rows = await em().execute<{ id: string; state: string; ms: number }[]>(
-      "select id, state, extract(epoch from (judged_at - created_at)) * 1000 as ms from records where problem_id = ?",
+    const load = await loadSince(t, before);
+    const rows = await em().execute<{ id: string; state: string; ms: number; why: string | null }[]>(
+      `select id, state, extract(epoch from (judged_at - created_at)) * 1000 as ms,
+              case when state = 'failed' then cases -> 0 ->> 'stderr' end as why
+         from records where problem_id = ?`,
       [problem],
     );
     const ids = new Set(rows.map((r) => r.id));
@@ -232,6 +260,7 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
       duplicates: rows.length - ids.size + [...ids].filter((id) => !acknowledged.has(id)).length,
       lost: [...acknowledged.keys()].filter((id) => !final.some((r) => r.id === id)).length,
       failed: final.filter((r) => r.state === "failed").length,
+      failures: final.filter((r) => r.state === "failed").map((r) => r.why ?? "(no message)"),
       p50: percentile(times, 50),
       p99: percentile(times, 99),
       eventsExpected: expected,
@@ -244,11 +273,15 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
       retried: tally.retried,
       cpu,
       seconds: (performance.now() - started) / 1000,
+      load,
+      imported: await imported,
+      storage: s3 ? "s3" : "fs",
     };
   } finally {
     await Promise.all(watches.map((w) => w.stop()));
     for (const p of procs.reverse()) await p.stop().catch(() => {});
     await t.close();
+    await s3?.stop();
   }
 }
 

@@ -56,6 +56,8 @@ export interface Config {
     s3: S3StorageSettings | null;
   };
   shutdownTimeoutMs: number;
+  /** After SIGTERM, how long the API keeps serving with /readyz at 503 before it closes its listener. */
+  shutdownDrainMs: number;
   judging: JudgingSettings;
   submissions: SubmissionLimits;
   runs: RunSettings;
@@ -172,6 +174,7 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
       s3: storageDriver === "s3" ? readS3Settings(read, problems) : null,
     },
     shutdownTimeoutMs: read.integer("SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    shutdownDrainMs: read.integer("SHUTDOWN_DRAIN_MS", 0, 0, 600_000),
     judging: {
       leaseSeconds: read.integer("JUDGE_LEASE_SECONDS", 60, 1, 3600),
       maxAttempts: read.integer("JUDGE_MAX_ATTEMPTS", 3, 1, 20),

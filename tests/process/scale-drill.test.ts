@@ -6,7 +6,7 @@ import { runDrill } from "../../bench/drill/run-drill";
 // their live streams are open, a judge killed with SIGKILL mid-record and an API restarted with SIGTERM.
 // Every acknowledged submission is judged once, every stream sees every change it may see (resuming
 // with Last-Event-ID across the restart), limits count across the APIs, the boards agree, a similarity
-// report asked for through both APIs at once is made once, and nothing answers a 5xx but a draining 503.
+// report asked for through both APIs at once is made once, so is a package import, and nothing answers a 5xx but a draining 503.
 test("the deadline drill at CI size holds every promise", async () => {
   const result = await runDrill({
     apis: 2,
@@ -22,25 +22,28 @@ test("the deadline drill at CI size holds every promise", async () => {
     judged: result.judged,
     duplicates: result.duplicates,
     lost: result.lost,
-    failed: result.failed,
+    failed: result.failures,
     eventsSeen: result.eventsSeen,
     resets: result.resets,
     limitAccepted: result.limitAccepted,
     boardsEqual: result.boardsEqual,
     similarityReports: result.similarityReports,
     serverErrors: result.serverErrors,
+    imported: result.imported,
   }).toEqual({
     acknowledged: 24,
     judged: 24,
     duplicates: 0,
     lost: 0,
-    failed: 0,
+    failed: [],
     eventsSeen: result.eventsExpected,
     resets: 0,
     limitAccepted: 6,
     boardsEqual: true,
     similarityReports: 1,
     serverErrors: 0,
+    // One package sent through both APIs at once under one url: one import, unpacked once.
+    imported: { accepted: 1, problems: 1, versions: 1 },
   });
   // 24 students' own streams and two TAs' (one per API), each seeing its records' final states.
   expect(result.eventsExpected).toBe(24 + 2 * 24);
