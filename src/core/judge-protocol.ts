@@ -55,3 +55,35 @@ export interface CaseReport {
 export function caseWithout(state: CaseResult, stderr = ""): CaseReport {
   return { state, score: 0, timeMs: 0, memoryKb: 0, returnCode: 0, stdout: "", stderr };
 }
+
+/** A stage's finding as the record shows it (docs/config-reference.md "Stages"). */
+export interface StageComment {
+  /** The submitted file, relative to the submission ("" when the finding names no file). */
+  file: string;
+  /** 1-based; 0 when the finding names no line. */
+  line: number;
+  /** The tool's check (clang-tidy's, cppcheck's id, cpplint's category) or the keyword rule. */
+  check: string;
+  message: string;
+  /** Points this finding deducted (before the stage's cap). */
+  points: number;
+}
+
+/** One stage's outcome, reported with the record's state and stored on the record. */
+export interface StageReport {
+  name: string;
+  kind: string;
+  /** failed: the tool could not do its job (the judge's side, never the student's): nothing deducted. */
+  state: "done" | "failed" | "skipped";
+  /** Points taken off the tests' score, after the stage's cap. */
+  deduction: number;
+  /** A forbidden pattern was found: the record's score is 0. */
+  forbidden: boolean;
+  /** Why it failed, was skipped or forbade; or a summary. */
+  message: string;
+  comments: StageComment[];
+}
+
+/** Most comments a stage keeps (the rest are counted in its message), and the longest comment. */
+export const STAGE_COMMENTS_MAX = 100;
+export const STAGE_MESSAGE_MAX = 500;

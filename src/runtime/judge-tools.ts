@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { PRESETS, PRESET_NAMES, type PresetName } from "../core/config-model/presets";
 import { sandboxHas } from "../core/sandbox-path";
+import { LINT_TOOLS } from "../core/config-model/config-stages";
 
 /**
  * What a machine needs before the built-in judge can run, and how to get it. Shared by `bun run setup`
@@ -26,15 +27,21 @@ export const JUDGE_TOOLS: readonly JudgeTool[] = [
 
 /**
  * What `bun run setup` installs besides the judge's own tools: the toolchain of each language preset
- * (SETUP_PRESETS, a comma-separated list, leaves some out; every preset by default), and a local Redis
+ * (SETUP_PRESETS, a comma-separated list, leaves some out; every preset by default), with C and C++ the linters
+ * their stages may run (clang-tidy, cppcheck, cpplint), and a local Redis
  * when none is installed, which `bun run start` runs when REDIS_URL is unset.
  */
 export function setupExtras(presets: readonly PresetName[] = PRESET_NAMES): JudgeTool[] {
   const toolchains = presets.flatMap((name) =>
     PRESETS[name].toolchain.map((tool) => ({ ...tool, purpose: `the ${name} preset`, sandboxed: true })),
   );
+  // The linters a config's stages may run on C and C++ (docs/config-reference.md "Stages").
+  const linters = presets.some((name) => name === "c" || name === "cpp")
+    ? LINT_TOOLS.map((tool) => ({ ...tool, purpose: "lint stages on C and C++", sandboxed: true }))
+    : [];
   return [
     ...toolchains,
+    ...linters,
     { command: "redis-server", pkg: "redis-server", purpose: "the queues, when REDIS_URL is unset" },
   ];
 }

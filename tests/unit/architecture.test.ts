@@ -38,6 +38,7 @@ const JUDGE_ROOMS = [
   ["run/"],
   ["cache/"],
   ["checks/"],
+  ["stages/"],
   ["record/"],
   ["judge-worker.ts"],
 ];

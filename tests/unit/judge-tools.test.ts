@@ -60,8 +60,9 @@ describe("bun run setup's languages and Redis", () => {
     expect(plan.kind).toBe("install");
     if (plan.kind !== "install") return;
     const packages = plan.command.slice(4);
-    for (const pkg of ["g++", "python3", "default-jdk-headless", "golang-go", "rustc", "nodejs", "redis-server"])
-      expect(packages).toContain(pkg);
+    const wanted = ["g++", "python3", "default-jdk-headless", "golang-go", "rustc", "nodejs", "redis-server"];
+    // The linters a C or C++ stage may run (docs/config-reference.md "Stages").
+    for (const pkg of [...wanted, "clang-tidy", "cppcheck", "cpplint"]) expect(packages).toContain(pkg);
     expect(new Set(packages).size).toBe(packages.length);
   });
 
@@ -71,7 +72,21 @@ describe("bun run setup's languages and Redis", () => {
     const plan = planSetup(machine(true, true, ...ALL, "redis-server"), setupExtras(chosen.presets));
     expect(plan).toMatchObject({
       kind: "install",
-      command: ["apt-get", "install", "-y", "--no-install-recommends", "g++", "python3"],
+      command: [
+        "apt-get",
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "g++",
+        "python3",
+        "clang-tidy",
+        "cppcheck",
+        "cpplint",
+      ],
+    });
+    // Without C or C++ no linter is installed.
+    expect(planSetup(machine(true, true, ...ALL, "redis-server"), setupExtras(["python3"]))).toMatchObject({
+      command: ["apt-get", "install", "-y", "--no-install-recommends", "python3"],
     });
     expect(presetsToSet(undefined).presets).toEqual(PRESET_NAMES);
   });

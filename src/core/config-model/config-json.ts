@@ -9,6 +9,7 @@ import {
 } from "./config-judging";
 import { unknownField } from "./config-fields";
 import { presetOf, PRESET_NAMES } from "./presets";
+import { resolveStages, type ResolvedStage } from "./config-stages";
 import {
   CASE_DEFAULTS,
   invalidConfig as invalid,
@@ -37,6 +38,8 @@ export interface JudgeLanguage {
   /** Empty when the language has none: then every case scores on its own. */
   subtasks: ResolvedSubtask[];
   scoring: ScoringRule;
+  /** Lint, analysis and keyword stages (config-stages.ts), in order; empty when it has none. */
+  stages: ResolvedStage[];
   /** Where its cases are written (JSON path), for a refusal naming one; `note` names the language there. */
   casesAt: string;
   note: string;
@@ -86,6 +89,7 @@ export function validateConfigJson(raw: unknown, context: ConfigContext = {}): C
     const present = new Set([...context.archiveFiles].map(normaliseConfigPath));
     assertCheckerFiles(config, present);
     assertCaseFiles(languages, present);
+    assertStageFiles(languages, present);
   }
   return config;
 }
@@ -114,6 +118,15 @@ function assertCaseFiles(languages: JudgeLanguage[], present: Set<string>): void
       }
     }
   }
+}
+
+/** A command stage's files (its script) are in the version, as a checker's are. */
+function assertStageFiles(languages: JudgeLanguage[], present: Set<string>): void {
+  for (const language of languages)
+    for (const stage of language.stages)
+      for (const file of stage.files ?? [])
+        if (!present.has(normaliseConfigPath(file)))
+          throw invalid(`stage "${stage.name}" of language "${language.name}": "${file}" is not in the config archive`);
 }
 
 /** A field config.json's schema does not know is refused with its path (config-fields.ts). */
@@ -171,6 +184,9 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
     const [subtasks, subtasksAt] = language.subtasks
       ? [language.subtasks, `${at}/subtasks`]
       : [fallback.subtasks ?? [], "/languageDefault/subtasks"];
+    const [stages, stagesAt] = language.stages
+      ? [language.stages, `${at}/stages`]
+      : [fallback.stages ?? [], "/languageDefault/stages"];
     return {
       name: language.name,
       preset: preset ? presetName : null,
@@ -179,6 +195,7 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
       cases: resolved,
       subtasks: resolveSubtasks(subtasks, resolved.length, subtasksAt, note(subtasksAt)),
       scoring: language.scoring ?? fallback.scoring ?? "all",
+      stages: resolveStages(stages, named(stagesAt)),
       casesAt,
       note: note(casesAt),
     };

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type as t } from "@sinclair/typebox";
 import { BizError } from "../errors";
 import { PATTERNS } from "../patterns";
+import { StageSchema } from "./config-stages";
 
 /** `T | null`, written as Elysia's `t.Nullable` writes it, so the OpenAPI document is unchanged. */
 const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()], { nullable: true });
@@ -151,6 +152,14 @@ const languageDefaultFields = {
   ...outputCheckFields,
   subtasks: t.Optional(Nullable(t.Array(SubtaskSchema))),
   scoring: t.Optional(ScoringSchema),
+  stages: t.Optional(
+    Nullable(
+      t.Array(StageSchema, {
+        maxItems: 16,
+        description: 'lint, analysis and keyword stages (docs/config-reference.md "Stages")',
+      }),
+    ),
+  ),
 };
 export const LanguageDefaultSchema = t.Object(languageDefaultFields, { title: "LanguageDefault" });
 export const LanguageSchema = t.Object(

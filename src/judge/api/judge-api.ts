@@ -1,4 +1,4 @@
-import type { CaseReport, RecordJudgePayload } from "../../core/judge-protocol";
+import type { CaseReport, RecordJudgePayload, StageReport } from "../../core/judge-protocol";
 import { Redactor } from "../../core/redact";
 import type { Logger } from "../../core/logger";
 import type { JudgeSettings } from "../judge-settings";
@@ -127,7 +127,7 @@ export class JudgeApi {
     return this.call("POST", `${this.recordPath(task)}/judge/claim`, { taskId: task.taskId });
   }
 
-  report(task: JudgeTask, body: { state: string; judgedAt?: string }): Promise<unknown> {
+  report(task: JudgeTask, body: { state: string; judgedAt?: string; stages?: StageReport[] }): Promise<unknown> {
     return this.call("PUT", `${this.recordPath(task)}/judge`, { ...body, taskId: task.taskId });
   }
 

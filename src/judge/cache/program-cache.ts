@@ -53,7 +53,7 @@ export async function toolchainFingerprint(command: string): Promise<string> {
 }
 
 /** The sources in the compile directory: submitted files (a lone one renamed as the plan says) and the config's. */
-function sourceList(plan: JudgePlan, claim: Claim, config: Map<string, RemoteFile>) {
+export function sourceList(plan: JudgePlan, claim: Claim, config: Map<string, RemoteFile>) {
   const submitted = claim.codeFiles.map((f) => ({ ...f, path: normalisePath(f.path) }));
   if (submitted.length === 1 && plan.compileFiles.length === 1 && !config.has(plan.compileFiles[0]))
     submitted[0].path = plan.compileFiles[0];

@@ -13,6 +13,8 @@ import { compileProgram } from "../cache/program-cache";
 import { judgeCases } from "./subtasks";
 import { CaseBatches } from "../api/case-batches";
 import { presetGap } from "../toolchains";
+import { StageBook, stageSources } from "../stages/stage-book";
+import type { StageReport } from "../../core/judge-protocol";
 
 export interface EngineDeps {
   api: JudgeApi;
@@ -128,15 +130,19 @@ async function judgeClaimed(
     await api.report(task, { state: "compiling" });
     compiled = await compileProgram({ plan, claim, config, cached, api, cache, slot, tools, logger, signal: halt });
   }
+  // The stages before the tests, then (below) those after: each group reported as it ends, all in config order.
+  const stages = new StageBook(plan, compiled.ok, () => stageSources(plan, claim, config, cached));
+  const stageDeps = { config, cached, cache, slot, tools, logger, signal: halt };
   const batches = new CaseBatches((cases) => api.reportCases(task, cases));
   try {
     if (!compiled.ok) {
       for (const c of plan.cases)
         batches.add(c.index, caseOf(compiled.state, c.index === 0 ? compiled.message : "see case 0"));
       await batches.flush();
-      return finish(api, task, compiled.state === "system_error" ? "failed" : "rejected");
+      const state = compiled.state === "system_error" ? "failed" : "rejected";
+      return finish(api, task, state, await stages.run(["before-tests", "after-tests"], stageDeps));
     }
-    await api.report(task, { state: "running" });
+    await api.report(task, { state: "running", ...(await stages.report(["before-tests"], stageDeps)) });
     const checkers = new CheckerShelf({ config, cached, cache, slot, tools, logger, signal: halt });
     const ctx: CaseContext = { config, cached, checkers, slot, tools, halt };
     const submitted = new Map(claim.codeFiles.map((f) => [normalisePath(f.path), f]));
@@ -152,13 +158,15 @@ async function judgeClaimed(
     });
     // Every case is in before the final state: the totals come from them.
     await batches.flush();
-    return finish(api, task, final);
+    return finish(api, task, final, await stages.run(["after-tests"], stageDeps));
   } finally {
     batches.discard();
   }
 }
 
-async function finish(api: JudgeApi, task: JudgeTask, state: string): Promise<string> {
-  await api.report(task, { state, judgedAt: new Date().toISOString() });
+async function finish(api: JudgeApi, task: JudgeTask, tests: string, stages?: StageReport[]): Promise<string> {
+  // A forbidden pattern (its score 0, stages/deduct.ts) is not an acceptance, whatever the tests said.
+  const state = tests === "accepted" && stages?.some((stage) => stage.forbidden) ? "rejected" : tests;
+  await api.report(task, { state, judgedAt: new Date().toISOString(), ...(stages?.length ? { stages } : {}) });
   return state;
 }

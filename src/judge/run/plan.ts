@@ -1,6 +1,7 @@
 import { parseConfigJson, resolveLanguages, type JudgeCase } from "../../core/config-model/config-json";
 import type { CheckerInput, ScoringRule } from "../../core/config-model/config-schema";
 import type { ResolvedSubtask } from "../../core/config-model/config-judging";
+import type { ResolvedStage } from "../../core/config-model/config-stages";
 import type { CompareRule } from "../outcome/compare";
 import type { Limits } from "../sandbox/sandbox";
 import type { JudgeSettings } from "../judge-settings";
@@ -23,6 +24,8 @@ export interface JudgePlan {
   /** Groups of cases scored together (config.json `subtasks`); cases in none score on their own. */
   subtasks: ResolvedSubtask[];
   scoring: ScoringRule;
+  /** Lint, analysis and keyword stages, in order (stages/run-stages.ts). */
+  stages: ResolvedStage[];
 }
 
 /** A checker (special judge) from the config archive: built once per set of file digests, run per case. */
@@ -124,5 +127,6 @@ export function planJudging(configJson: Uint8Array, language: string, settings: 
     })),
     subtasks: resolved.subtasks,
     scoring: resolved.scoring,
+    stages: resolved.stages,
   };
 }

@@ -79,6 +79,7 @@ const RECORDED = new Set([
   "unfrozenAt",
   "latePenalty",
   "runsAllowed",
+  "gradeStages",
   "problems",
   "version",
   "commitId",

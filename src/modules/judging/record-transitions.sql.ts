@@ -50,9 +50,18 @@ export const renewSql = (working: StateList) => `
 const held = (working: StateList) => `judger_id = ? and (?::text is null or task_id::text = ?)
   and (state not in ${list(working)} or lease_expires_at is null or lease_expires_at > now())`;
 
+/**
+ * A score after the record's stages (docs/config-reference.md "Stages"): 0 when a stage found something
+ * forbidden, else the tests' score less every stage's deduction, never below 0.
+ */
+export const afterStages = (score: string, stages: string) => `
+  case when exists (select 1 from jsonb_array_elements(${stages}) s where (s->>'forbidden')::boolean) then 0
+       else greatest(0, ${score} - (select coalesce(sum((s->>'deduction')::int), 0)
+                                      from jsonb_array_elements(${stages}) s)) end`;
+
 /** The totals of a cases array (record-states.ts `aggregate`): scores and times add up, memory is the peak. */
-const totals = (cases: string) => `
-  score = (select coalesce(sum((c->>'score')::int), 0) from jsonb_array_elements(${cases}) c),
+const totals = (cases: string, stages: string) => `
+  score = ${afterStages(`(select coalesce(sum((c->>'score')::int), 0) from jsonb_array_elements(${cases}) c)`, stages)},
   time_ms = (select coalesce(sum((c->>'timeMs')::int), 0) from jsonb_array_elements(${cases}) c),
   memory_kb = (select greatest(0, coalesce(max((c->>'memoryKb')::int), 0)) from jsonb_array_elements(${cases}) c)`;
 
@@ -76,7 +85,7 @@ export const caseSql = (waiting: StateList, working: StateList) => `
                      order by i) as cases
       from cur, given g, generate_series(0, greatest(jsonb_array_length(cur.cases) - 1, ?)) i
      group by cur.id, cur.state)
-  update records r set cases = m.cases, ${totals("m.cases")}, updated_at = now(),
+  update records r set cases = m.cases, ${totals("m.cases", "r.stages")}, updated_at = now(),
          lease_expires_at = case when m.state in ${list(working)} then now() + make_interval(secs => ?)
                                  else r.lease_expires_at end
     from merged m where r.id = m.id
@@ -87,11 +96,12 @@ export function reportSql(to: RecordState | null, working: StateList, final: Sta
   const from = to === null ? working : working.filter((state) => judgerMayMove(state, to));
   if (from.length === 0) return "";
   const ends = to !== null && final.includes(to);
-  const fromTotals = (column: string) =>
-    `${column} = case when jsonb_array_length(r.cases) > 0 then t.${column} else coalesce(?::int, r.${column}) end`;
+  const fromTotals = (column: string, total = `t.${column}`) =>
+    `${column} = case when jsonb_array_length(r.cases) > 0 then ${total} else coalesce(?::int, r.${column}) end`;
   const update = `
-    update records r set state = ${to === null ? "r.state" : `'${to}'`}, updated_at = now(),
-           ${fromTotals("score")}, ${fromTotals("time_ms")}, ${fromTotals("memory_kb")},
+    update records r set state = ${to === null ? "r.state" : `'${to}'`}, updated_at = now(), stages = cur.stages,
+           ${fromTotals("score", afterStages("t.score", "cur.stages"))}, ${fromTotals("time_ms")},
+           ${fromTotals("memory_kb")},
            ${ends ? "judged_at = ?::timestamptz, lease_expires_at = null" : "lease_expires_at = now() + make_interval(secs => ?)"}
       from cur, lateral (select coalesce(sum((c->>'score')::int), 0) as score,
                                 coalesce(sum((c->>'timeMs')::int), 0) as time_ms,
@@ -107,7 +117,7 @@ export function reportSql(to: RecordState | null, working: StateList, final: Sta
       : "";
   return `
     with cur as (
-      select id, cases from records
+      select id, cases, coalesce(?::jsonb, stages) as stages from records
        where id = ? and domain_id = ? and state in ${list(from)} and ${held(working)}
        for update),
     upd as (${update})${counted}
@@ -116,7 +126,7 @@ export function reportSql(to: RecordState | null, working: StateList, final: Sta
 
 /** Back to the queue under a new task id (the first parameter), the attempt's results cleared. */
 const REQUEUE = `state = 'queueing', task_id = ?, judger_id = null, lease_expires_at = null, updated_at = now(),
-  score = 0, time_ms = 0, memory_kb = 0, cases = '[]'::jsonb`;
+  score = 0, time_ms = 0, memory_kb = 0, cases = '[]'::jsonb, stages = '[]'::jsonb`;
 
 /** The holder gives the record back: its attempt does not count. */
 export const releaseSql = (working: StateList) => `
@@ -133,7 +143,7 @@ export const requeueLapsedSql = (working: StateList) => `
 /** A lapsed lease with no attempt left: failed, with one case saying why. */
 export const exhaustSql = (working: StateList) => `
   update records set state = 'failed', judger_id = null, lease_expires_at = null, judged_at = now(), updated_at = now(),
-         score = 0, time_ms = 0, memory_kb = 0, cases = ?::jsonb
+         score = 0, time_ms = 0, memory_kb = 0, cases = ?::jsonb, stages = '[]'::jsonb
    where id = ? and state in ${list(working)} and lease_expires_at <= now() returning id, domain_id`;
 
 /** A waiting record without a live job: queued again under a new task id. */
@@ -162,8 +172,8 @@ export const rejudgeSql = (where: string, limit: number, final: StateList) => `
                           order by c.version desc limit 1) latest on true),
   upd as (
     update records r set state = 'queueing', task_id = gen_random_uuid(), judger_id = null, lease_expires_at = null,
-           attempts = 0, score = 0, time_ms = 0, memory_kb = 0, cases = '[]'::jsonb, judged_at = null,
-           updated_at = now(),
+           attempts = 0, score = 0, time_ms = 0, memory_kb = 0, cases = '[]'::jsonb, stages = '[]'::jsonb,
+           judged_at = null, updated_at = now(),
            config_id = target.config_id,
            priority = case when cur.state in ${list(final)} or ?::boolean then ?::int else r.priority end,
            history = case when cur.state not in ${list(final)} then r.history

@@ -12,6 +12,7 @@ import {
   WORKING_STATES,
 } from "./record-states";
 import * as sql from "./record-transitions.sql";
+import type { StageReport } from "../../core/judge-protocol";
 
 /**
  * The only module that changes a record's state. Who may move a record from what to what is the
@@ -120,6 +121,8 @@ export async function report(
     memoryKb?: number;
     judgedAt: Date;
     taskId?: string;
+    /** The record's stages, replacing what it had; absent: kept. */
+    stages?: StageReport[];
   },
   leaseSeconds: number,
 ): Promise<boolean> {
@@ -132,7 +135,9 @@ export async function report(
   const task = input.taskId?.toLowerCase() ?? null;
   const last = input.to !== null && FINAL_STATES.includes(input.to) ? input.judgedAt : leaseSeconds;
   const totals = [input.score ?? null, input.timeMs ?? null, input.memoryKb ?? null];
-  return (await row(em, statement, [id, access.domainId, access.userId, task, task, ...totals, last])) !== null;
+  const stages = input.stages === undefined ? null : JSON.stringify(input.stages);
+  const values = [stages, id, access.domainId, access.userId, task, task, ...totals, last];
+  return (await row(em, statement, values)) !== null;
 }
 
 /** release: the holder's record waits again under `nextTask`; null when the caller does not hold it. */

@@ -6,18 +6,19 @@ import type { ProblemSetCreateInput, ProblemSetView } from "./problem-sets.schem
 
 /**
  * A set's contest and homework rules (docs/contests.md): the scoreboard's rule, ICPC's penalty, the freeze,
- * the late steps and whether runs are allowed (docs/api.md "Runs"), as a create or an edit gives them (an absent field keeps what the set has), and as
+ * the late steps, whether runs are allowed (docs/api.md "Runs") and the grade book shows stages, as a create or an edit gives them (an absent field keeps what the set has), and as
  * the set's view shows them.
  */
 type RuleInput = Pick<
   ProblemSetCreateInput,
-  "scoreboardRule" | "penaltyMinutes" | "penaltyVerdicts" | "freezeAt" | "latePenalty" | "runsAllowed"
+  "scoreboardRule" | "penaltyMinutes" | "penaltyVerdicts" | "freezeAt" | "latePenalty" | "runsAllowed" | "gradeStages"
 >;
 
 export function applyRules(set: ProblemSet, input: RuleInput): void {
   if (input.scoreboardRule !== undefined) set.scoreboardRule = input.scoreboardRule;
   if (input.penaltyMinutes !== undefined) set.penaltyMinutes = input.penaltyMinutes;
   if (input.runsAllowed !== undefined) set.runsAllowed = input.runsAllowed;
+  if (input.gradeStages !== undefined) set.gradeStages = input.gradeStages;
   if (input.penaltyVerdicts !== undefined)
     set.penaltyVerdicts = input.penaltyVerdicts ? [...input.penaltyVerdicts] : null;
   if (input.freezeAt !== undefined)
@@ -31,7 +32,14 @@ export function rulesView(
   set: ProblemSet,
 ): Pick<
   ProblemSetView,
-  "scoreboardRule" | "penaltyMinutes" | "penaltyVerdicts" | "freezeAt" | "unfrozenAt" | "latePenalty" | "runsAllowed"
+  | "scoreboardRule"
+  | "penaltyMinutes"
+  | "penaltyVerdicts"
+  | "freezeAt"
+  | "unfrozenAt"
+  | "latePenalty"
+  | "runsAllowed"
+  | "gradeStages"
 > {
   return {
     scoreboardRule: set.scoreboardRule as ProblemSetView["scoreboardRule"],
@@ -41,5 +49,6 @@ export function rulesView(
     unfrozenAt: isoTime(set.unfrozenAt ?? null),
     latePenalty: set.latePenalty ?? [],
     runsAllowed: set.runsAllowed,
+    gradeStages: set.gradeStages,
   };
 }

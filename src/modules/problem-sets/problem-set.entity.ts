@@ -37,6 +37,8 @@ export const ProblemSet = defineEntity({
     latePenalty: p.json<{ after: string; factor: number }[]>().defaultRaw("'[]'::jsonb"),
     /** Whether its students may run their programs on their own input or the samples (docs/api.md "Runs"). */
     runsAllowed: p.boolean().default(true),
+    /** The scoreboard CSV shows each problem's stage deductions (docs/config-reference.md "Stages"). */
+    gradeStages: p.boolean().default(false),
     unlockAt: p.datetime().nullable(),
     dueAt: p.datetime().nullable(),
     lockAt: p.datetime().nullable(),

@@ -59,6 +59,9 @@ const ruleFields = {
   runsAllowed: t.Optional(
     t.Boolean({ description: "students may run their programs on their own input or the samples (default true)" }),
   ),
+  gradeStages: t.Optional(
+    t.Boolean({ description: "the grade book (scoreboard CSV) shows each problem's stage deductions (default false)" }),
+  ),
 };
 
 const windowFields = {
@@ -112,6 +115,10 @@ const setFields = {
   runsAllowed: t.Boolean({
     default: true,
     description: 'runs through this set are allowed (extension, docs/api.md "Runs")',
+  }),
+  gradeStages: t.Boolean({
+    default: false,
+    description: 'the scoreboard CSV has a column per problem and stage (extension, docs/config-reference.md "Stages")',
   }),
   dueAt: t.Nullable(DateTime),
   lockAt: t.Nullable(DateTime),

@@ -31,6 +31,7 @@ const AUDITED = [
   "unfrozenAt",
   "latePenalty",
   "runsAllowed",
+  "gradeStages",
   "unlockAt",
   "dueAt",
   "lockAt",

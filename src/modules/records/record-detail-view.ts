@@ -41,6 +41,21 @@ export function recordDetailView(row: Omit<RecordDetailView, "codeUrl">, codeUrl
       rejudgedAt: h.rejudgedAt,
       rejudgedBy: h.rejudgedBy,
     })),
+    stages: row.stages.map((s) => ({
+      name: s.name,
+      kind: s.kind,
+      state: s.state,
+      deduction: s.deduction,
+      forbidden: s.forbidden,
+      message: s.message,
+      comments: s.comments.map((c) => ({
+        file: c.file,
+        line: c.line,
+        check: c.check,
+        message: c.message,
+        points: c.points,
+      })),
+    })),
   };
 }
 

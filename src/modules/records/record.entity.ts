@@ -1,3 +1,4 @@
+import type { StageReport } from "../../core/judge-protocol";
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { randomUUID } from "node:crypto";
 import { baseProperties } from "../../db/base-properties";
@@ -88,6 +89,8 @@ export const JudgeRecord = defineEntity({
     /** Submitted to a set after its due time (and before it locked). */
     late: p.boolean().default(false),
     cases: p.json<StoredCase[]>().defaultRaw("'[]'::jsonb"),
+    /** The config's lint, analysis and keyword stages as the judge reported them (core/judge-protocol.ts). */
+    stages: p.json<StageReport[]>().defaultRaw("'[]'::jsonb"),
     /** The judgements rejudges replaced, oldest first (rejudge-statements.ts appends to it). */
     history: p.json<RecordHistoryEntry[]>().defaultRaw("'[]'::jsonb"),
     /**

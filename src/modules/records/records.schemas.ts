@@ -1,5 +1,6 @@
 import { t } from "elysia";
-import { Choice, DateTime, Envelope, ListOf, PaginationQuery, Uuid, OutInt } from "../../http/schemas";
+import { Choice, DateTime, Envelope, Int32, ListOf, PaginationQuery, Uuid, OutInt } from "../../http/schemas";
+import { STAGE_COMMENTS_MAX, STAGE_MESSAGE_MAX } from "../../core/judge-protocol";
 import { CASE_RESULTS, RECORD_STATES } from "../judging/record-states";
 
 export const RecordStateSchema = Choice(RECORD_STATES, { title: "RecordState" });
@@ -48,6 +49,34 @@ export const RecordCase = t.Object(
   { title: "RecordCase" },
 );
 
+/** A stage's finding (core/judge-protocol.ts StageComment). */
+export const RecordStageComment = t.Object(
+  {
+    file: t.String({ maxLength: 255, description: "the submitted file; empty when the finding names none" }),
+    line: Int32({ minimum: 0, description: "1-based; 0 when it names no line" }),
+    check: t.String({ maxLength: 128 }),
+    message: t.String({ maxLength: STAGE_MESSAGE_MAX }),
+    points: Int32({ minimum: 0, maximum: 1_000_000 }),
+  },
+  { title: "RecordStageComment" },
+);
+
+/** A lint, analysis or keyword stage's outcome (docs/config-reference.md "Stages"; extension). */
+export const RecordStage = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 64 }),
+    kind: t.String({ maxLength: 32 }),
+    state: t.UnionEnum(["done", "failed", "skipped"], {
+      description: "failed: the tool could not do its job (the judge's side): nothing deducted, the record says so",
+    }),
+    deduction: Int32({ minimum: 0, maximum: 1_000_000, description: "points off the tests' score, after the cap" }),
+    forbidden: t.Boolean({ description: "a forbidden pattern was found: the record's score is 0" }),
+    message: t.String({ maxLength: STAGE_MESSAGE_MAX }),
+    comments: t.Array(RecordStageComment, { maxItems: STAGE_COMMENTS_MAX }),
+  },
+  { title: "RecordStage" },
+);
+
 /** A judgement a rejudge replaced (RecordHistoryEntry in record-states.ts). */
 export const RecordHistoryEntrySchema = t.Object(
   {
@@ -80,6 +109,9 @@ export const RecordDetail = t.Object(
     ),
     history: t.Array(RecordHistoryEntrySchema, {
       description: "earlier judgements that rejudges replaced, oldest first (extension)",
+    }),
+    stages: t.Array(RecordStage, {
+      description: "the config's lint, analysis and keyword stages; the score is the tests' less their deductions",
     }),
   },
   { title: "RecordDetail" },

@@ -132,7 +132,7 @@ export async function readRecordDetail(
   const view = recordDetailView({ ...found, cases }, mayReadCode(access, found) ? codeUrl : null);
   // An OI set's results before its end (oi-sealing.ts): nothing of the outcome, cases and rejudges included.
   if ((await sealedSets(em, access, [found.problemSetId])).size === 0) return view;
-  return { ...sealed(view), cases: [], history: [] };
+  return { ...sealed(view), cases: [], history: [], stages: [] };
 }
 
 export interface RecordPreviewView {

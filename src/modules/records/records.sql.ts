@@ -15,7 +15,7 @@ export const DETAIL_SQL = `select r.id, r.domain_id as "domainId", r.state, r.la
     r.memory_kb as "memoryKb", ${isoSql("r.created_at")} as "createdAt", ${isoSql("r.updated_at")} as "updatedAt",
     ${isoSql("r.judged_at")} as "judgedAt", r.late, r.commit_id as "commitId", r.task_id as "taskId", r.cases,
     r.problem_set_id as "problemSetId", r.problem_id as "problemId", r.config_id as "problemConfigId",
-    r.committer_id as "committerId", r.judger_id as "judgerId", r.attempts, r.history
+    r.committer_id as "committerId", r.judger_id as "judgerId", r.attempts, r.history, r.stages
   from records r where r.id = ? and r.domain_id = ?`;
 
 /**

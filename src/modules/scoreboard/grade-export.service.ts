@@ -6,7 +6,8 @@ import { uuidArray } from "../../db/addressing";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { scoreboard } from "./scoreboard.service";
 import { managesProblemSets } from "../problem-sets/problem-sets.service";
-import { GRADE_PEOPLE_SQL } from "./scoreboard.sql";
+import { GRADE_PEOPLE_SQL, GRADE_STAGES_SQL } from "./scoreboard.sql";
+import type { StageReport } from "../../core/judge-protocol";
 
 interface Person {
   id: string;
@@ -22,7 +23,7 @@ const BOM = "\uFEFF";
  * The set's grades for a grade book: one row per member of the domain (and per anyone else with a
  * judged record in the set, a member since removed), by student id. Each problem gives its score (the
  * set's rule, after any late penalty; empty when no result is shown), the raw score beside it and a late
- * flag, then the total. The same
+ * flag (and, when the set asks for them, each stage's deduction: `gradeStages`), then the total. The same
  * scoreboard decides the figures, so the file and `GET …/scoreboard` always agree.
  *
  * Student ids and real names are private everywhere else, and the roster is the staff's: a caller who
@@ -51,7 +52,12 @@ export async function gradeCsv(
   ]);
   people.sort((a, b) => compareText(a.student_id, b.student_id) || compareText(a.username, b.username));
   const header = ["student id", "real name", "username"];
-  for (const problem of board.problems) header.push(problem.title, `${problem.title} (raw)`, `${problem.title} (late)`);
+  const stages = set.gradeStages ? await stagesOf(em, access.domainId, board.rows) : null;
+  const stageNames = (problemId: string) => stages?.names.get(problemId) ?? [];
+  for (const problem of board.problems) {
+    header.push(problem.title, `${problem.title} (raw)`, `${problem.title} (late)`);
+    for (const name of stageNames(problem.id)) header.push(`${problem.title}: ${name}`);
+  }
   header.push("total");
   const lines = people.map((person) => {
     const row = ranked.get(person.id);
@@ -61,11 +67,42 @@ export async function gradeCsv(
       const cell = cells.get(problem.id);
       const judged = cell && cell.recordId !== null;
       line.push(judged ? cell.score : "", judged ? cell.rawScore : "", cell?.late ? "late" : "");
+      const own = judged ? stages?.byRecord.get(cell.recordId!) : undefined;
+      for (const name of stageNames(problem.id)) line.push(stageCell(own?.find((stage) => stage.name === name)));
     }
     line.push(row?.totalScore ?? 0);
     return line;
   });
   return BOM + stringify([header, ...lines], { escape_formulas: true, record_delimiter: "windows" });
+}
+
+type BoardRow = { cells: { problemId: string; recordId: string | null }[] };
+
+/**
+ * The stages of the records the board counts, and per problem the stage names they have, in the order first
+ * met (a config's order; a later version's new stage after the others).
+ */
+async function stagesOf(em: EntityManager, domainId: string, rows: BoardRow[]) {
+  const cells = rows.flatMap((row) => row.cells.filter((cell) => cell.recordId !== null));
+  const found = await em.execute<{ id: string; stages: StageReport[] }[]>(GRADE_STAGES_SQL, [
+    domainId,
+    uuidArray(cells.map((cell) => cell.recordId!)),
+  ]);
+  const byRecord = new Map(found.map((record) => [record.id, record.stages]));
+  const names = new Map<string, string[]>();
+  for (const cell of cells) {
+    const list = names.get(cell.problemId) ?? [];
+    for (const stage of byRecord.get(cell.recordId!) ?? []) if (!list.includes(stage.name)) list.push(stage.name);
+    names.set(cell.problemId, list);
+  }
+  return { byRecord, names };
+}
+
+/** A stage in the grade book: its deduction as a negative number, or what kept it from deducting. */
+function stageCell(stage: StageReport | undefined): string | number {
+  if (!stage) return "";
+  if (stage.forbidden) return "forbidden";
+  return stage.state === "done" ? -stage.deduction : stage.state;
 }
 
 /** Student ids sort as people read them ("2" before "10"), whatever their script. */

@@ -20,6 +20,7 @@ import {
   RecordCasesSubmit,
   RecordCaseSubmit,
   RecordSubmit,
+  type RecordSubmitInput,
 } from "./judge.schemas";
 
 /** Horse's three judge routes, fenced (claim, lease, forward-only states), plus the judger's downloads. */
@@ -32,6 +33,20 @@ export function judgeRoutes(deps: AppDeps) {
   const redaction = reports.caseRedaction(serverSecrets(config), logger);
   const redacted = <T extends { stdout?: string; stderr?: string }>(body: T, recordId: string, index: number): T =>
     redaction(body, { recordId, case: index });
+  // A stage's messages quote the submission and the tools: cut the same way.
+  const text = (message: string, recordId: string, stage: string) =>
+    redaction({ stdout: message }, { recordId, stage }).stdout;
+  const redactedStages = (body: RecordSubmitInput, recordId: string): RecordSubmitInput =>
+    body.stages === undefined
+      ? body
+      : {
+          ...body,
+          stages: body.stages.map((s) => ({
+            ...s,
+            message: text(s.message, recordId, s.name),
+            comments: s.comments.map((c) => ({ ...c, message: text(c.message, recordId, s.name) })),
+          })),
+        };
   return new Elysia({ name: "judge-routes", prefix: "/domains/:domain/records/:record", detail: { tags: ["judge"] } })
     .use(authPlugin(deps))
     .post(
@@ -79,7 +94,7 @@ export function judgeRoutes(deps: AppDeps) {
     .put(
       "/judge",
       async ({ em, access, params, body }) => {
-        await reports.reportRecord(em, access, params.record, body, config.judging);
+        await reports.reportRecord(em, access, params.record, redactedStages(body, params.record), config.judging);
         announce(access.domainId, params.record);
         return ok({});
       },

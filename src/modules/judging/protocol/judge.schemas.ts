@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { PATTERNS } from "../../../core/patterns";
 import { DateTime, Envelope, Int32, TimestampInput, Uuid, OutInt } from "../../../http/schemas";
-import { DomainRef, RecordCaseResultSchema, RecordStateSchema } from "../../records/records.schemas";
+import { DomainRef, RecordCaseResultSchema, RecordStage, RecordStateSchema } from "../../records/records.schemas";
 
 const TaskIdField = t.Optional(
   t.String({ maxLength: 64, description: "the claimed task id; when given it must still be the record's (extension)" }),
@@ -16,6 +16,12 @@ export const RecordSubmit = t.Object(
     memoryKb: t.Optional(Int32({ minimum: 0 })),
     judgedAt: t.Optional(TimestampInput),
     taskId: TaskIdField,
+    stages: t.Optional(
+      t.Array(RecordStage, {
+        maxItems: 16,
+        description: "the config's stages, all of them each time (extension): the record's are replaced",
+      }),
+    ),
   },
   { title: "RecordSubmit" },
 );
