@@ -114,8 +114,12 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
   try {
     const { cast, problem, set } = await setUp(t);
     const d = cast.domain.id;
-    // The APIs drain for a second after SIGTERM (docs/operations.md "Draining an API").
-    const env = { RATE_SUBMISSIONS_PER_USER: "20,6", SHUTDOWN_DRAIN_MS: "1000", ...storageEnv };
+    // The APIs drain for a second after SIGTERM (docs/operations.md "Draining an API"); DRILL_DRAIN_MS to try others.
+    const env = {
+      RATE_SUBMISSIONS_PER_USER: "20,6",
+      SHUTDOWN_DRAIN_MS: process.env.DRILL_DRAIN_MS ?? "1000",
+      ...storageEnv,
+    };
     const apis: (Proc & { url: string })[] = [];
     for (let i = 0; i < shape.apis; i++) apis.push((await startApi(t, `api-${i + 1}`, env)) as Proc & { url: string });
     procs.push(...apis);

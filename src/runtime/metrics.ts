@@ -40,6 +40,13 @@ export const runs = new Counter({
   registers,
 });
 
+export const liveListBursts = new Counter({
+  name: "joj_live_list_bursts_total",
+  help: "Bursts of record changes a live list stream handled: read (its standing and rows), or skipped (none its own)",
+  labelNames: ["outcome"] as const,
+  registers,
+});
+
 export const recordsJudged = new Counter({
   name: "joj_records_judged_total",
   help: "Records that reached a final state on a judger's report, by state",

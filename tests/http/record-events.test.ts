@@ -7,6 +7,7 @@ import { readStream, type SseEvent } from "../helpers/sse";
 import Redis from "ioredis";
 import { logOf } from "../../src/modules/record-events/record-events.bus";
 import { announceRecordChange } from "../../src/modules/record-events/record-events.bus";
+import { liveListBursts } from "../../src/runtime/metrics";
 
 let t: TestApp;
 let cast: Cast;
@@ -261,6 +262,37 @@ describe("GET …/records/events", () => {
     await reader!.until(() => false, 3_000);
     expect(reader!.ended).toBe(true);
   });
+
+  test("a class's streams read nothing for others' changes, and still get their own at once", async () => {
+    const reads = async (outcome: "read" | "skipped") =>
+      (await liveListBursts.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+    const students = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const student = await createUser(t);
+        await t.api.post(`${domain()}/users`, { user: student.user.id, role: "user" }, { token: cast.owner.token });
+        return { student, ...(await stream(`${domain()}/records/events`, student.token)) };
+      }),
+    );
+    // The first change: each stream reads its standing once.
+    await submitted(cast.admin.token);
+    await Bun.sleep(500);
+    const [read, skipped] = [await reads("read"), await reads("skipped")];
+    // Twelve more of the TA's, each its own burst: without the skip, 120 reads of standing and rows.
+    for (let i = 0; i < 12; i++) {
+      await submitted(cast.admin.token);
+      await Bun.sleep(300);
+    }
+    expect((await reads("skipped")) - skipped).toBeGreaterThanOrEqual(10);
+    expect((await reads("read")) - read).toBeLessThan(60);
+    // A student's own submission among them is read and sent at once; the others saw none of the TA's.
+    const own = await submitted(students[3].student.token);
+    await students[3].reader!.until((e) => (e.data as { id: string }).id === own.id, 5_000);
+    expect(students[3].reader!.events.some((e) => (e.data as { id: string }).id === own.id)).toBe(true);
+    for (const { reader } of students)
+      expect(
+        reader!.events.filter((e) => e.event === "record").every((e) => (e.data as { id: string }).id === own.id),
+      ).toBe(true);
+  }, 60_000);
 
   test("at most LIVE_STREAMS_PER_USER streams per user (429); closing one frees its slot; heartbeats keep them alive", async () => {
     const user = await createUser(t);

@@ -9,6 +9,9 @@ import { isFinal } from "../judging/record-states";
 import { RUN_CHANGE, type Change, type RecordBus } from "./record-events.bus";
 import { isUuid } from "../../db/addressing";
 import { ownRunViews } from "../runs/runs.service";
+import { holds } from "../identity/access-rules";
+import { ownersOf } from "./change-owners";
+import * as metrics from "../../runtime/metrics";
 
 /** Where a stream's events go: the routes turn these into `text/event-stream` frames. */
 export interface Sink {
@@ -53,6 +56,12 @@ async function standing(em: EntityManager, userId: string, domainId: string): Pr
  * only for its own record, so it reads at once and shows every state a judge passes through.
  */
 export const LIST_BURST_GAP_MS = 250;
+
+/**
+ * How long a list stream trusts the standing it last read to skip a burst of changes none of which it could
+ * show (watchList): a removal from the domain ends such a stream at most this long after the next change.
+ */
+export const STANDING_FRESH_MS = 2_000;
 
 /**
  * Runs `work` for the newest pending event id, one burst at a time and at most one per `gapMs`:
@@ -164,11 +173,41 @@ export async function watchList(
   const changed = new Set<string>();
   const sentAt = new Map<string, string>();
   let stopped = false;
+  // The standing last read, and a pending re-read of it when bursts were skipped (below).
+  let known: { access: DomainAccess; at: number } | null = null;
+  let due: ReturnType<typeof setTimeout> | null = null;
+  /**
+   * Whether a burst holds nothing this stream could show: its standing, read less than STANDING_FRESH_MS ago,
+   * shows one committer's records (a student's own; a `submitterId` filter) and none of the changes is theirs,
+   * nor a run of the caller's. Then nothing is read: a class's streams cost one shared statement per burst,
+   * not three each. The standing is read again once it is stale, so a removal still ends the stream.
+   */
+  const nothingFor = async (ids: string[]) => {
+    if (!known || performance.now() - known.at >= STANDING_FRESH_MS) return false;
+    const only = filters.submitterId?.toLowerCase() ?? (holds(known.access, "record.view") ? null : userId);
+    if (only === null) return false;
+    const owners = await ownersOf(deps.fork(), domainId, ids);
+    return ids.every((id) => owners.get(id) !== (id.startsWith(RUN_CHANGE) ? userId : only));
+  };
   const burst = serialised(
     async (eventId) => {
-      if (stopped || changed.size === 0) return;
+      if (stopped) return;
       const ids = [...changed];
       changed.clear();
+      if (ids.length > 0 && (await nothingFor(ids))) {
+        metrics.liveListBursts.inc({ outcome: "skipped" });
+        due ??= setTimeout(
+          () => {
+            due = null;
+            known = null;
+            burst(eventId);
+          },
+          Math.max(0, known!.at + STANDING_FRESH_MS - performance.now()),
+        );
+        return;
+      }
+      if (ids.length === 0 && known) return;
+      metrics.liveListBursts.inc({ outcome: "read" });
       const em = deps.fork();
       const access = await standing(em, userId, domainId);
       if (!access) {
@@ -176,6 +215,7 @@ export async function watchList(
         stop();
         return sink.end();
       }
+      known = { access, at: performance.now() };
       const runs = ids.filter((id) => id.startsWith(RUN_CHANGE)).map((id) => id.slice(RUN_CHANGE.length));
       const records = ids.filter((id) => !id.startsWith(RUN_CHANGE));
       if (records.length > 0)
@@ -207,6 +247,7 @@ export async function watchList(
   }
   return () => {
     stopped = true;
+    if (due) clearTimeout(due);
     stop();
   };
 }
