@@ -14,7 +14,7 @@ import { RUN_CHANGE } from "./record-events.bus";
 const OWNERS_SQL = `
   select id::text as id, committer_id::text as owner from records where domain_id = ? and id = any(?::uuid[])
   union all
-  select ${"'" + RUN_CHANGE + "'"} || id::text, owner_id::text from runs where domain_id = ? and id = any(?::uuid[])`;
+  select '${RUN_CHANGE}' || id::text, owner_id::text from runs where domain_id = ? and id = any(?::uuid[])`;
 
 const known = new BoundedMap<string, Promise<string | null>>(50_000);
 

@@ -1,15 +1,21 @@
 import { Elysia, t } from "elysia";
-import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../server/deps";
-import type { JobClient } from "../../jobs/job-client";
 import { authPlugin } from "../identity/http/auth.plugin";
-import { ServiceError } from "../../core/errors";
 import { findReadableRecord } from "../records/records.service";
 import { DomainParams } from "../domains/domains.schemas";
 import { RecordParams } from "../records/records.schemas";
-import { RecordBus } from "./record-events.bus";
 import { isStreamId } from "./record-events.log";
 import { watchList, watchRecord, type Sink, type StreamDeps } from "./record-events.service";
+import { liveStreams } from "./live-streams";
+
+export { closeLiveStreams } from "./live-streams";
+
+type OpenStream = (
+  userId: string,
+  request: Request,
+  server: { timeout(request: Request, seconds: number): void } | null,
+  start: (sink: Sink, fail: (error: unknown) => void) => Promise<() => void>,
+) => Promise<Response>;
 
 const ListStreamQuery = t.Object({
   problemSet: t.Optional(t.String({ format: "uuid", description: "problem set id" })),
@@ -24,115 +30,21 @@ const SSE_DOC = (what: string) => ({
   },
 });
 
-interface Live {
-  bus: RecordBus;
-  streams: Set<() => void>;
-}
-
-/** Per app (keyed by its job client): the bus and the open streams, so shutdown can end them first. */
-const lives = new Map<JobClient, Live>();
-
-/**
- * Ends every live stream of the app and drops its subscription. Run before the HTTP server stops: an
- * open stream would otherwise hold the graceful shutdown until its timeout. Clients reconnect (to
- * another process) with `Last-Event-ID`.
- */
-export async function closeLiveStreams(jobs: JobClient): Promise<void> {
-  const live = lives.get(jobs);
-  if (!live) return;
-  lives.delete(jobs);
-  for (const close of [...live.streams]) close();
-  await live.bus.close();
-}
-
 /**
  * Live record updates as Server-Sent Events (extension). Each stream holds one of the user's
  * `LIVE_STREAMS_PER_USER` slots, sends a comment every `LIVE_HEARTBEAT_SECONDS` (proxies close silent
  * connections; the heartbeat also keeps the slot), and is ended by the server on shutdown.
  */
 export function recordEventsRoutes(deps: AppDeps) {
-  const { config, logger } = deps;
-  const { maxPerUser, heartbeatSeconds } = config.liveStreams;
-  const bus = new RecordBus(config.redisUrl, config.queuePrefix, logger, () => deps.jobs.commands());
-  const live: Live = { bus, streams: new Set() };
-  lives.set(deps.jobs, live);
+  const { config } = deps;
+  const live = liveStreams(deps);
   const streamDeps = (domainId: string): StreamDeps => ({
     bus: live.bus,
     fork: () => deps.orm.em.fork(),
     store: deps.store,
     codeUrl: (id) => `${config.publicUrl}/api/v1/domains/${domainId}/records/${id}/code`,
   });
-  const staleMs = heartbeatSeconds * 3000;
-
-  /** The SSE response; `start` subscribes and returns how to stop. Refused with 429 when the user's slots are taken. */
-  async function open(
-    userId: string,
-    request: Request,
-    server: { timeout(request: Request, seconds: number): void } | null,
-    start: (sink: Sink, fail: (error: unknown) => void) => Promise<() => void>,
-  ): Promise<Response> {
-    const streamId = randomUUID();
-    if (!(await live.bus.takeSlot(userId, streamId, maxPerUser, staleMs))) {
-      throw new ServiceError(429, `at most ${maxPerUser} live streams per user: close one first`, heartbeatSeconds * 3);
-    }
-    // The stream lives as long as the client keeps it: Bun's idle timeout would cut it between events.
-    server?.timeout(request, 0);
-    const encoder = new TextEncoder();
-    let close = () => {};
-    const body = new ReadableStream<Uint8Array>({
-      start: async (controller) => {
-        let closed = false;
-        const write = (text: string) => {
-          if (!closed) controller.enqueue(encoder.encode(text));
-        };
-        const sink: Sink = {
-          send: (event, data, id) => write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
-          position: (id) => write(`id: ${id}\n\n`),
-          end: () => close(),
-        };
-        const heartbeat = setInterval(() => {
-          write(": heartbeat\n\n");
-          live.bus.keepSlot(userId, streamId, staleMs).catch(() => {});
-        }, heartbeatSeconds * 1000);
-        let stop = () => {};
-        close = () => {
-          if (closed) return;
-          closed = true;
-          clearInterval(heartbeat);
-          stop();
-          live.streams.delete(close);
-          live.bus.freeSlot(userId, streamId).catch(() => {});
-          try {
-            controller.close();
-          } catch {
-            // the client went first
-          }
-        };
-        live.streams.add(close);
-        request.signal.addEventListener("abort", () => close());
-        // Tells EventSource how long to wait before reconnecting.
-        write(`retry: 3000\n\n`);
-        try {
-          stop = await start(sink, (error) => {
-            logger.error("live stream failed", { error });
-            close();
-          });
-          if (closed) stop();
-        } catch (error) {
-          logger.warn("live stream could not start", { error });
-          close();
-        }
-      },
-      cancel: () => close(),
-    });
-    return new Response(body, {
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-store",
-        "x-accel-buffering": "no",
-      },
-    });
-  }
+  const open: OpenStream = (userId, request, server, start) => live.open("sse", userId, request, server, start);
 
   const lastEventId = (request: Request) => {
     const id = request.headers.get("last-event-id")?.trim() ?? "";
