@@ -13,6 +13,7 @@ import { setPasswordHashing } from "../modules/identity/credentials/passwords";
 import { contextPlugin } from "../http/context.plugin";
 import { docsPlugin, DOCS_PATH, type RouteInfo } from "../http/docs.plugin";
 import { healthRoutes } from "../http/health.routes";
+import { ccsRoutes } from "../modules/ccs/ccs.routes";
 import { metricsRoutes } from "../modules/metrics/metrics.routes";
 import { authRoutes } from "../modules/identity/sessions/auth.routes";
 import { oauthRoutes } from "../modules/identity/oauth/oauth.routes";
@@ -79,43 +80,47 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
   // TypeBox's own cleaning: the default (exact-mirror) rebuilt a number sent for a nested object into
   // an empty object before validation, so `"permission": 5` passed as the defaults. Responses are still
   // cut to their schemas.
-  return new Elysia({ normalize: "typebox" })
-    .use(errorsPlugin(deps.logger))
-    .use(contextPlugin(deps))
-    .use(docsPlugin(deps.version, routes))
-    .use(healthRoutes(deps))
-    .use(metricsRoutes(deps))
-    .get("/", ({ redirect }) => redirect(DOCS_PATH, 307))
-    .get("/api", ({ redirect }) => redirect(DOCS_PATH, 307))
-    .group("/api/v1", (api) =>
-      api
-        .use(authRoutes(deps))
-        .use(oauthRoutes(deps))
-        .use(usersRoutes(deps))
-        .use(auditRoutes(deps))
-        .use(adminRoutes(deps))
-        .use(miscRoutes(deps))
-        .use(domainsRoutes(deps))
-        .use(membersRoutes(deps))
-        .use(rolesRoutes(deps))
-        .use(invitationsRoutes(deps))
-        .use(problemsRoutes(deps))
-        .use(problemGroupsRoutes(deps))
-        .use(configsRoutes(deps))
-        .use(problemSetsRoutes(deps))
-        .use(problemSetExtensionsRoutes(deps))
-        .use(submissionsRoutes(deps))
-        .use(recordEventsRoutes(deps))
-        .use(recordsRoutes(deps))
-        .use(scoreboardRoutes(deps))
-        .use(rejudgeRoutes(deps))
-        .use(similarityRoutes(deps))
-        .use(problemPackageRoutes(deps))
-        .use(judgeRoutes(deps))
-        .use(runsRoutes(deps))
-        .use(runsJudgeRoutes(deps))
-        .use(judgeTasksRoutes(deps)),
-    );
+  return (
+    new Elysia({ normalize: "typebox" })
+      .use(errorsPlugin(deps.logger))
+      .use(contextPlugin(deps))
+      .use(docsPlugin(deps.version, routes))
+      .use(healthRoutes(deps))
+      .use(metricsRoutes(deps))
+      // The ICPC Contest API (docs/contest-api.md): its own base URL, outside Horse's /api/v1.
+      .use(ccsRoutes(deps))
+      .get("/", ({ redirect }) => redirect(DOCS_PATH, 307))
+      .get("/api", ({ redirect }) => redirect(DOCS_PATH, 307))
+      .group("/api/v1", (api) =>
+        api
+          .use(authRoutes(deps))
+          .use(oauthRoutes(deps))
+          .use(usersRoutes(deps))
+          .use(auditRoutes(deps))
+          .use(adminRoutes(deps))
+          .use(miscRoutes(deps))
+          .use(domainsRoutes(deps))
+          .use(membersRoutes(deps))
+          .use(rolesRoutes(deps))
+          .use(invitationsRoutes(deps))
+          .use(problemsRoutes(deps))
+          .use(problemGroupsRoutes(deps))
+          .use(configsRoutes(deps))
+          .use(problemSetsRoutes(deps))
+          .use(problemSetExtensionsRoutes(deps))
+          .use(submissionsRoutes(deps))
+          .use(recordEventsRoutes(deps))
+          .use(recordsRoutes(deps))
+          .use(scoreboardRoutes(deps))
+          .use(rejudgeRoutes(deps))
+          .use(similarityRoutes(deps))
+          .use(problemPackageRoutes(deps))
+          .use(judgeRoutes(deps))
+          .use(runsRoutes(deps))
+          .use(runsJudgeRoutes(deps))
+          .use(judgeTasksRoutes(deps)),
+      )
+  );
 }
 
 export type App = ReturnType<typeof createApp>;

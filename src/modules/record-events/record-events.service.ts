@@ -68,7 +68,7 @@ export const STANDING_FRESH_MS = 2_000;
  * events that arrive meanwhile are folded into the next burst, so a judge reporting faster than a
  * stream reads costs one read per burst, never a queue.
  */
-function serialised(work: (id: string) => Promise<void>, fail: (error: unknown) => void, gapMs = 0) {
+export function serialised(work: (id: string) => Promise<void>, fail: (error: unknown) => void, gapMs = 0) {
   let pending: string | null = null;
   let running = false;
   let lastStart = 0;

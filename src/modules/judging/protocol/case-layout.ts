@@ -4,6 +4,7 @@ import { ProblemConfig } from "../../problem-configs/problem-config.entity";
 import { readConfigJson } from "../../problem-configs/configs.service";
 import { resolveLanguages } from "../../../core/config-model/config-json";
 import { BoundedMap } from "../../../runtime/bounded-map";
+import { parseTime } from "../../../core/config-model/limits";
 
 /** Case categories whose output every viewer of the record may read (the rest need `record.detail`). */
 export const PUBLIC_CASE_CATEGORIES = new Set(["sample", "pretest"]);
@@ -11,6 +12,8 @@ export const PUBLIC_CASE_CATEGORIES = new Set(["sample", "pretest"]);
 export interface CaseLayout {
   /** One category per case of the record's language, in order. */
   categories: string[];
+  /** Each case's CPU time limit, in ms (the Contest API's time limit). */
+  timesMs: number[];
 }
 
 // Config versions are immutable, so a layout never goes stale; the bound keeps memory flat.
@@ -34,7 +37,10 @@ export async function caseLayout(
   if (!version) return null;
   const resolved = resolveLanguages(await readConfigJson(em, store, version)).find((l) => l.name === language);
   if (!resolved) return null;
-  const layout = { categories: resolved.cases.map((c) => c.category) };
+  const layout = {
+    categories: resolved.cases.map((c) => c.category),
+    timesMs: resolved.cases.map((c) => parseTime(c.time)),
+  };
   cache.set(key, layout);
   return layout;
 }

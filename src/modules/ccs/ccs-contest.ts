@@ -1,0 +1,268 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { BlobStore } from "../../storage/blob-store";
+import type { DomainAccess } from "../identity/access";
+import type { ProblemSet } from "../problem-sets/problem-set.entity";
+import { managesProblemSets, visibleProblems } from "../problem-sets/problem-sets.service";
+import { DEFAULT_PENALTY_VERDICTS, endOf } from "../scoreboard/board-rules";
+import { caseLayout } from "../judging/protocol/case-layout";
+import { isFinal, isWaiting } from "../judging/record-states";
+import type { RecordHistoryEntry } from "../judging/record-states";
+import { uuidArray } from "../../db/addressing";
+import type * as S from "./ccs.schemas";
+import { ccsRelTime, ccsTime } from "./ccs.schemas";
+import * as ids from "./ccs-ids";
+import { CCS_LATEST_CONFIGS_SQL, CCS_RECORDS_SQL, CCS_TEAMS_SQL } from "./ccs.sql";
+
+/**
+ * A problem set as a Contest API contest (docs/contest-api.md): its objects as one caller may see them. The
+ * public view (whoever does not manage sets) is the CCS requirements' public role: no judgement or run of a
+ * submission made during the freeze until the thaw, no submission's files; the admin view (problemSet.viewHidden)
+ * sees everything. Only ICPC sets with an end are contests (the spec's pass-fail scoreboard needs one).
+ */
+export type CcsView = "public" | "admin";
+
+export interface CcsContext {
+  em: EntityManager;
+  store: BlobStore;
+  access: DomainAccess;
+  set: ProblemSet;
+  view: CcsView;
+  now: Date;
+  /** Where the submissions' files are served: the API's public address. */
+  publicUrl: string;
+}
+
+export interface Snapshot {
+  contest: S.CcsContestView;
+  state: S.CcsStateView;
+  "judgement-types": S.CcsJudgementTypeView[];
+  languages: S.CcsLanguageView[];
+  problems: (S.CcsProblemView & { uuid: string })[];
+  groups: S.CcsGroupView[];
+  organizations: S.CcsOrganizationView[];
+  teams: S.CcsTeamView[];
+  submissions: S.CcsSubmissionView[];
+  judgements: (S.CcsJudgementView & { record: string })[];
+  runs: (S.CcsRunView & { record: string })[];
+}
+
+export const viewOf = (access: DomainAccess): CcsView => (managesProblemSets(access) ? "admin" : "public");
+
+/** A contest's start and end: the set's opening (else its creation) and its lock, else due, time. */
+export function windowOf(set: ProblemSet): { start: Date; end: Date } | null {
+  const end = endOf(set);
+  const start = set.unlockAt ?? set.createdAt;
+  // An end before the start (a set opened after its due time) is a contest of no length, not a negative one.
+  return end ? { start, end: new Date(Math.max(start.getTime(), end.getTime())) } : null;
+}
+
+export const isContest = (set: ProblemSet) => set.scoreboardRule === "icpc" && windowOf(set) !== null;
+
+export function contestOf(set: ProblemSet): S.CcsContestView {
+  const { start, end } = windowOf(set)!;
+  const freeze = set.freezeAt && set.freezeAt >= start && set.freezeAt <= end ? set.freezeAt : null;
+  return {
+    id: set.id,
+    name: set.title,
+    formal_name: set.title,
+    start_time: ccsTime(start),
+    duration: ccsRelTime(Math.max(0, end.getTime() - start.getTime())),
+    ...(freeze ? { scoreboard_freeze_duration: ccsRelTime(end.getTime() - freeze.getTime()) } : {}),
+    scoreboard_type: "pass-fail",
+    penalty_time: set.penaltyMinutes,
+  };
+}
+
+/** Whether others' results after the freeze are hidden from the public now (the board's rule, board-rules.ts). */
+export function frozenNow(set: ProblemSet, now: Date): boolean {
+  return (
+    !!set.freezeAt && now >= set.freezeAt && !(set.unfrozenAt && set.unfrozenAt.getTime() >= set.freezeAt.getTime())
+  );
+}
+
+/** The contest's state: what has happened by `now`; thawed and finalized once it has ended (spec order). */
+export function stateOf(set: ProblemSet, now: Date): S.CcsStateView {
+  const { start, end } = windowOf(set)!;
+  const at = (when: Date | null) => (when && now >= when ? when : null);
+  const started = at(start);
+  const frozen = started && set.freezeAt && set.freezeAt >= start && set.freezeAt <= end ? at(set.freezeAt) : null;
+  const ended = at(end);
+  const unfrozen = frozen && set.unfrozenAt && set.unfrozenAt >= frozen ? set.unfrozenAt : null;
+  const thawed = ended && unfrozen ? new Date(Math.max(unfrozen.getTime(), end.getTime())) : null;
+  const finalized = ended && (!frozen || thawed) ? (thawed ?? ended) : null;
+  const time = (when: Date | null) => (when ? ccsTime(when) : null);
+  return {
+    started: time(started),
+    frozen: time(frozen),
+    ended: time(ended),
+    thawed: time(thawed),
+    finalized: time(finalized),
+    end_of_updates: null,
+  };
+}
+
+interface RecordRow {
+  id: string;
+  team: string | null;
+  problem: string;
+  language: string;
+  state: string;
+  created_at: Date;
+  judged_at: Date | null;
+  updated_at: Date;
+  history: RecordHistoryEntry[];
+  cases: { state: string; timeMs: number }[];
+}
+
+export async function snapshotOf(ctx: CcsContext): Promise<Snapshot> {
+  const { em, set, view, now } = ctx;
+  const { start } = windowOf(set)!;
+  const rel = (when: Date) => ccsRelTime(when.getTime() - start.getTime());
+  const penalties = new Set(set.penaltyVerdicts ?? DEFAULT_PENALTY_VERDICTS);
+  const problems = await problemsOf(ctx);
+  const byUuid = new Map(problems.map((p) => [p.uuid, p.id]));
+  // em.execute gives timestamps as PostgreSQL writes them: read as dates here, once.
+  const rows = (await em.execute<RecordRow[]>(CCS_RECORDS_SQL, [set.domain.id, set.id])).map((row) => ({
+    ...row,
+    created_at: new Date(row.created_at),
+    judged_at: row.judged_at === null ? null : new Date(row.judged_at),
+    updated_at: new Date(row.updated_at),
+  }));
+  const teams = await em.execute<{ id: string; username: string }[]>(CCS_TEAMS_SQL, [set.domain.id, set.id]);
+  const hidden = (row: RecordRow) => view === "public" && frozenNow(set, now) && row.created_at >= set.freezeAt!;
+  const languages = new Set([...problems.flatMap((p) => p.languageNames), ...rows.map((r) => r.language)]);
+  const snapshot: Snapshot = {
+    contest: contestOf(set),
+    state: stateOf(set, now),
+    "judgement-types": ids.JUDGEMENT_TYPES.map((type) => ({
+      id: type.id,
+      name: type.name,
+      penalty: type.verdict !== null && penalties.has(type.verdict),
+      solved: type.solved,
+    })),
+    languages: [...languages].sort().map((name) => ({
+      id: ids.languageId(name),
+      name,
+      entry_point_required: false,
+      extensions: ids.extensionsOf(name),
+    })),
+    problems: problems.map(({ languageNames: _, ...problem }) => problem),
+    groups: [],
+    organizations: [],
+    teams: teams.map((team) => ({ id: team.id, name: team.username, label: team.username, group_ids: [] })),
+    submissions: [],
+    judgements: [],
+    runs: [],
+  };
+  for (const row of rows) {
+    const problem = byUuid.get(row.problem);
+    if (!problem || !row.team) continue;
+    snapshot.submissions.push({
+      id: row.id,
+      language_id: ids.languageId(row.language),
+      problem_id: problem,
+      team_id: row.team,
+      time: ccsTime(row.created_at),
+      contest_time: rel(row.created_at),
+      ...(view === "admin" ? { files: [codeFile(ctx, row.id)] } : {}),
+    });
+    if (!hidden(row)) judgementsOf(row, rel, snapshot);
+  }
+  return snapshot;
+}
+
+const codeFile = (ctx: CcsContext, id: string) => ({
+  href: `${ctx.publicUrl}/api/v1/domains/${ctx.set.domain.id}/records/${id}/code`,
+  filename: `submission-${id}.zip`,
+  mime: "application/zip" as const,
+});
+
+/** A record's judgements (each rejudge replaced one: its history) and the current one's runs. */
+function judgementsOf(row: RecordRow, rel: (when: Date) => string, snapshot: Snapshot): void {
+  let begun = row.created_at;
+  for (const [n, old] of row.history.entries()) {
+    const end = old.judgedAt ? new Date(old.judgedAt) : null;
+    if (end && isFinal(old.state))
+      snapshot.judgements.push({
+        record: row.id,
+        id: ids.judgementId(row.id, n),
+        submission_id: row.id,
+        judgement_type_id: ids.recordType(old.state, null),
+        start_time: ccsTime(begun),
+        start_contest_time: rel(begun),
+        end_time: ccsTime(end),
+        end_contest_time: rel(end),
+      });
+    begun = new Date(old.rejudgedAt);
+  }
+  if (isWaiting(row.state)) return;
+  const n = row.history.length;
+  const judged = isFinal(row.state) && row.judged_at !== null;
+  const failure = row.cases.find((c) => c.state !== "accepted")?.state ?? null;
+  const runTimes = row.cases.map((c) => c.timeMs ?? 0);
+  snapshot.judgements.push({
+    record: row.id,
+    id: ids.judgementId(row.id, n),
+    submission_id: row.id,
+    start_time: ccsTime(begun),
+    start_contest_time: rel(begun),
+    ...(judged
+      ? {
+          judgement_type_id: ids.recordType(row.state, failure),
+          end_time: ccsTime(row.judged_at!),
+          end_contest_time: rel(row.judged_at!),
+          max_run_time: Math.max(0, ...runTimes) / 1000,
+        }
+      : {}),
+  });
+  const at = row.judged_at ?? row.updated_at;
+  for (const [i, c] of row.cases.entries()) {
+    const type = ids.caseType(c.state);
+    if (!type) continue;
+    snapshot.runs.push({
+      record: row.id,
+      id: ids.runId(row.id, n, i + 1),
+      judgement_id: ids.judgementId(row.id, n),
+      ordinal: i + 1,
+      judgement_type_id: type,
+      time: ccsTime(at),
+      contest_time: rel(at),
+      run_time: (c.timeMs ?? 0) / 1000,
+    });
+  }
+}
+
+/**
+ * The set's problems as the caller sees them (none to the public before the start), each with an id of the
+ * first 8 digits of its UUID (short enough for `first-to-solve-<id>`; two alike get their place after it), its letter, and the time limit and
+ * case count of its latest config's first language.
+ */
+async function problemsOf(ctx: CcsContext) {
+  const problems = await visibleProblems(ctx.em, ctx.access, ctx.set);
+  const latest = new Map(
+    (
+      await ctx.em.execute<{ problem: string; config: string }[]>(CCS_LATEST_CONFIGS_SQL, [
+        uuidArray(problems.map((p) => p.id)),
+      ])
+    ).map((row) => [row.problem, row.config]),
+  );
+  const short = new Map<string, number>();
+  for (const p of problems) short.set(p.id.slice(0, 8), (short.get(p.id.slice(0, 8)) ?? 0) + 1);
+  return Promise.all(
+    problems.map(async (p, ordinal) => {
+      const layout = await caseLayout(ctx.em, ctx.store, latest.get(p.id) ?? null, p.languages[0] ?? "").catch(
+        () => null,
+      );
+      return {
+        uuid: p.id,
+        id: short.get(p.id.slice(0, 8)) === 1 ? p.id.slice(0, 8) : `${p.id.slice(0, 8)}-${ordinal}`,
+        label: ids.problemLabel(ordinal),
+        name: p.title,
+        ordinal,
+        time_limit: Math.max(0, ...(layout?.timesMs ?? [])) / 1000,
+        test_data_count: layout?.categories.length ?? 0,
+        languageNames: p.languages,
+      };
+    }),
+  );
+}

@@ -1,0 +1,142 @@
+import type { RecordBus } from "../record-events/record-events.bus";
+import { isStreamId } from "../record-events/record-events.log";
+import { serialised, type Sink } from "../record-events/record-events.service";
+import type { ScoreboardView } from "../scoreboard/scoreboard.schemas";
+import { type CcsContext, contestOf, frozenNow, type Snapshot, snapshotOf, stateOf } from "./ccs-contest";
+import { awardsOf, boardOf } from "./ccs-scoreboard";
+
+/**
+ * The Contest API's event feed (docs/contest-api.md "Event feed"): every object of the contest as a
+ * notification `{type, id, data, token}`, then, live, each object that changes — a submission, its judgement
+ * and runs as the judge reports them, the state at the freeze, the end and the thaw, the awards — until the
+ * client goes. A token is the domain's change-log position with the caller's view of the freeze (`~f` frozen,
+ * `~o` open): `since_token` sends the configuration and the state again, and of the live objects those whose
+ * record changed since (all of them when the freeze was lifted since, which changes what the public sees).
+ */
+export interface FeedDeps {
+  bus: RecordBus;
+  domainId: string;
+  /** The contest as the caller sees it now: a fresh database context and the set read again. */
+  context: () => Promise<CcsContext>;
+}
+
+type Notification = { type: string; id: string | null; data: unknown };
+
+/** Live objects carry their record's id (not sent): a resume sends those of the records changed since. */
+const LIVE = new Set(["submissions", "judgements", "runs"]);
+const BURST_GAP_MS = 250;
+const STATE_CHECK_MS = 1000;
+
+/** A token this feed gave: its log position and freeze tag; null when it is not one. */
+export function parseToken(token: string): { position: string; tag: string } | null {
+  const match = /^([^~]+)~([fo])$/.exec(token);
+  return match && isStreamId(match[1]) ? { position: match[1], tag: match[2] } : null;
+}
+
+const tagOf = (ctx: CcsContext) => (ctx.view === "public" && frozenNow(ctx.set, ctx.now) ? "f" : "o");
+
+/** Every object of the contest, in the spec's order of types, keyed `type/id`. */
+export function notificationsOf(
+  snapshot: Snapshot,
+  board: ScoreboardView,
+): Map<string, Notification & { record?: string }> {
+  const all = new Map<string, Notification & { record?: string }>();
+  const put = (type: string, id: string | null, data: unknown, record?: string) =>
+    all.set(`${type}/${id ?? ""}`, { type, id, data, record });
+  put("contest", null, snapshot.contest);
+  for (const type of ["judgement-types", "languages", "problems", "groups", "organizations", "teams"] as const)
+    for (const object of snapshot[type]) put(type, object.id, publicFields(object));
+  put("state", null, snapshot.state);
+  for (const s of snapshot.submissions) put("submissions", s.id, s, s.id);
+  for (const { record, ...j } of snapshot.judgements) put("judgements", j.id, j, record);
+  for (const { record, ...r } of snapshot.runs) put("runs", r.id, r, record);
+  for (const award of awardsOf(snapshot, board)) put("awards", award.id, award);
+  return all;
+}
+
+/** What an object says, without our own fields (a problem's UUID). */
+function publicFields(object: object): object {
+  const { uuid: _uuid, ...rest } = object as { uuid?: string };
+  return rest;
+}
+
+export async function watchFeed(
+  deps: FeedDeps,
+  since: { position: string; tag: string } | null,
+  stream: boolean,
+  sink: Sink,
+  onError: (error: unknown) => void,
+): Promise<() => void> {
+  const sent = new Map<string, string>();
+  let stopped = false;
+  const emit = (n: Notification, token: string) =>
+    sink.send(n.type, { type: n.type, id: n.id, data: n.data, token }, token);
+  const read = async () => {
+    const ctx = await deps.context();
+    const snapshot = await snapshotOf(ctx);
+    return { ctx, all: notificationsOf(snapshot, await boardOf(ctx)) };
+  };
+
+  // Everything now (or, resuming, what changed since), each object's text kept to send only changes later.
+  const position = await deps.bus.lastId(deps.domainId);
+  const first = await read();
+  let tag = tagOf(first.ctx);
+  const changed =
+    since && since.tag === tag
+      ? new Set((await deps.bus.changesSince(deps.domainId, since.position))?.map((c) => c.recordId) ?? [])
+      : null;
+  for (const [key, n] of first.all) {
+    sent.set(key, JSON.stringify(n.data));
+    if (!changed || !LIVE.has(n.type) || (n.record && changed.has(n.record))) emit(n, `${position}~${tag}`);
+  }
+  if (!stream) {
+    sink.end();
+    return () => {};
+  }
+
+  const burst = serialised(
+    async (position) => {
+      if (stopped) return;
+      const { ctx, all } = await read();
+      tag = tagOf(ctx);
+      const token = `${position}~${tag}`;
+      for (const [key, n] of all) {
+        const text = JSON.stringify(n.data);
+        if (sent.get(key) === text) continue;
+        sent.set(key, text);
+        emit(n, token);
+      }
+      // Gone since (a record deleted with its problem): the spec's deletion, `data: null`.
+      for (const key of [...sent.keys()])
+        if (!all.has(key)) {
+          sent.delete(key);
+          const [type, id] = [key.slice(0, key.indexOf("/")), key.slice(key.indexOf("/") + 1)];
+          emit({ type, id: id || null, data: null }, token);
+        }
+    },
+    onError,
+    BURST_GAP_MS,
+  );
+  let lastPosition = position;
+  const stop = await deps.bus.listen(deps.domainId, (change) => {
+    lastPosition = change.id;
+    burst(change.id);
+  });
+  // The freeze, the end and the thaw come with no record change, nor does an edit of the set: looked at every second.
+  const clock = setInterval(() => {
+    void deps
+      .context()
+      .then((ctx) => {
+        if (stopped) return;
+        const state = JSON.stringify(stateOf(ctx.set, ctx.now));
+        const contest = JSON.stringify(contestOf(ctx.set));
+        if (state !== sent.get("state/") || contest !== sent.get("contest/") || tagOf(ctx) !== tag) burst(lastPosition);
+      })
+      .catch(onError);
+  }, STATE_CHECK_MS);
+  return () => {
+    stopped = true;
+    clearInterval(clock);
+    stop();
+  };
+}

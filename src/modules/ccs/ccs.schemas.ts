@@ -1,0 +1,286 @@
+import type { TSchema } from "@sinclair/typebox";
+import { t } from "elysia";
+
+/**
+ * What our read-only ICPC CCS Contest API (spec 2023-06, Contest_API.md) sends, written from the spec's text.
+ * Every object is closed: clients must accept unknown properties, but `/access` promises exactly the
+ * properties we list, so one we never declared is our bug. A `<type> ?` property we have no value for is
+ * left out rather than sent as null (the spec treats the two alike); rules a schema cannot say (a pass-fail
+ * contest has a penalty_time, ...) are checked by tests/helpers/ccs-validate.ts.
+ */
+
+// The spec lets milliseconds be optional but demands one choice for every timestamp; ours always carry them.
+// Ranges are tight (minute 59, not 69) so a test catches a hand-made timestamp; years 1000-2999 as the spec's.
+export const CCS_TIME =
+  String.raw`^[12]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}` +
+  String.raw`([+-](0\d|1[0-4])(:[0-5]\d)?|Z)$`;
+/** `(-)?(h)*h:mm:ss.uuu`: hours unbounded, without a leading zero beyond the one digit. */
+export const CCS_RELTIME = String.raw`^-?([1-9][0-9]*)?[0-9]:[0-5][0-9]:[0-5][0-9]\.[0-9]{3}$`;
+export const CCS_POS_RELTIME = String.raw`^([1-9][0-9]*)?[0-9]:[0-5][0-9]:[0-5][0-9]\.[0-9]{3}$`;
+/** At most 36 of [a-zA-Z0-9_.-], not starting with "-" or ".", not ending with "." (no lookahead needed). */
+export const CCS_ID = "^[a-zA-Z0-9_]([a-zA-Z0-9_.-]{0,34}[a-zA-Z0-9_-])?$";
+
+/** A TIME as we send it: UTC, `Z`, milliseconds. Throws RangeError for an invalid Date, as toISOString does. */
+export function ccsTime(date: Date): string {
+  return date.toISOString();
+}
+
+/** A RELTIME as we send it, `h:mm:ss.mmm`, from milliseconds (rounded; -0.4 ms is "0:00:00.000", unsigned). */
+export function ccsRelTime(ms: number): string {
+  // Past 2^53 the arithmetic below is no longer exact, and no contest lasts 285,000 years.
+  if (!Number.isFinite(ms) || Math.abs(ms) > Number.MAX_SAFE_INTEGER) throw new RangeError(`no RELTIME: ${ms}`);
+  const total = Math.round(Math.abs(ms));
+  const sign = ms < 0 && total > 0 ? "-" : "";
+  const hours = Math.floor(total / 3_600_000);
+  const minutes = Math.floor(total / 60_000) % 60;
+  const seconds = Math.floor(total / 1000) % 60;
+  const pad = (n: number, width: number) => String(n).padStart(width, "0");
+  return `${sign}${hours}:${pad(minutes, 2)}:${pad(seconds, 2)}.${pad(total % 1000, 3)}`;
+}
+
+const Time = t.String({ pattern: CCS_TIME });
+const RelTime = t.String({ pattern: CCS_RELTIME });
+const PosRelTime = t.String({ pattern: CCS_POS_RELTIME });
+const Id = t.String({ pattern: CCS_ID });
+const Count = t.Integer({ minimum: 0 });
+const Minutes = t.Integer({ minimum: 0, description: "whole minutes of contest time" });
+const Seconds = t.Number({ minimum: 0, description: "seconds, a multiple of 0.001" });
+const closed = (title: string) => ({ title, additionalProperties: false }) as const;
+
+/** Event types, in the spec's order; only those we serve (no persons, accounts, clarifications, commentary). */
+export const CCS_EVENT_TYPES = [
+  ...["contest", "judgement-types", "languages", "problems", "groups", "organizations", "teams"],
+  ...["state", "submissions", "judgements", "runs", "awards"],
+] as const;
+
+/** The 33 ids of the spec's "Known judgement types" table (its Big 5, their refinements, and the errors). */
+export const CCS_JUDGEMENT_TYPE_IDS = [
+  ...["AC", "RE", "WA", "TLE", "RTE", "CE", "APE", "OLE", "PE", "EO", "IO", "NO"],
+  ...["WTL", "ILE", "TCO", "TWA", "TPE", "TEO", "TIO", "TNO"],
+  ...["MLE", "SV", "IF", "RCO", "RWA", "RPE", "REO", "RIO", "RNO"],
+  ...["CTL", "JE", "SE", "CS"],
+] as const;
+
+export const CcsApiInfo = t.Object(
+  {
+    version: t.Literal("2023-06"),
+    version_url: t.String(),
+    provider: t.Optional(t.Object({ name: t.String(), version: t.Optional(t.String()) }, closed("CcsProvider"))),
+  },
+  closed("CcsApiInfo"),
+);
+
+export const CcsAccess = t.Object(
+  {
+    // Every capability lets a client write (start the contest, submit); a read-only API has none to offer.
+    capabilities: t.Array(t.String(), { maxItems: 0 }),
+    endpoints: t.Array(
+      t.Object(
+        {
+          type: t.UnionEnum(CCS_EVENT_TYPES),
+          // The spec: an endpoint with nothing visible is left out, never listed with an empty array.
+          properties: t.Array(t.String(), { minItems: 1, uniqueItems: true }),
+        },
+        closed("CcsAccessEndpoint"),
+      ),
+    ),
+  },
+  closed("CcsAccess"),
+);
+
+// No countdown_pause_time: we never pause a countdown. No scoreboard_thaw_time, banner, logo or location either.
+export const CcsContest = t.Object(
+  {
+    id: Id,
+    name: t.String(),
+    formal_name: t.Optional(t.String()),
+    start_time: t.Nullable(Time),
+    duration: PosRelTime,
+    scoreboard_freeze_duration: t.Optional(PosRelTime),
+    scoreboard_type: t.UnionEnum(["pass-fail", "score"]),
+    penalty_time: t.Optional(t.Integer({ minimum: 0, description: "minutes per rejected attempt" })),
+  },
+  closed("CcsContest"),
+);
+
+// Every key always present, null until it happens, so a client never mistakes "not sent" for "not yet".
+const When = t.Nullable(Time);
+export const CcsState = t.Object(
+  { started: When, frozen: When, ended: When, thawed: When, finalized: When, end_of_updates: When },
+  closed("CcsState"),
+);
+
+export const CcsJudgementType = t.Object(
+  { id: t.UnionEnum(CCS_JUDGEMENT_TYPE_IDS), name: t.String(), penalty: t.Optional(t.Boolean()), solved: t.Boolean() },
+  closed("CcsJudgementType"),
+);
+
+export const CcsLanguage = t.Object(
+  {
+    id: Id,
+    name: t.String(),
+    entry_point_required: t.Boolean(),
+    entry_point_name: t.Optional(t.String()),
+    extensions: t.Array(t.String()),
+  },
+  closed("CcsLanguage"),
+);
+
+export const CcsProblem = t.Object(
+  {
+    id: Id,
+    label: t.String(),
+    name: t.String(),
+    ordinal: t.Integer({ minimum: 0 }),
+    rgb: t.Optional(t.String({ pattern: "^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$" })),
+    color: t.Optional(t.String()),
+    time_limit: Seconds,
+    test_data_count: Count,
+    max_score: t.Optional(t.Number()),
+  },
+  closed("CcsProblem"),
+);
+
+export const CcsGroup = t.Object({ id: Id, name: t.String() }, closed("CcsGroup"));
+
+export const CcsOrganization = t.Object(
+  { id: Id, name: t.String(), formal_name: t.Optional(t.String()) },
+  closed("CcsOrganization"),
+);
+
+export const CcsTeam = t.Object(
+  {
+    id: Id,
+    name: t.String(),
+    label: t.String(),
+    display_name: t.Optional(t.String()),
+    organization_id: t.Optional(t.Nullable(Id)),
+    group_ids: t.Optional(t.Array(Id)),
+    hidden: t.Optional(t.Boolean()),
+  },
+  closed("CcsTeam"),
+);
+
+// The spec allows exactly one archive, and only application/zip, holding the files at its root.
+const SubmissionArchive = t.Object(
+  { href: t.String(), filename: t.String(), mime: t.Literal("application/zip") },
+  closed("CcsSubmissionArchive"),
+);
+
+export const CcsSubmission = t.Object(
+  {
+    id: Id,
+    language_id: Id,
+    problem_id: Id,
+    team_id: Id,
+    time: Time,
+    contest_time: RelTime,
+    entry_point: t.Optional(t.Nullable(t.String())),
+    // Left out of the public view: the CCS requirements show a submission's files to admins and analysts only.
+    files: t.Optional(t.Array(SubmissionArchive, { minItems: 1, maxItems: 1 })),
+  },
+  closed("CcsSubmission"),
+);
+
+export const CcsJudgement = t.Object(
+  {
+    id: Id,
+    submission_id: Id,
+    judgement_type_id: t.Optional(t.Nullable(Id)),
+    score: t.Optional(t.Number()),
+    start_time: Time,
+    start_contest_time: RelTime,
+    end_time: t.Optional(t.Nullable(Time)),
+    end_contest_time: t.Optional(t.Nullable(RelTime)),
+    max_run_time: t.Optional(t.Nullable(Seconds)),
+  },
+  closed("CcsJudgement"),
+);
+
+export const CcsRun = t.Object(
+  {
+    id: Id,
+    judgement_id: Id,
+    ordinal: t.Integer({ minimum: 1, description: "the test case, 1 to the problem's test_data_count" }),
+    judgement_type_id: Id,
+    time: Time,
+    contest_time: RelTime,
+    run_time: t.Optional(Seconds),
+  },
+  closed("CcsRun"),
+);
+
+// team_ids null: nobody keeps this award up to date (yet); [] means kept, but nobody has earned it.
+export const CcsAward = t.Object(
+  { id: Id, citation: t.String(), team_ids: t.Nullable(t.Array(Id)) },
+  closed("CcsAward"),
+);
+
+export const CcsScoreboard = t.Object(
+  { time: Time, contest_time: RelTime, state: CcsState, rows: t.Array(scoreboardRow()) },
+  closed("CcsScoreboard"),
+);
+
+/** A row scores pass-fail (solved, penalty minutes) or by points; a cell's `time` is the minute of solving. */
+function scoreboardRow() {
+  const cell = { problem_id: Id, num_judged: Count, num_pending: Count, time: t.Optional(Minutes) };
+  return t.Object(
+    {
+      rank: t.Integer({ minimum: 1, description: "shared on ties" }),
+      team_id: Id,
+      score: t.Union([
+        t.Object({ num_solved: Count, total_time: Minutes, time: t.Optional(Minutes) }, closed("CcsPassFailScore")),
+        t.Object({ score: t.Number(), time: t.Optional(Minutes) }, closed("CcsPointsScore")),
+      ]),
+      problems: t.Array(
+        t.Union([
+          // first_to_solve is not in 2023-06's table; the spec's later drafts add it and clients ignore it.
+          t.Object(
+            { ...cell, solved: t.Boolean(), first_to_solve: t.Optional(t.Boolean()) },
+            closed("CcsPassFailCell"),
+          ),
+          t.Object({ ...cell, score: t.Number() }, closed("CcsPointsCell")),
+        ]),
+      ),
+    },
+    closed("CcsScoreboardRow"),
+  );
+}
+
+/** One line of the NDJSON event feed; `data` is checked against CCS_ENDPOINT_SCHEMAS[type] by the tests. */
+export const CcsEvent = t.Object(
+  {
+    type: t.UnionEnum(CCS_EVENT_TYPES),
+    id: t.Nullable(Id),
+    data: t.Union([t.Record(t.String(), t.Unknown()), t.Array(t.Unknown()), t.Null()]),
+    token: t.Optional(t.String()),
+  },
+  closed("CcsEvent"),
+);
+
+/** A collection endpoint's answer: an array of the objects its single-object endpoint returns. */
+export const CcsList = <T extends TSchema>(schema: T) => t.Array(schema);
+
+/** One object's schema by event type and by endpoint name ("contest" and "contests" alike). */
+export const CCS_ENDPOINT_SCHEMAS: Record<string, TSchema> = {
+  // The spec's four kinds of endpoint: metadata, configuration, live data, aggregate data.
+  ...{ api: CcsApiInfo, access: CcsAccess },
+  ...{ contest: CcsContest, contests: CcsContest, "judgement-types": CcsJudgementType, languages: CcsLanguage },
+  ...{ problems: CcsProblem, groups: CcsGroup, organizations: CcsOrganization, teams: CcsTeam },
+  ...{ state: CcsState, submissions: CcsSubmission, judgements: CcsJudgement, runs: CcsRun, awards: CcsAward },
+  ...{ scoreboard: CcsScoreboard, "event-feed": CcsEvent },
+};
+
+export type CcsContestView = typeof CcsContest.static;
+export type CcsStateView = typeof CcsState.static;
+export type CcsJudgementTypeView = typeof CcsJudgementType.static;
+export type CcsLanguageView = typeof CcsLanguage.static;
+export type CcsProblemView = typeof CcsProblem.static;
+export type CcsGroupView = typeof CcsGroup.static;
+export type CcsOrganizationView = typeof CcsOrganization.static;
+export type CcsTeamView = typeof CcsTeam.static;
+export type CcsSubmissionView = typeof CcsSubmission.static;
+export type CcsJudgementView = typeof CcsJudgement.static;
+export type CcsRunView = typeof CcsRun.static;
+export type CcsAwardView = typeof CcsAward.static;
+export type CcsScoreboardView = typeof CcsScoreboard.static;

@@ -1,0 +1,34 @@
+/** The Contest API's reads (ccs-contest.ts). */
+
+/**
+ * A set's records, oldest first, each case's result and time only (not its output). Parameters: domain, set.
+ */
+export const CCS_RECORDS_SQL = `
+  select r.id::text as id, r.committer_id::text as team, r.problem_id::text as problem, r.language, r.state,
+         r.created_at, r.judged_at, r.updated_at, r.history,
+         (select coalesce(jsonb_agg(jsonb_build_object('state', c->>'state', 'timeMs', coalesce((c->>'timeMs')::int, 0))
+                                    order by o), '[]'::jsonb)
+            from jsonb_array_elements(r.cases) with ordinality x(c, o)) as cases
+    from records r
+   where r.domain_id = ? and r.problem_set_id = ? and r.problem_id is not null
+   order by r.created_at, r.id`;
+
+/**
+ * The teams: the domain's participants (members whose role may submit and does not manage sets; `root` manages
+ * whatever its row says) and anyone else with a record in the set, staff testing included, as the board shows
+ * them. Parameters: domain, set.
+ */
+export const CCS_TEAMS_SQL = `
+  select u.id::text as id, u.username from users u
+   where u.id in (select du.user_id from domain_users du
+                    join domain_roles dr on dr.domain_id = du.domain_id and dr.role = du.role
+                   where du.domain_id = ? and du.role <> 'root'
+                     and not coalesce((dr.permission->'problemSet'->>'viewHidden')::boolean, false)
+                     and coalesce((dr.permission->'problem'->>'submit')::boolean, false))
+      or u.id in (select committer_id from records where problem_set_id = ?)
+   order by u.username, u.id`;
+
+/** Each problem's latest config version. Parameters: problem ids. */
+export const CCS_LATEST_CONFIGS_SQL = `
+  select distinct on (problem_id) problem_id::text as problem, id::text as config
+    from problem_configs where problem_id = any(?::uuid[]) order by problem_id, version desc`;
