@@ -23,6 +23,23 @@ export function checkFailed(error: unknown): unknown {
   return error;
 }
 
+/** The ICPC Contest API's routes (docs/contest-api.md) answer refusals in that spec's shape. */
+const CCS_PREFIX = "/api/ccs/";
+
+/**
+ * A refusal as the Contest API says it, `{code, message}` under the HTTP status `code`: a business error of
+ * ours is a 404 when something is not found (a domain hidden from the caller too), else a 400; the others keep
+ * their status. Null: not a refusal (an unexpected error stays the generic 500).
+ */
+function ccsAnswer(error: unknown): { code: number; message: string } | null {
+  if (error instanceof BizError)
+    return { code: error.code.endsWith("NotFoundError") ? 404 : 400, message: error.message || error.code };
+  if (error instanceof HttpError) return { code: error.status, message: error.detail };
+  if (error instanceof ServiceError || error instanceof InputError)
+    return { code: error instanceof InputError ? 422 : error.status, message: error.message };
+  return null;
+}
+
 export function errorsPlugin(logger: Logger) {
   const outages = new OutageLog(logger);
   return new Elysia({ name: "errors" }).onError(
@@ -41,6 +58,13 @@ export function errorsPlugin(logger: Logger) {
       const down = outageOf(ours ? undefined : (cause ?? thrown));
       const error = down ? outages.refuse(down, (cause ?? thrown) as Error) : ours || fromCheck ? cause : thrown;
       const code = ours || down ? "OURS" : fromCheck ? "UNKNOWN" : thrownCode;
+      const contestApi = path.startsWith(CCS_PREFIX) ? ccsAnswer(error) : null;
+      if (contestApi) {
+        set.status = contestApi.code;
+        if (error instanceof ServiceError && error.retryAfterSeconds !== undefined)
+          set.headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+        return contestApi;
+      }
       if (error instanceof BizError) {
         set.status = 200;
         return { errorCode: error.code, errorMsg: error.message, data: null };

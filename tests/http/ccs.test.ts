@@ -3,6 +3,7 @@ import { addMembership, type Cast, makeCast } from "../helpers/domain-factories"
 import { createUser, type TestUser } from "../helpers/factories";
 import { judgeableProblem, recordRow, submit } from "../helpers/records";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
+import { judgerKey } from "../helpers/judging";
 import * as check from "../helpers/ccs-validate";
 import { CCS_ENDPOINT_SCHEMAS, CcsList } from "../../src/modules/ccs/ccs.schemas";
 import { logOf } from "../../src/modules/record-events/record-events.bus";
@@ -336,6 +337,65 @@ describe("a scripted ICPC contest through the Contest API", () => {
     const stale = await get(`/contests/${contest}/event-feed?since_token=not-a-token`);
     expect(stale).toMatchObject({ status: 400, body: { code: 400 } });
     expect((await t.app.handle(new Request(`http://localhost${ccs()}/contests`))).status).toBe(401);
+  });
+});
+
+describe("who reads what", () => {
+  const basic = (key: { accessKeyId: string; secretAccessKey: string }) =>
+    `Basic ${Buffer.from(`${key.accessKeyId}:${key.secretAccessKey}`).toString("base64")}`;
+  const as = async (path: string, authorization: string) => {
+    const response = await t.app.handle(new Request(`http://localhost${ccs()}${path}`, { headers: { authorization } }));
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  test("a tool's access key (basic auth): refused without problemSet.view, the admin view as a domain admin", async () => {
+    const key = await judgerKey(t, cast);
+    expect((await as(`/contests/${contest}/submissions`, basic(key))).status).toBe(403);
+    await addMembership(t, cast.domain, { user: { id: key.id } } as TestUser, "admin");
+    const submissions = await as(`/contests/${contest}/submissions`, basic(key));
+    expect(submissions.status).toBe(200);
+    expect(submissions.body.every((s: any) => s.files?.[0]?.mime === "application/zip")).toBe(true);
+    const wrong = basic({ accessKeyId: key.accessKeyId, secretAccessKey: "not the secret" });
+    expect((await as(`/contests/${contest}/submissions`, wrong)).status).toBe(401);
+  });
+
+  test("another domain's contest is not here; its members and outsiders read nothing of this one", async () => {
+    const other = await makeCast(t);
+    const theirs = (
+      await t.api.post(
+        `/domains/${other.domain.id}/problem_sets`,
+        { title: "Elsewhere", scoreboardRule: "icpc", dueAt: at("14:00") },
+        { token: other.admin.token },
+      )
+    ).body.data.id;
+    expect(await get(`/contests/${theirs}`)).toMatchObject({ status: 404, body: { code: 404 } });
+    expect((await get(`/contests/${theirs}/event-feed?stream=false`)).status).toBe(404);
+    // Outside the domain it does not exist (the API says DomainNotFoundError), in the spec's shape: a 404.
+    for (const who of [other.admin, cast.outsider]) {
+      const board = await t.api.get(`${domain()}/problem_sets/${contest}/scoreboard`, { token: who.token });
+      expect(board.body.errorCode).toBe("DomainNotFoundError");
+      for (const path of ["/contests", `/contests/${contest}/teams`, `/contests/${contest}/event-feed?stream=false`])
+        expect(await get(path, who.token)).toMatchObject({ status: 404, body: { code: 404 } });
+    }
+    // A guest of the domain holds no problemSet.view: a 403.
+    expect(await get(`/contests/${contest}/teams`, cast.guest.token)).toMatchObject({
+      status: 403,
+      body: { code: 403 },
+    });
+  });
+
+  test("a hidden set is no contest to the public, and listed only for those who manage sets", async () => {
+    const hidden = (
+      await t.api.post(
+        `${domain()}/problem_sets`,
+        { title: "Tomorrow", scoreboardRule: "icpc", dueAt: at("14:00"), hidden: true },
+        { token: cast.admin.token },
+      )
+    ).body.data.id;
+    const student = students.get("Dina")!.token;
+    expect((await get(`/contests/${hidden}`, student)).status).toBe(404);
+    expect((await get("/contests", student)).body.map((c: any) => c.id)).not.toContain(hidden);
+    expect((await get("/contests")).body.map((c: any) => c.id)).toContain(hidden);
   });
 });
 

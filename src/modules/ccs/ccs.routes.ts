@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { AppDeps } from "../../server/deps";
-import { BizError, HttpError } from "../../core/errors";
+import { BizError } from "../../core/errors";
 import { authPlugin } from "../identity/http/auth.plugin";
 import type { DomainAccess } from "../identity/access";
 import { ProblemSet } from "../problem-sets/problem-set.entity";
@@ -17,7 +17,7 @@ import { CCS_ENDPOINT_SCHEMAS } from "./ccs.schemas";
  * end: a contest's id is the set's id. Its base URL is `/api/ccs/domains/{domain}`; every call needs the
  * caller to see the set (a token, or HTTP basic auth with an access key as tools send it), and what it answers
  * is the public view unless the caller manages the domain's sets (problemSet.viewHidden): the admin view.
- * Errors are the spec's `{code, message}`.
+ * Errors are the spec's `{code, message}` (errors.plugin.ts answers so under this prefix, route checks included).
  */
 const COLLECTIONS = ["judgement-types", "languages", "problems", "groups", "organizations", "teams"] as const;
 const LIVE = ["submissions", "judgements", "runs", "awards"] as const;
@@ -32,18 +32,6 @@ const ObjectParams = t.Object({
 
 const ccsError = (code: number, message: string) =>
   new Response(JSON.stringify({ code, message }), { status: code, headers: { "content-type": "application/json" } });
-
-/** Our refusals in the spec's shape: a set that is not there (or not a contest) is a 404. */
-async function answer(work: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof BizError)
-      return ccsError(error.code.endsWith("NotFoundError") ? 404 : 403, error.message ?? error.code);
-    if (error instanceof HttpError) return ccsError(error.status, error.message);
-    throw error;
-  }
-}
 
 /** The properties each endpoint's objects carry in this view (`/access`), read off their schemas. */
 function accessOf(view: "public" | "admin") {
@@ -119,7 +107,7 @@ export function ccsRoutes(deps: AppDeps) {
     )
     .get(
       "/contests/:contest",
-      ({ em, access, params }) => answer(async () => contestOf((await contest(em, access, params.contest)).set)),
+      async ({ em, access, params }) => contestOf((await contest(em, access, params.contest)).set),
       {
         domainPermission: "problemSet.view",
         params: Params,
@@ -128,7 +116,7 @@ export function ccsRoutes(deps: AppDeps) {
     )
     .get(
       "/contests/:contest/access",
-      ({ em, access, params }) => answer(async () => accessOf((await contest(em, access, params.contest)).view)),
+      async ({ em, access, params }) => accessOf((await contest(em, access, params.contest)).view),
       {
         domainPermission: "problemSet.view",
         params: Params,
@@ -137,11 +125,10 @@ export function ccsRoutes(deps: AppDeps) {
     )
     .get(
       "/contests/:contest/state",
-      ({ em, access, params }) =>
-        answer(async () => {
-          const ctx = await contest(em, access, params.contest);
-          return stateOf(ctx.set, ctx.now);
-        }),
+      async ({ em, access, params }) => {
+        const ctx = await contest(em, access, params.contest);
+        return stateOf(ctx.set, ctx.now);
+      },
       {
         domainPermission: "problemSet.view",
         params: Params,
@@ -150,11 +137,10 @@ export function ccsRoutes(deps: AppDeps) {
     )
     .get(
       "/contests/:contest/scoreboard",
-      ({ em, access, params }) =>
-        answer(async () => {
-          const ctx = await contest(em, access, params.contest);
-          return scoreboardOf(ctx, await snapshotOf(ctx), await boardOf(ctx));
-        }),
+      async ({ em, access, params }) => {
+        const ctx = await contest(em, access, params.contest);
+        return scoreboardOf(ctx, await snapshotOf(ctx), await boardOf(ctx));
+      },
       {
         domainPermission: "problemSet.view",
         params: Params,
@@ -163,25 +149,24 @@ export function ccsRoutes(deps: AppDeps) {
     )
     .get(
       "/contests/:contest/event-feed",
-      ({ em, access, params, query, request, server }) =>
-        answer(async () => {
-          const ctx = await contest(em, access, params.contest);
-          const since = query.since_token === undefined ? null : parseToken(query.since_token);
-          const kept = since && (await live.bus.changesSince(access.domainId, since.position)) !== null;
-          if (query.since_token !== undefined && !kept)
-            return ccsError(400, "since_token is not a token of this feed, or the feed no longer reaches back to it");
-          const feed = {
-            bus: live.bus,
-            domainId: access.domainId,
-            context: async () => {
-              const fresh = deps.orm.em.fork();
-              return contextOf(fresh, access, await fresh.findOneOrFail(ProblemSet, { id: ctx.set.id }));
-            },
-          };
-          return live.open("ndjson", access.userId, request, server, (sink, fail) =>
-            watchFeed(feed, since, query.stream !== "false", sink, fail),
-          );
-        }),
+      async ({ em, access, params, query, request, server }) => {
+        const ctx = await contest(em, access, params.contest);
+        const since = query.since_token === undefined ? null : parseToken(query.since_token);
+        const kept = since && (await live.bus.changesSince(access.domainId, since.position)) !== null;
+        if (query.since_token !== undefined && !kept)
+          return ccsError(400, "since_token is not a token of this feed, or the feed no longer reaches back to it");
+        const feed = {
+          bus: live.bus,
+          domainId: access.domainId,
+          context: async () => {
+            const fresh = deps.orm.em.fork();
+            return contextOf(fresh, access, await fresh.findOneOrFail(ProblemSet, { id: ctx.set.id }));
+          },
+        };
+        return live.open("ndjson", access.userId, request, server, (sink, fail) =>
+          watchFeed(feed, since, query.stream !== "false", sink, fail),
+        );
+      },
       {
         domainPermission: "problemSet.view",
         params: Params,
@@ -194,11 +179,10 @@ export function ccsRoutes(deps: AppDeps) {
     )
     .get(
       "/contests/:contest/:collection",
-      ({ em, access, params, query }) =>
-        answer(async () => {
-          const ctx = await contest(em, access, params.contest);
-          return filtered((await collection(ctx, params.collection)) as Record<string, unknown>[], query);
-        }),
+      async ({ em, access, params, query }) => {
+        const ctx = await contest(em, access, params.contest);
+        return filtered((await collection(ctx, params.collection)) as Record<string, unknown>[], query);
+      },
       {
         domainPermission: "problemSet.view",
         params: t.Object({ domain: t.String(), contest: t.String(), collection: ObjectParams.properties.collection }),
@@ -207,14 +191,11 @@ export function ccsRoutes(deps: AppDeps) {
     )
     .get(
       "/contests/:contest/:collection/:id",
-      ({ em, access, params }) =>
-        answer(async () => {
-          const ctx = await contest(em, access, params.contest);
-          const found = ((await collection(ctx, params.collection)) as { id: string }[]).find(
-            (o) => o.id === params.id,
-          );
-          return found ?? ccsError(404, `no ${params.collection} object ${params.id} in this contest`);
-        }),
+      async ({ em, access, params }) => {
+        const ctx = await contest(em, access, params.contest);
+        const found = ((await collection(ctx, params.collection)) as { id: string }[]).find((o) => o.id === params.id);
+        return found ?? ccsError(404, `no ${params.collection} object ${params.id} in this contest`);
+      },
       {
         domainPermission: "problemSet.view",
         params: ObjectParams,
