@@ -20,6 +20,7 @@ let judger: TestUser;
 const students = new Map<string, TestUser>();
 const problems: string[] = [];
 let contest: string;
+const currentContest = () => contest;
 const DAY = "2026-03-01";
 const at = (hhmm: string) => `${DAY}T${hhmm}:00Z`;
 const domain = () => `/domains/${cast.domain.id}`;
@@ -158,7 +159,7 @@ const COLLECTIONS = [
 ];
 
 /** Every endpoint's answer as `token` sees it, each checked; the problems found, and the answers. */
-async function everyEndpoint(token: string) {
+async function everyEndpoint(token: string, contest = currentContest()) {
   const found: string[] = [];
   const note = (where: string, list: string[]) => found.push(...list.map((p) => `${where}${p}`));
   const answers: Record<string, any> = {};
@@ -396,6 +397,54 @@ describe("who reads what", () => {
     expect((await get(`/contests/${hidden}`, student)).status).toBe(404);
     expect((await get("/contests", student)).body.map((c: any) => c.id)).not.toContain(hidden);
     expect((await get("/contests")).body.map((c: any) => c.id)).toContain(hidden);
+  });
+});
+
+describe("an IOI set, a score contest", () => {
+  test("points in the spec's shapes (max scores, judgements' scores, no penalty), and the board is ours", async () => {
+    const olympiad = (
+      await t.api.post(
+        `${domain()}/problem_sets`,
+        { title: "Olympiad, day 1", scoreboardRule: "ioi" },
+        {
+          token: cast.admin.token,
+        },
+      )
+    ).body.data.id as string;
+    for (const problem of problems.slice(0, 2))
+      await t.api.post(`${domain()}/problem_sets/${olympiad}/problems`, { problem }, { token: cast.admin.token });
+    await scripted(olympiad, "李雷", 0, "09:30", "wrong_answer");
+    await scripted(olympiad, "李雷", 0, "10:00", "accepted");
+    await scripted(olympiad, "李雷", 1, "10:10", "wrong_answer");
+    await scripted(olympiad, "Zoë Ñúñez", 0, "09:40", "accepted");
+    await t.api.patch(
+      `${domain()}/problem_sets/${olympiad}`,
+      { unlockAt: at("09:00"), dueAt: at("14:00") },
+      {
+        token: cast.admin.token,
+      },
+    );
+    const { found, answers } = await everyEndpoint(cast.admin.token, olympiad);
+    expect(found).toEqual([]);
+    expect(answers.contest.scoreboard_type).toBe("score");
+    expect(answers.contest).not.toHaveProperty("penalty_time");
+    expect(answers.problems.map((p: any) => p.max_score)).toEqual([20, 20]);
+    expect(answers["judgement-types"].every((type: any) => !("penalty" in type))).toBe(true);
+    expect(answers.judgements.every((j: any) => typeof j.score === "number")).toBe(true);
+    const ours = (await t.api.get(`${domain()}/problem_sets/${olympiad}/scoreboard`, { token: cast.admin.token })).body
+      .data;
+    const mine = ours.rows.map((row: any) => [
+      row.userId,
+      row.rank,
+      row.totalScore,
+      problems.slice(0, 2).map((p) => row.cells.find((c: any) => c.problemId === p)?.score ?? 0),
+    ]);
+    const theirs = answers.scoreboard.rows
+      .slice(0, ours.rows.length)
+      .map((row: any) => [row.team_id, row.rank, row.score.score, row.problems.map((c: any) => c.score)]);
+    expect(theirs).toEqual(mine);
+    expect(mine.map((row: any) => row[0])).toEqual([id("李雷"), id("Zoë Ñúñez")]);
+    expect(answers.awards).toEqual([{ id: "winner", citation: "Contest winner", team_ids: [id("李雷")] }]);
   });
 });
 

@@ -56,7 +56,10 @@ export function windowOf(set: ProblemSet): { start: Date; end: Date } | null {
   return end ? { start, end: new Date(Math.max(start.getTime(), end.getTime())) } : null;
 }
 
-export const isContest = (set: ProblemSet) => set.scoreboardRule === "icpc" && windowOf(set) !== null;
+/** ICPC sets score pass-fail, IOI sets by points (the spec's `score` contests); both need an end. */
+export const isContest = (set: ProblemSet) =>
+  (set.scoreboardRule === "icpc" || set.scoreboardRule === "ioi") && windowOf(set) !== null;
+export const scoresPoints = (set: ProblemSet) => set.scoreboardRule === "ioi";
 
 export function contestOf(set: ProblemSet): S.CcsContestView {
   const { start, end } = windowOf(set)!;
@@ -68,8 +71,9 @@ export function contestOf(set: ProblemSet): S.CcsContestView {
     start_time: ccsTime(start),
     duration: ccsRelTime(Math.max(0, end.getTime() - start.getTime())),
     ...(freeze ? { scoreboard_freeze_duration: ccsRelTime(end.getTime() - freeze.getTime()) } : {}),
-    scoreboard_type: "pass-fail",
-    penalty_time: set.penaltyMinutes,
+    ...(scoresPoints(set)
+      ? { scoreboard_type: "score" as const }
+      : { scoreboard_type: "pass-fail" as const, penalty_time: set.penaltyMinutes }),
   };
 }
 
@@ -107,6 +111,7 @@ interface RecordRow {
   problem: string;
   language: string;
   state: string;
+  score: number;
   created_at: Date;
   judged_at: Date | null;
   updated_at: Date;
@@ -134,10 +139,11 @@ export async function snapshotOf(ctx: CcsContext): Promise<Snapshot> {
   const snapshot: Snapshot = {
     contest: contestOf(set),
     state: stateOf(set, now),
+    // A penalty only where there is a penalty time: a score contest's types have none.
     "judgement-types": ids.JUDGEMENT_TYPES.map((type) => ({
       id: type.id,
       name: type.name,
-      penalty: type.verdict !== null && penalties.has(type.verdict),
+      ...(scoresPoints(set) ? {} : { penalty: type.verdict !== null && penalties.has(type.verdict) }),
       solved: type.solved,
     })),
     languages: [...languages].sort().map((name) => ({
@@ -166,7 +172,7 @@ export async function snapshotOf(ctx: CcsContext): Promise<Snapshot> {
       contest_time: rel(row.created_at),
       ...(view === "admin" ? { files: [codeFile(ctx, row.id)] } : {}),
     });
-    if (!hidden(row)) judgementsOf(row, rel, snapshot);
+    if (!hidden(row)) judgementsOf(row, rel, snapshot, scoresPoints(set));
   }
   return snapshot;
 }
@@ -178,7 +184,7 @@ const codeFile = (ctx: CcsContext, id: string) => ({
 });
 
 /** A record's judgements (each rejudge replaced one: its history) and the current one's runs. */
-function judgementsOf(row: RecordRow, rel: (when: Date) => string, snapshot: Snapshot): void {
+function judgementsOf(row: RecordRow, rel: (when: Date) => string, snapshot: Snapshot, points: boolean): void {
   let begun = row.created_at;
   for (const [n, old] of row.history.entries()) {
     const end = old.judgedAt ? new Date(old.judgedAt) : null;
@@ -188,6 +194,7 @@ function judgementsOf(row: RecordRow, rel: (when: Date) => string, snapshot: Sna
         id: ids.judgementId(row.id, n),
         submission_id: row.id,
         judgement_type_id: ids.recordType(old.state, null),
+        ...(points ? { score: old.score } : {}),
         start_time: ccsTime(begun),
         start_contest_time: rel(begun),
         end_time: ccsTime(end),
@@ -209,6 +216,7 @@ function judgementsOf(row: RecordRow, rel: (when: Date) => string, snapshot: Sna
     ...(judged
       ? {
           judgement_type_id: ids.recordType(row.state, failure),
+          ...(points ? { score: row.score } : {}),
           end_time: ccsTime(row.judged_at!),
           end_contest_time: rel(row.judged_at!),
           max_run_time: Math.max(0, ...runTimes) / 1000,
@@ -261,6 +269,7 @@ async function problemsOf(ctx: CcsContext) {
         ordinal,
         time_limit: Math.max(0, ...(layout?.timesMs ?? [])) / 1000,
         test_data_count: layout?.categories.length ?? 0,
+        ...(scoresPoints(ctx.set) ? { max_score: layout?.maxScore ?? 0 } : {}),
         languageNames: p.languages,
       };
     }),

@@ -13,8 +13,8 @@ import { parseToken, watchFeed } from "./ccs-feed";
 import { CCS_ENDPOINT_SCHEMAS } from "./ccs.schemas";
 
 /**
- * The ICPC CCS Contest API, version 2023-06, read-only (docs/contest-api.md), for a domain's ICPC sets with an
- * end: a contest's id is the set's id. Its base URL is `/api/ccs/domains/{domain}`; every call needs the
+ * The ICPC CCS Contest API, version 2023-06, read-only (docs/contest-api.md), for a domain's ICPC (pass-fail) and
+ * IOI (score) sets with an end: a contest's id is the set's id. Its base URL is `/api/ccs/domains/{domain}`; every call needs the
  * caller to see the set (a token, or HTTP basic auth with an access key as tools send it), and what it answers
  * is the public view unless the caller manages the domain's sets (problemSet.viewHidden): the admin view.
  * Errors are the spec's `{code, message}` (errors.plugin.ts answers so under this prefix, route checks included).
@@ -59,7 +59,7 @@ export function ccsRoutes(deps: AppDeps) {
   const contest = async (em: EntityManager, access: DomainAccess, ref: string) => {
     const set = await findProblemSet(em, access, ref);
     if (!isContest(set))
-      throw new BizError("ProblemSetNotFoundError", "this problem set is not an ICPC contest with an end");
+      throw new BizError("ProblemSetNotFoundError", "this problem set is not an ICPC or IOI contest with an end");
     return contextOf(em, access, set);
   };
   const collection = async (ctx: CcsContext, name: Collection) => {
@@ -95,7 +95,7 @@ export function ccsRoutes(deps: AppDeps) {
       async ({ em, access }) => {
         const sets = await em.find(
           ProblemSet,
-          { domain: access.domain, scoreboardRule: "icpc" },
+          { domain: access.domain, scoreboardRule: { $in: ["icpc", "ioi"] } },
           { orderBy: { createdAt: "asc" } },
         );
         return sets.filter((s) => isContest(s) && (!s.hidden || managesProblemSets(access))).map(contestOf);

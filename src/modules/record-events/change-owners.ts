@@ -3,6 +3,7 @@ import { readRows } from "../../db/statements";
 import { uuidArray, isUuid } from "../../db/addressing";
 import { BoundedMap } from "../../runtime/bounded-map";
 import { RUN_CHANGE } from "./record-events.bus";
+import { OWNERS_SQL } from "./record-events.sql";
 
 /**
  * Whose each changed record (its committer) or run (its owner) is, for the list streams of one process:
@@ -11,10 +12,6 @@ import { RUN_CHANGE } from "./record-events.bus";
  * One statement per burst answers every stream of the process (concurrent asks for an id share it), and an
  * owner never changes, so what was read is kept.
  */
-const OWNERS_SQL = `
-  select id::text as id, committer_id::text as owner from records where domain_id = ? and id = any(?::uuid[])
-  union all
-  select '${RUN_CHANGE}' || id::text, owner_id::text from runs where domain_id = ? and id = any(?::uuid[])`;
 
 const known = new BoundedMap<string, Promise<string | null>>(50_000);
 

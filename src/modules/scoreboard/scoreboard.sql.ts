@@ -50,8 +50,14 @@ export const GRADE_PEOPLE_SQL = `select u.id, u.username, case when ? then u.stu
        from users u
       where (? and u.id in (select user_id from domain_users where domain_id = ?)) or u.id = any(?::uuid[])`;
 
-/** Every statement this file can produce, for the prepare test. */
-export const SAMPLE_STATEMENTS: string[] = [BOARD_STAMP_SQL, BOARD_ROWS_SQL, BOARD_CHANGED_SQL, GRADE_PEOPLE_SQL];
-
 /** The stages of the records a grade book counts (grade-export.service.ts). Parameters: domain, record ids. */
 export const GRADE_STAGES_SQL = "select id, stages from records where domain_id = ? and id = any(?::uuid[])";
+
+/** Every statement this file can produce, for the prepare test. */
+export const SAMPLE_STATEMENTS: string[] = [
+  BOARD_STAMP_SQL,
+  BOARD_ROWS_SQL,
+  BOARD_CHANGED_SQL,
+  GRADE_PEOPLE_SQL,
+  GRADE_STAGES_SQL,
+];

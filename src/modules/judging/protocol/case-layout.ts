@@ -14,6 +14,8 @@ export interface CaseLayout {
   categories: string[];
   /** Each case's CPU time limit, in ms (the Contest API's time limit). */
   timesMs: number[];
+  /** The most a record can score: every subtask, and every case in none (the Contest API's max_score). */
+  maxScore: number;
 }
 
 // Config versions are immutable, so a layout never goes stale; the bound keeps memory flat.
@@ -37,10 +39,15 @@ export async function caseLayout(
   if (!version) return null;
   const resolved = resolveLanguages(await readConfigJson(em, store, version)).find((l) => l.name === language);
   if (!resolved) return null;
+  const grouped = new Set(resolved.subtasks.flatMap((subtask) => subtask.cases));
   const layout = {
     categories: resolved.cases.map((c) => c.category),
     timesMs: resolved.cases.map((c) => parseTime(c.time)),
+    maxScore:
+      resolved.subtasks.reduce((sum, subtask) => sum + subtask.score, 0) +
+      resolved.cases.reduce((sum, c, i) => sum + (grouped.has(i) ? 0 : c.score), 0),
   };
+
   cache.set(key, layout);
   return layout;
 }
