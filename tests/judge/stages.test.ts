@@ -148,6 +148,30 @@ describe("a C++ course's stages", () => {
     ]);
   }, 180_000);
 
+  test("a hostile submission cannot switch the checks off: its own style.py, NOLINT, file names that look like options", async () => {
+    const { t, cast } = stack;
+    const quiet = DIRTY.replace("share = whole / parts;", "share = whole / parts;  // NOLINT").replace(
+      "statement says",
+      "statement says  // NOLINT(whitespace/line_length)",
+    );
+    const files = {
+      "main.cpp": quiet,
+      // Would print no finding, and so take nothing off, if it ran instead of the course's.
+      "style.py": "print()\n",
+      "--checks=-*.cpp": "int unused_one = 1;\n",
+      "--filter=-,+zz.cpp": "int unused_two = 2;\n",
+    };
+    const path = `/domains/${cast.domain.id}/problems/${problem}`;
+    const sent = await submit(t, cast.member.token, path, submission("cpp", files));
+    expect(sent.body.errorCode).toBe("Success");
+    await finalRecord(t, sent.body.data.id, 120_000);
+    const record = await read(sent.body.data.id);
+    const by = Object.fromEntries(record.stages.map((s: { name: string }) => [s.name, s]));
+    expect([by.tidy.state, by.lines.state, by.style.state]).toEqual(["done", "done", "done"]);
+    expect([by.goto.deduction, by.tidy.deduction, by.lines.deduction, by.style.deduction]).toEqual([10, 3, 2, 1]);
+    expect(record.score).toBe(84);
+  }, 180_000);
+
   test("a forbidden header sets the score to 0, says why, and is no acceptance", async () => {
     const record = await judged(CLEAN.replace("#include <cstdio>", "#include <algorithm>\n#include <cstdio>"));
     expect(record).toMatchObject({ state: "rejected", score: 0 });

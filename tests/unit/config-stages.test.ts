@@ -167,6 +167,25 @@ describe("checks and deductions", () => {
     );
   });
 
+  test("a tool's points become whole points within the record's range", () => {
+    const stage = {
+      name: "s",
+      kind: "command" as const,
+      maxDeduction: null,
+      when: "always" as const,
+      at: "before-tests" as const,
+    };
+    const at = { file: "main.c", line: 1, check: "", message: "m" };
+    const report = doneReport(stage, [
+      { ...at, points: 0.4 },
+      { ...at, points: 2.6 },
+      { ...at, points: 5e9 },
+      { ...at, points: Number.NaN },
+    ]);
+    expect(report.comments.map((c) => c.points)).toEqual([0, 3, 1_000_000, 0]);
+    expect(report.deduction).toBe(1_000_000);
+  });
+
   test("cpplint's filter from the stage's globs", () => {
     expect(cpplintFilter(["whitespace/line_length"])).toBe("-,+whitespace/line_length");
     expect(cpplintFilter(["whitespace/*", "-whitespace/tab"])).toBe("-,+whitespace/,-whitespace/tab");

@@ -30,10 +30,15 @@ export function counted(findings: Finding[], submitted: ReadonlySet<string>, che
   return findings.filter((f) => submitted.has(f.file.replace(/^(\.\/)+/, "")) && checkSelected(checks, f.check));
 }
 
-export function doneReport(stage: ResolvedStage, scored: Scored[], note = ""): StageReport {
+/** Points as the record stores them: whole, from 0 to a million (a tool's 0.5 is rounded, its 1e9 capped). */
+const whole = (points: number) => Math.min(MAX_POINTS, Math.max(0, Math.round(Number.isFinite(points) ? points : 0)));
+const MAX_POINTS = 1_000_000;
+
+export function doneReport(stage: ResolvedStage, found: Scored[], note = ""): StageReport {
+  const scored = found.map((f) => ({ ...f, points: whole(f.points) }));
   const ordered = [...scored].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
   const total = ordered.reduce((sum, f) => sum + f.points, 0);
-  const deduction = Math.min(total, stage.maxDeduction ?? Number.POSITIVE_INFINITY);
+  const deduction = Math.min(total, stage.maxDeduction ?? MAX_POINTS, MAX_POINTS);
   const forbidding = ordered.find((f) => f.forbids);
   const comments: StageComment[] = ordered.slice(0, STAGE_COMMENTS_MAX).map((f) => ({
     file: cut(f.file, 255),

@@ -59,7 +59,6 @@ export const LINTERS: Record<"clang-tidy" | "cppcheck" | "cpplint", Linter> = {
       "cppcheck",
       "--enable=all",
       "--quiet",
-      "--inline-suppr",
       `--language=${isC(sources) ? "c" : "c++"}`,
       "--template={file}:{line}:{column}: {severity}: {message} [{id}]",
       "--suppress=missingIncludeSystem",

@@ -15,6 +15,7 @@ import { counted, doneReport, failedReport, linterPoints, skippedReport, type Sc
 import { parseCommandOutput } from "./findings";
 import { scanKeywordsBounded } from "./keywords";
 import { LINTABLE, LINTERS, WORK_DIR } from "./linters";
+import { normalisePath } from "../run/plan";
 import { stageCacheKey, type StageSources } from "./stage-cache";
 
 export type { StageSources };
@@ -93,9 +94,19 @@ async function runStage(stage: ResolvedStage, sources: StageSources, deps: Stage
   const limits = stageLimits(stage, deps.tools);
   if (stage.kind === "keywords") {
     const rules = stage.patterns ?? [];
-    let hits: Awaited<ReturnType<typeof scanKeywordsBounded>>;
+    // Forbidden patterns are looked for on their own: a flood of cheap hits must not use up the scan's budget
+    // before the one that sets the score to 0.
+    const groups = [rules.flatMap((r, i) => (r.forbid ? [i] : [])), rules.flatMap((r, i) => (r.forbid ? [] : [i]))];
+    const hits: { rule: number; file: string; line: number; text: string }[] = [];
     try {
-      hits = await scanKeywordsBounded(await texts(), rules, limits.cpuMs);
+      for (const group of groups.filter((g) => g.length > 0)) {
+        const found = await scanKeywordsBounded(
+          await texts(),
+          group.map((i) => rules[i]),
+          limits.cpuMs,
+        );
+        hits.push(...found.map((hit) => ({ ...hit, rule: group[hit.rule] })));
+      }
     } catch (error) {
       return failedReport(stage, error instanceof Error ? error.message : String(error));
     }
@@ -121,9 +132,13 @@ async function runStage(stage: ResolvedStage, sources: StageSources, deps: Stage
   }));
   if (stage.kind === "command") {
     for (const path of stage.files ?? []) {
-      const file = deps.config.get(path.replace(/^(\.\/)+/, ""));
+      const name = normalisePath(path);
+      const file = deps.config.get(name);
       if (!file) return failedReport(stage, `the config version has no ${path}`);
-      if (!files.some((f) => f.path === path)) files.push({ path, mode: 0o755, hostPath: await deps.cached(file) });
+      // The course's own script, never a submitted file of its name: a student's style.py must not grade itself.
+      const taken = files.findIndex((f) => f.path === name);
+      if (taken >= 0) files.splice(taken, 1);
+      files.push({ path: name, mode: 0o755, hostPath: await deps.cached(file) });
     }
     const run = await runTool(stage.command ?? [], files, limits, deps);
     const broke = howItBroke(run, limits);
@@ -148,9 +163,19 @@ async function runStage(stage: ResolvedStage, sources: StageSources, deps: Stage
     return failedReport(stage, `${linter.command} is not installed on this judge (apt-get install ${linter.pkg})`);
   const lintable = [...submitted].filter((path) => LINTABLE.test(path)).sort();
   if (lintable.length === 0) return skippedReport(stage, "not run: the submission has no C or C++ file");
-  // Both streams, in order, in stdout: cppcheck and cpplint write their findings to stderr.
-  const argv = ["/bin/sh", "-c", 'exec "$@" 2>&1', "stage", ...linter.argv(stage, lintable)];
-  const run = await runTool(argv, files, limits, deps);
+  // Both streams, in order, in stdout: cppcheck and cpplint write their findings to stderr. Each file as
+  // `./name`: a submitted `--checks=…` is a file to the tool, not an option.
+  const argv = [
+    "/bin/sh",
+    "-c",
+    'exec "$@" 2>&1',
+    "stage",
+    ...linter.argv(
+      stage,
+      lintable.map((p) => `./${p}`),
+    ),
+  ];
+  const run = await runTool(argv, await withoutSuppressions(files, lintable), limits, deps);
   const broke = howItBroke(run, limits);
   const output = new TextDecoder().decode(run.stdout);
   if (broke) return failedReport(stage, `${linter.command}: ${broke}`);
@@ -162,6 +187,23 @@ async function runStage(stage: ResolvedStage, sources: StageSources, deps: Stage
     points: linterPoints(stage, f.check),
   }));
   return doneReport(stage, scored, run.stdout.length >= OUTPUT_KEEP ? "(its output was cut at 1 MiB)" : "");
+}
+
+/**
+ * The linted files with the tools' own suppression markers defused (`NOLINT`, `NOLINTNEXTLINE`, `NOLINTBEGIN`:
+ * clang-tidy and cpplint; `cppcheck-suppress`), letter for letter so lines and columns stay: a student must not
+ * switch off the course's checks with a comment.
+ */
+async function withoutSuppressions(files: WorkFile[], linted: string[]): Promise<WorkFile[]> {
+  return Promise.all(
+    files.map(async (file) => {
+      if (!linted.includes(file.path) || !file.hostPath) return file;
+      // Byte for byte (latin1 keeps every byte as it is, UTF-8 or not): only the markers change.
+      const text = (await readFile(file.hostPath)).toString("latin1");
+      const defused = text.replace(/NOLINT/g, "NOLlNT").replace(/cppcheck-suppress/g, "cppcheck-suppresz");
+      return { path: file.path, mode: file.mode, bytes: Buffer.from(defused, "latin1"), writable: true };
+    }),
+  );
 }
 
 function runTool(argv: string[], files: WorkFile[], limits: Limits, deps: StageDeps): Promise<RunResult> {
