@@ -28,12 +28,14 @@ const CCS_PREFIX = "/api/ccs/";
 
 /**
  * A refusal as the Contest API says it, `{code, message}` under the HTTP status `code`: a business error of
- * ours is a 404 when something is not found (a domain hidden from the caller too), else a 400; the others keep
- * their status. Null: not a refusal (an unexpected error stays the generic 500).
+ * ours is a 404 when something is not found (a domain hidden from the caller too), a 403 when it is hidden from
+ * the caller (a hidden scoreboard), else a 400; the others keep their status, invalid input a 400. Null: not a refusal (an unexpected error stays the generic 500).
  */
 function ccsAnswer(error: unknown): { code: number; message: string } | null {
-  if (error instanceof BizError)
-    return { code: error.code.endsWith("NotFoundError") ? 404 : 400, message: error.message || error.code };
+  if (error instanceof BizError) {
+    const code = error.code.endsWith("NotFoundError") ? 404 : error.code.includes("Hidden") ? 403 : 400;
+    return { code, message: error.message || error.code };
+  }
   if (error instanceof HttpError) return { code: error.status, message: error.detail };
   if (error instanceof ServiceError || error instanceof InputError)
     return { code: error instanceof InputError ? 422 : error.status, message: error.message };
@@ -102,6 +104,12 @@ export function errorsPlugin(logger: Logger) {
         };
       }
       if (code === "VALIDATION" && error instanceof ValidationError) {
+        if (path.startsWith(CCS_PREFIX)) {
+          // The Contest API's shape for a malformed request (an unknown collection, an over-long token).
+          set.status = 400;
+          const issue = validationBody(error, request).detail[0];
+          return { code: 400, message: `${issue?.loc?.join(".") ?? "request"}: ${issue?.msg ?? "invalid"}` };
+        }
         set.status = 422;
         return validationBody(error, request);
       }

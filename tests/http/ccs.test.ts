@@ -17,6 +17,8 @@ import Redis from "ioredis";
 let t: TestApp;
 let cast: Cast;
 let judger: TestUser;
+/** A reader of the public view who may see the records list (record.view), and submits nothing. */
+let spectator: TestUser;
 const students = new Map<string, TestUser>();
 const problems: string[] = [];
 let contest: string;
@@ -115,6 +117,10 @@ beforeAll(async () => {
     await addMembership(t, cast.domain, student, "user");
     students.set(name, student);
   }
+  const analyst = { role: "analyst", permission: { record: { view: true }, problem: { submit: false } } };
+  expect((await t.api.post(`${domain()}/roles`, analyst, { token: cast.owner.token })).body.errorCode).toBe("Success");
+  spectator = await createUser(t, { username: `Spectator ${cast.domain.id.slice(0, 4)}` });
+  await addMembership(t, cast.domain, spectator, "analyst");
   for (let i = 0; i < 3; i++) problems.push(await judgeableProblem(t, cast, { categories: ["pretest", "secret"] }));
   const set = (
     await t.api.post(
@@ -226,7 +232,7 @@ const id = (name: string) => students.get(name)!.user.id;
 
 describe("a scripted ICPC contest through the Contest API", () => {
   test("every endpoint answers in the spec's shapes, for the admin and for the public", async () => {
-    for (const token of [cast.admin.token, students.get("李雷")!.token]) {
+    for (const token of [cast.admin.token, spectator.token, students.get("李雷")!.token]) {
       const { found, answers } = await everyEndpoint(token);
       expect(found).toEqual([]);
       expect(answers.contest).toMatchObject({
@@ -281,7 +287,10 @@ describe("a scripted ICPC contest through the Contest API", () => {
   });
 
   test("public and admin views differ around the freeze: judgements, runs, files and awards", async () => {
-    const student = students.get("Dina")!.token;
+    const student = spectator.token;
+    // A participant without record.view sees no one's submissions here, as in the records list.
+    for (const name of ["submissions", "judgements", "runs"])
+      expect((await get(`/contests/${contest}/${name}`, students.get("Dina")!.token)).body).toEqual([]);
     const [adminJudgements, publicJudgements] = [
       (await get(`/contests/${contest}/judgements`)).body,
       (await get(`/contests/${contest}/judgements`, student)).body,
@@ -383,6 +392,26 @@ describe("who reads what", () => {
       status: 403,
       body: { code: 403 },
     });
+  });
+
+  test("a hidden scoreboard stays hidden: its board and awards a 403, its feed without awards; a bad path a 400", async () => {
+    const secret = (
+      await t.api.post(
+        `${domain()}/problem_sets`,
+        { title: "Mock", scoreboardRule: "icpc", dueAt: at("14:00"), scoreboardHidden: true },
+        { token: cast.admin.token },
+      )
+    ).body.data.id as string;
+    for (const path of ["scoreboard", "awards"])
+      expect(await get(`/contests/${secret}/${path}`, spectator.token)).toMatchObject({
+        status: 403,
+        body: { code: 403 },
+      });
+    expect((await get(`/contests/${secret}/scoreboard`)).status).toBe(200);
+    const lines = (await feed(secret, "?stream=false", spectator.token, () => false)).lines;
+    expect(lines[0].type).toBe("contest");
+    expect(lines.some((l) => l.type === "awards")).toBe(false);
+    expect(await get(`/contests/${contest}/clarifications`)).toMatchObject({ status: 400, body: { code: 400 } });
   });
 
   test("a hidden set is no contest to the public, and listed only for those who manage sets", async () => {
@@ -489,7 +518,8 @@ describe("the event feed", () => {
       9, 9, 18,
     ]);
     expect(new Set(admin.lines.map((line) => line.token)).size).toBe(1);
-    const open = await dump(students.get("Dina")!.token);
+    expect((await dump(students.get("Dina")!.token)).lines.some((l) => l.type === "submissions")).toBe(false);
+    const open = await dump(spectator.token);
     expect(open.lines.flatMap((line) => check.eventProblems(line))).toEqual([]);
     expect([count(open.lines, "submissions"), count(open.lines, "judgements")]).toEqual([9, 6]);
     expect(open.lines.find((line) => line.type === "submissions").data).not.toHaveProperty("files");
@@ -547,7 +577,7 @@ describe("the event feed", () => {
 
   // Last: the thaw cannot be undone.
   test("the thaw: a public feed gets the state and the hidden judgements, and the boards agree again", async () => {
-    const student = students.get("Dina")!.token;
+    const student = spectator.token;
     const before = await dump(student);
     const stream = await feed(contest, "", student, (lines) => lines.length >= before.lines.length);
     const unfrozen = await t.api.post(`${domain()}/problem_sets/${contest}/scoreboard/unfreeze`, undefined, {

@@ -4,6 +4,7 @@ import { resolveLanguages, validateConfigJson } from "../../src/core/config-mode
 import { checkSelected, globMatch } from "../../src/core/config-model/config-stages";
 import { linterPoints, doneReport, counted } from "../../src/judge/stages/deduct";
 import { cpplintFilter } from "../../src/judge/stages/linters";
+import { withinScore } from "../../src/modules/scoreboard/board-store";
 import { STAGE_COMMENTS_MAX } from "../../src/core/judge-protocol";
 
 // config.json's `stages` (docs/config-reference.md "Stages"): what the upload refuses, with the path of the
@@ -190,5 +191,31 @@ describe("checks and deductions", () => {
     expect(cpplintFilter(["whitespace/line_length"])).toBe("-,+whitespace/line_length");
     expect(cpplintFilter(["whitespace/*", "-whitespace/tab"])).toBe("-,+whitespace/,-whitespace/tab");
     expect(cpplintFilter(undefined)).toBe("");
+  });
+});
+
+describe("an IOI board counts what a record kept after its stages", () => {
+  test("deductions come off the last subtasks first; a forbidden record keeps nothing", () => {
+    expect(withinScore([30, 30, 40], 100)).toEqual([30, 30, 40]);
+    expect(withinScore([30, 30, 40], 75)).toEqual([30, 30, 15]);
+    expect(withinScore([30, 30, 40], 25)).toEqual([25, 0, 0]);
+    expect(withinScore([30, 30, 40], 0)).toEqual([0, 0, 0]);
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 100 }), { maxLength: 8 }),
+        fc.integer({ min: -10, max: 900 }),
+        (parts, score) => {
+          const kept = withinScore(parts, score);
+          const sum = kept.reduce((a, b) => a + b, 0);
+          expect(sum).toBe(
+            Math.min(
+              parts.reduce((a, b) => a + b, 0),
+              Math.max(0, score),
+            ),
+          );
+          for (const [i, k] of kept.entries()) expect(k).toBeLessThanOrEqual(parts[i]);
+        },
+      ),
+    );
   });
 });

@@ -3,6 +3,7 @@ import type { BlobStore } from "../../storage/blob-store";
 import type { DomainAccess } from "../identity/access";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { managesProblemSets, visibleProblems } from "../problem-sets/problem-sets.service";
+import { holds } from "../identity/access-rules";
 import { DEFAULT_PENALTY_VERDICTS, endOf } from "../scoreboard/board-rules";
 import { caseLayout } from "../judging/protocol/case-layout";
 import { isFinal, isWaiting } from "../judging/record-states";
@@ -16,8 +17,8 @@ import { CCS_LATEST_CONFIGS_SQL, CCS_RECORDS_SQL, CCS_TEAMS_SQL } from "./ccs.sq
 /**
  * A problem set as a Contest API contest (docs/contest-api.md): its objects as one caller may see them. The
  * public view (whoever does not manage sets) is the CCS requirements' public role: no judgement or run of a
- * submission made during the freeze until the thaw, no submission's files; the admin view (problemSet.viewHidden)
- * sees everything. Only ICPC sets with an end are contests (the spec's pass-fail scoreboard needs one).
+ * submission made during the freeze until the thaw, no submission's files, and others' submissions only with
+ * record.view (as the records list); the admin view (problemSet.viewHidden) sees everything. Only ICPC sets with an end are contests (the spec's pass-fail scoreboard needs one).
  */
 export type CcsView = "public" | "admin";
 
@@ -135,6 +136,8 @@ export async function snapshotOf(ctx: CcsContext): Promise<Snapshot> {
   }));
   const teams = await em.execute<{ id: string; username: string }[]>(CCS_TEAMS_SQL, [set.domain.id, set.id]);
   const hidden = (row: RecordRow) => view === "public" && frozenNow(set, now) && row.created_at >= set.freezeAt!;
+  // Others' submissions and verdicts are what the records list shows: to holders of record.view alone.
+  const seesRecords = view === "admin" || holds(ctx.access, "record.view");
   const languages = new Set([...problems.flatMap((p) => p.languageNames), ...rows.map((r) => r.language)]);
   const snapshot: Snapshot = {
     contest: contestOf(set),
@@ -160,7 +163,7 @@ export async function snapshotOf(ctx: CcsContext): Promise<Snapshot> {
     judgements: [],
     runs: [],
   };
-  for (const row of rows) {
+  for (const row of seesRecords ? rows : []) {
     const problem = byUuid.get(row.problem);
     if (!problem || !row.team) continue;
     snapshot.submissions.push({
@@ -223,7 +226,9 @@ function judgementsOf(row: RecordRow, rel: (when: Date) => string, snapshot: Sna
         }
       : {}),
   });
-  const at = row.judged_at ?? row.updated_at;
+  // One time per run that does not move with each case report (the judgement's start, then its end): a feed
+  // resends a run only when its result changes.
+  const at = judged ? row.judged_at! : begun;
   for (const [i, c] of row.cases.entries()) {
     const type = ids.caseType(c.state);
     if (!type) continue;

@@ -1,4 +1,5 @@
-import type { RecordBus } from "../record-events/record-events.bus";
+import { RUN_CHANGE, type RecordBus } from "../record-events/record-events.bus";
+import { BizError } from "../../core/errors";
 import { isStreamId } from "../record-events/record-events.log";
 import { serialised, type Sink } from "../record-events/record-events.service";
 import type { ScoreboardView } from "../scoreboard/scoreboard.schemas";
@@ -27,6 +28,12 @@ const LIVE = new Set(["submissions", "judgements", "runs"]);
 const BURST_GAP_MS = 250;
 const STATE_CHECK_MS = 1000;
 
+/** The board the caller may not see (a set's hidden scoreboard): none; anything else is an error. */
+const hiddenBoard = (error: unknown): null => {
+  if (error instanceof BizError && error.code === "ScoreboardHiddenBadRequestError") return null;
+  throw error;
+};
+
 /** A token this feed gave: its log position and freeze tag; null when it is not one. */
 export function parseToken(token: string): { position: string; tag: string } | null {
   const match = /^([^~]+)~([fo])$/.exec(token);
@@ -38,7 +45,7 @@ const tagOf = (ctx: CcsContext) => (ctx.view === "public" && frozenNow(ctx.set, 
 /** Every object of the contest, in the spec's order of types, keyed `type/id`. */
 export function notificationsOf(
   snapshot: Snapshot,
-  board: ScoreboardView,
+  board: ScoreboardView | null,
 ): Map<string, Notification & { record?: string }> {
   const all = new Map<string, Notification & { record?: string }>();
   const put = (type: string, id: string | null, data: unknown, record?: string) =>
@@ -50,7 +57,7 @@ export function notificationsOf(
   for (const s of snapshot.submissions) put("submissions", s.id, s, s.id);
   for (const { record, ...j } of snapshot.judgements) put("judgements", j.id, j, record);
   for (const { record, ...r } of snapshot.runs) put("runs", r.id, r, record);
-  for (const award of awardsOf(snapshot, board)) put("awards", award.id, award);
+  for (const award of board ? awardsOf(snapshot, board) : []) put("awards", award.id, award);
   return all;
 }
 
@@ -74,7 +81,8 @@ export async function watchFeed(
   const read = async () => {
     const ctx = await deps.context();
     const snapshot = await snapshotOf(ctx);
-    return { ctx, all: notificationsOf(snapshot, await boardOf(ctx)) };
+    // A hidden scoreboard (scoreboardHidden) gives no awards to those who may not see it.
+    return { ctx, all: notificationsOf(snapshot, await boardOf(ctx).catch(hiddenBoard)) };
   };
 
   // Everything now (or, resuming, what changed since), each object's text kept to send only changes later.
@@ -119,9 +127,13 @@ export async function watchFeed(
   );
   let lastPosition = position;
   const stop = await deps.bus.listen(deps.domainId, (change) => {
+    // A run on the user's own input is no submission: nothing of a contest changes with it.
+    if (change.recordId.startsWith(RUN_CHANGE)) return;
     lastPosition = change.id;
     burst(change.id);
   });
+  // A change between the first read and the subscription would otherwise wait for the next one.
+  burst(position);
   // The freeze, the end and the thaw come with no record change, nor does an edit of the set: looked at every second.
   const clock = setInterval(() => {
     void deps

@@ -161,7 +161,27 @@ function unitScores(row: Row, units: number[][] | null): number[] | null {
   }
   const rest = scores.reduce((sum, s, i) => sum + (grouped.has(i) ? 0 : s), 0);
   const hasRest = scores.some((_, i) => !grouped.has(i));
-  return [...units.map((unit) => unit.reduce((sum, i) => sum + (scores[i] ?? 0), 0)), ...(hasRest ? [rest] : [])];
+  const parts = [
+    ...units.map((unit) => unit.reduce((sum, i) => sum + (scores[i] ?? 0), 0)),
+    ...(hasRest ? [rest] : []),
+  ];
+  return withinScore(parts, row.score);
+}
+
+/**
+ * A record's subtask scores within its own score: its stages' deductions (a forbidden pattern: all of it) come
+ * off its last subtasks first, so an IOI board never counts points the record lost (docs/config-reference.md
+ * "Stages").
+ */
+export function withinScore(parts: number[], score: number): number[] {
+  let excess = parts.reduce((sum, part) => sum + part, 0) - Math.max(0, score);
+  const kept = [...parts];
+  for (let i = kept.length - 1; i >= 0 && excess > 0; i--) {
+    const cut = Math.min(kept[i], excess);
+    kept[i] -= cut;
+    excess -= cut;
+  }
+  return kept;
 }
 
 /** The subtasks (case indices) of each config version and language the rows were judged with. */

@@ -52,7 +52,8 @@ export async function gradeCsv(
   ]);
   people.sort((a, b) => compareText(a.student_id, b.student_id) || compareText(a.username, b.username));
   const header = ["student id", "real name", "username"];
-  const stages = set.gradeStages ? await stagesOf(em, access.domainId, board.rows) : null;
+  // Stage results are the records' details: staff's columns, as student ids and real names are.
+  const stages = set.gradeStages && staff ? await stagesOf(em, access.domainId, board.rows) : null;
   const stageNames = (problemId: string) => stages?.names.get(problemId) ?? [];
   for (const problem of board.problems) {
     header.push(problem.title, `${problem.title} (raw)`, `${problem.title} (late)`);
