@@ -20,7 +20,8 @@ describe("source families", () => {
       ["src/util.H", "c"],
       ["Main.java", "c"],
       ["lib.rs", "c"],
-      ["app.ts", "c"],
+      ["app.ts", "c-templates"],
+      ["main.go", "c-templates"],
       ["solve.py", "python"],
       ["dir.py/README", "plain"],
       ["notes.txt", "plain"],
@@ -28,6 +29,25 @@ describe("source families", () => {
       ["Makefile", "plain"],
     ];
     for (const [path, family] of cases) expect({ path, family: familyOf(path) }).toEqual({ path, family });
+  });
+
+  test("a C backtick is no string (a pair of them in #if 0 must not hide the code between); Go's is", () => {
+    const c = "#if 0\n`\n#endif\ngoto out;\n#if 0\n`\n#endif\n";
+    expect(scanKeywords([{ path: "main.c", text: c }], [{ pattern: "goto", deduction: 1 }])).toHaveLength(1);
+    const go = "s := `goto`\ngoto out\n";
+    expect(
+      scanKeywords([{ path: "main.go", text: go }], [{ pattern: "goto", deduction: 1 }]).map((h) => h.line),
+    ).toEqual([2]);
+  });
+
+  test("in a C submission a file of another name is read as C: it may be #included", () => {
+    const files = [
+      { path: "main.cpp", text: '#include "helper.py"\nint main() { J; }\n' },
+      { path: "helper.py", text: "#define J goto out\n" },
+    ];
+    expect(scanKeywords(files, [{ pattern: "goto", deduction: 1 }]).map((h) => h.file)).toEqual(["helper.py"]);
+    // A Python submission's own # comments stay comments.
+    expect(scanKeywords([{ path: "a.py", text: "# goto\n" }], [{ pattern: "goto", deduction: 1 }])).toEqual([]);
   });
 });
 

@@ -65,6 +65,16 @@ export const hostPathsOf = (settings: Pick<JudgeSettings, "workDir" | "cacheDir"
     .sort((a, b) => b.length - a.length);
 
 /** A case report as it may leave the judge: no secret of the judge's, no directory of its machine. */
+const caseWithoutOutput = (stdout: string): CaseReport => ({
+  state: "accepted",
+  score: 0,
+  timeMs: 0,
+  memoryKb: 0,
+  returnCode: 0,
+  stdout,
+  stderr: "",
+});
+
 export function guardReport(
   guard: Pick<OutputGuard, "redactor" | "hostPaths">,
   body: CaseReport,
@@ -128,7 +138,25 @@ export class JudgeApi {
   }
 
   report(task: JudgeTask, body: { state: string; judgedAt?: string; stages?: StageReport[] }): Promise<unknown> {
-    return this.call("PUT", `${this.recordPath(task)}/judge`, { ...body, taskId: task.taskId });
+    const stages = body.stages?.map((stage) => this.guardedStage(task, stage));
+    return this.call("PUT", `${this.recordPath(task)}/judge`, {
+      ...body,
+      ...(stages ? { stages } : {}),
+      taskId: task.taskId,
+    });
+  }
+
+  /** A stage's messages pass the same guard as a case's output (a tool may print a path of this machine). */
+  private guardedStage(task: JudgeTask, stage: StageReport): StageReport {
+    const guard = this.guard;
+    if (!guard) return stage;
+    const text = (message: string) =>
+      guardReport(guard, caseWithoutOutput(message), (hits) => guard.onRedacted(task, -1, hits)).stdout;
+    return {
+      ...stage,
+      message: text(stage.message),
+      comments: stage.comments.map((c) => ({ ...c, message: text(c.message) })),
+    };
   }
 
   /** One case's report (a failure's, say); the cases of a judged record go in batches (reportCases). */

@@ -5,9 +5,11 @@
 import { clip } from "./findings";
 import { regexProblem } from "../../core/config-model/config-stages";
 
-export type SourceFamily = "c" | "python" | "plain";
+export type SourceFamily = "c" | "c-templates" | "python" | "plain";
 
 const C_LIKE = new Set("c h cc cpp cxx hpp hh java go rs js ts cs kt swift".split(" "));
+/** Languages whose backticks open a string (Go's raw strings, JavaScript's templates); C's do not. */
+const TEMPLATES = new Set(["go", "js", "ts"]);
 
 /** By extension: C-like comments and strings, Python's, or none ("plain"). */
 export function familyOf(path: string): SourceFamily {
@@ -15,7 +17,9 @@ export function familyOf(path: string): SourceFamily {
   const dot = name.lastIndexOf(".");
   if (dot <= 0) return "plain"; // `.c` alone is a hidden file with no extension
   const extension = name.slice(dot + 1).toLowerCase();
-  return extension === "py" ? "python" : C_LIKE.has(extension) ? "c" : "plain";
+  if (extension === "py") return "python";
+  if (TEMPLATES.has(extension)) return "c-templates";
+  return C_LIKE.has(extension) ? "c" : "plain";
 }
 
 const IDENTIFIER_CHAR = /[\w$]|[^\0-\x7f]/;
@@ -71,7 +75,11 @@ function numberEnd(text: string, from: number): number {
 const C_PREFIXES = new Set(["L", "u", "U", "u8", "R", "LR", "uR", "UR", "u8R"]);
 
 /** The C-family token at `at`: where it ends, and whether it is a line end, blank, comment, literal or code. */
-function cToken(text: string, at: number): [number, "newline" | "blank" | "comment" | "literal" | "code"] {
+function cToken(
+  text: string,
+  at: number,
+  templates: boolean,
+): [number, "newline" | "blank" | "comment" | "literal" | "code"] {
   const [char, next] = [text[at], text[at + 1]];
   if (char === "\n") return [at + 1, splicedAt(text, at) ? "blank" : "newline"];
   if (char === "/" && next === "/") return [lineCommentEnd(text, at, true), "comment"];
@@ -80,7 +88,7 @@ function cToken(text: string, at: number): [number, "newline" | "blank" | "comme
     return [close < 0 ? text.length : close + 2, "comment"];
   }
   if (char === "\\" || BLANK.test(char)) return [at + 1, "blank"];
-  if (char === '"' || char === "'" || char === "`") return [quotedEnd(text, at, char), "literal"];
+  if (char === '"' || char === "'" || (templates && char === "`")) return [quotedEnd(text, at, char), "literal"];
   if (isDigit(char) || (char === "." && isDigit(next))) return [numberEnd(text, at), "code"];
   if (!isIdentifierChar(char)) return [at + 1, "code"];
   let end = at + 1;
@@ -93,12 +101,12 @@ function cToken(text: string, at: number): [number, "newline" | "blank" | "comme
 }
 
 /** [start, end) pairs of C-family comments and literals, in order; literals on directive lines are kept. */
-function cBlanks(text: string): number[] {
+function cBlanks(text: string, templates: boolean): number[] {
   const blanks: number[] = [];
   let lineStart = true; // only blanks and comments so far on this logical line: a `#` opens a directive
   let directive = false;
   for (let at = 0; at < text.length; ) {
-    const [end, kind] = cToken(text, at);
+    const [end, kind] = cToken(text, at, templates);
     if (kind === "comment" || (kind === "literal" && !directive)) blanks.push(at, end);
     if (kind === "newline") [lineStart, directive] = [true, false];
     else if (kind === "literal" || kind === "code") {
@@ -147,7 +155,7 @@ function pythonBlanks(text: string): number[] {
  */
 export function codeOnly(text: string, family: SourceFamily): string {
   if (family === "plain") return text;
-  const blanks = family === "c" ? cBlanks(text) : pythonBlanks(text);
+  const blanks = family === "python" ? pythonBlanks(text) : cBlanks(text, family === "c-templates");
   let code = "";
   let kept = 0;
   for (let pair = 0; pair < blanks.length; pair += 2) {
@@ -217,8 +225,12 @@ export function scanKeywords(files: { path: string; text: string }[], rules: Key
     return expressionOf(rule);
   });
   const hits: KeywordHit[] = [];
+  // In a C or C++ submission any file may be #included (a `helper.py` holding `#define J goto`): each is read
+  // as C, so Python's `#` comments cannot hide a directive.
+  const cSubmission = files.some((file) => /\.(c|cc|cpp|cxx|h|hh|hpp)$/i.test(file.path));
   for (const file of files) {
-    const code = codeOnly(file.text, familyOf(file.path));
+    const family = familyOf(file.path);
+    const code = codeOnly(file.text, cSubmission && family !== "c-templates" ? "c" : family);
     const budget = MAX_HITS - hits.length;
     const found = expressions.flatMap((expression, rule) =>
       expression ? matchesOf(code, expression, rule, budget) : [],

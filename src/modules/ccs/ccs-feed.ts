@@ -89,10 +89,10 @@ export async function watchFeed(
   const position = await deps.bus.lastId(deps.domainId);
   const first = await read();
   let tag = tagOf(first.ctx);
-  const changed =
-    since && since.tag === tag
-      ? new Set((await deps.bus.changesSince(deps.domainId, since.position))?.map((c) => c.recordId) ?? [])
-      : null;
+  // The records changed since the token; everything (null) when the freeze moved since, or when the log was
+  // trimmed past the token between the route's check and now.
+  const missed = since && since.tag === tag ? await deps.bus.changesSince(deps.domainId, since.position) : null;
+  const changed = missed ? new Set(missed.map((c) => c.recordId)) : null;
   for (const [key, n] of first.all) {
     sent.set(key, JSON.stringify(n.data));
     if (!changed || !LIVE.has(n.type) || (n.record && changed.has(n.record))) emit(n, `${position}~${tag}`);
