@@ -7,6 +7,7 @@ import type { App } from "../../src/server/app";
 import { HttpClient } from "../helpers/http-client";
 import { archiveOf } from "../helpers/archive-builders";
 import { TEST_REDIS_URL } from "../helpers/spawn-app";
+import { freePort } from "../helpers/ports";
 
 // The README's first run, as a new user does it: `bun run start` with nothing configured (no
 // DATABASE_URL: the embedded PostgreSQL; a DATA_DIR that does not exist yet), the built-in judge
@@ -16,7 +17,9 @@ const scratch = mkdtempSync(join(tmpdir(), "joj-first-run-"));
 // As a clone in a home directory is: the embedded PostgreSQL's own user and the judge's slot uids pass through.
 chmodSync(scratch, 0o711);
 const dataDir = join(scratch, "not", "yet", "there");
-const port = 36_000 + Math.floor(Math.random() * 2_000);
+// Below the kernel's ephemeral ports: an outgoing connection cannot take them first (ports.ts).
+const port = await freePort();
+const databasePort = await freePort();
 const base = `http://127.0.0.1:${port}`;
 // The test client speaks to the real port: Requests for http://localhost/… go to the started server.
 const api = new HttpClient({
@@ -36,7 +39,7 @@ const child = Bun.spawn([process.execPath, "src/start.ts"], {
     DATA_DIR: dataDir,
     HOST: "127.0.0.1",
     PORT: String(port),
-    EMBEDDED_POSTGRES_PORT: String(port + 2_000),
+    EMBEDDED_POSTGRES_PORT: String(databasePort),
     REDIS_URL: TEST_REDIS_URL,
     QUEUE_PREFIX: `joj-first-run-${randomUUID()}`,
     JUDGE_WORK_DIR: join(scratch, "judge-work"),

@@ -8,6 +8,7 @@ import { HttpClient } from "../helpers/http-client";
 import { archiveOf } from "../helpers/archive-builders";
 import { createTestDatabase } from "../helpers/database";
 import { TEST_REDIS_URL } from "../helpers/spawn-app";
+import { freePort } from "../helpers/ports";
 
 // A SIGTERM to `bun run start` while records are being judged: the judge stops first, while the API
 // still answers, so its records report (or, with no grace, are given back) instead of waiting in
@@ -15,7 +16,8 @@ import { TEST_REDIS_URL } from "../helpers/spawn-app";
 const ROOT = join(import.meta.dir, "../..");
 const scratch = mkdtempSync(join(tmpdir(), "joj-start-shutdown-"));
 chmodSync(scratch, 0o711);
-const port = 40_000 + Math.floor(Math.random() * 2_000);
+// Below the kernel's ephemeral ports: an outgoing connection cannot take them first (ports.ts).
+const port = await freePort();
 const api = new HttpClient({
   handle: (r: Request) => fetch(new Request(r.url.replace("http://localhost", `http://127.0.0.1:${port}`), r)),
 } as unknown as App);
