@@ -47,12 +47,18 @@ export function problemLabel(ordinal: number): string {
   return label;
 }
 
-/** A language name as an id: `c++` is `cpp`, anything else outside the id's characters an underscore. */
+/**
+ * A language name as an id: `c++` is `cpp`, anything else outside the id's characters an underscore, at most 36
+ * characters, not starting with `-` or `.` nor ending with `.` (the spec's ID).
+ */
 export const languageId = (name: string) =>
   name
     .toLowerCase()
     .replaceAll("+", "p")
-    .replace(/[^a-z0-9_.-]/g, "_");
+    .replace(/[^a-z0-9_.-]/g, "_")
+    .replace(/^[-.]/, "_")
+    .slice(0, 36)
+    .replace(/\.$/, "_");
 
 /** File extensions of the languages our presets name, for tools that guess a submission's language. */
 const EXTENSIONS: Record<string, string[]> = {
