@@ -1,14 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import {
-  codeOnly,
-  familyOf,
-  type KeywordRule,
-  type SourceFamily,
-  regexProblem,
-  scanKeywords,
-  scanKeywordsBounded,
-} from "../../src/judge/stages/keywords";
+import { codeOnly, familyOf, type SourceFamily } from "../../src/judge/stages/keywords";
+import { type KeywordRule, scanKeywords, scanKeywordsBounded } from "../../src/judge/stages/keyword-scan";
+import { regexProblem } from "../../src/core/config-model/config-stages";
 
 const scan = (path: string, text: string, rules: KeywordRule[]) =>
   scanKeywords([{ path, text }], rules).map((hit) => `${hit.rule}@${hit.line}:${hit.text}`);

@@ -2,7 +2,7 @@
  * The keyword scan on a thread of its own, so that scanKeywordsBounded can terminate it when an author's
  * regular expression backtracks past its time. One message in, one answer out.
  */
-import { type KeywordHit, type KeywordRule, scanKeywords } from "./keywords";
+import { type KeywordHit, type KeywordRule, scanKeywords } from "./keyword-scan";
 
 declare const self: Worker;
 

@@ -13,7 +13,7 @@ import { runInSlot, type Slot } from "../sandbox/slots";
 import type { WorkFile } from "../sandbox/stage";
 import { counted, doneReport, failedReport, linterPoints, skippedReport, type Scored } from "./deduct";
 import { parseCommandOutput } from "./findings";
-import { scanKeywordsBounded } from "./keywords";
+import { scanKeywordsBounded } from "./keyword-scan";
 import { LINTABLE, LINTERS, WORK_DIR } from "./linters";
 import { normalisePath } from "../run/plan";
 import { stageCacheKey, type StageSources } from "./stage-cache";

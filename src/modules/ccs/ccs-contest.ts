@@ -4,15 +4,14 @@ import type { DomainAccess } from "../identity/access";
 import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { managesProblemSets, visibleProblems } from "../problem-sets/problem-sets.service";
 import { holds } from "../identity/access-rules";
-import { DEFAULT_PENALTY_VERDICTS, endOf } from "../scoreboard/board-rules";
+import { DEFAULT_PENALTY_VERDICTS, endOf, frozen } from "../scoreboard/board-rules";
 import { caseLayout } from "../judging/protocol/case-layout";
-import { isFinal, isWaiting } from "../judging/record-states";
-import type { RecordHistoryEntry } from "../judging/record-states";
 import { uuidArray } from "../../db/addressing";
 import type * as S from "./ccs.schemas";
 import { ccsRelTime, ccsTime } from "./ccs.schemas";
 import * as ids from "./ccs-ids";
 import { CCS_LATEST_CONFIGS_SQL, CCS_RECORDS_SQL, CCS_TEAMS_SQL } from "./ccs.sql";
+import { judgementsOf, type RecordRow } from "./ccs-judgements";
 
 /**
  * A problem set as a Contest API contest (docs/contest-api.md): its objects as one caller may see them. The
@@ -78,12 +77,9 @@ export function contestOf(set: ProblemSet): S.CcsContestView {
   };
 }
 
-/** Whether others' results after the freeze are hidden from the public now (the board's rule, board-rules.ts). */
-export function frozenNow(set: ProblemSet, now: Date): boolean {
-  return (
-    !!set.freezeAt && now >= set.freezeAt && !(set.unfrozenAt && set.unfrozenAt.getTime() >= set.freezeAt.getTime())
-  );
-}
+/** Whether others' results after the freeze are hidden from the public now: the board's own rule. */
+export const frozenNow = (set: ProblemSet, now: Date) =>
+  frozen({ freezeAt: set.freezeAt ?? null, unfrozenAt: set.unfrozenAt ?? null }, { now });
 
 /** The contest's state: what has happened by `now`; thawed and finalized once it has ended (spec order). */
 export function stateOf(set: ProblemSet, now: Date): S.CcsStateView {
@@ -104,20 +100,6 @@ export function stateOf(set: ProblemSet, now: Date): S.CcsStateView {
     finalized: time(finalized),
     end_of_updates: null,
   };
-}
-
-interface RecordRow {
-  id: string;
-  team: string | null;
-  problem: string;
-  language: string;
-  state: string;
-  score: number;
-  created_at: Date;
-  judged_at: Date | null;
-  updated_at: Date;
-  history: RecordHistoryEntry[];
-  cases: { state: string; timeMs: number }[];
 }
 
 export async function snapshotOf(ctx: CcsContext): Promise<Snapshot> {
@@ -185,65 +167,6 @@ const codeFile = (ctx: CcsContext, id: string) => ({
   filename: `submission-${id}.zip`,
   mime: "application/zip" as const,
 });
-
-/** A record's judgements (each rejudge replaced one: its history) and the current one's runs. */
-function judgementsOf(row: RecordRow, rel: (when: Date) => string, snapshot: Snapshot, points: boolean): void {
-  let begun = row.created_at;
-  for (const [n, old] of row.history.entries()) {
-    const end = old.judgedAt ? new Date(old.judgedAt) : null;
-    if (end && isFinal(old.state))
-      snapshot.judgements.push({
-        record: row.id,
-        id: ids.judgementId(row.id, n),
-        submission_id: row.id,
-        judgement_type_id: ids.recordType(old.state, null),
-        ...(points ? { score: old.score } : {}),
-        start_time: ccsTime(begun),
-        start_contest_time: rel(begun),
-        end_time: ccsTime(end),
-        end_contest_time: rel(end),
-      });
-    begun = new Date(old.rejudgedAt);
-  }
-  if (isWaiting(row.state)) return;
-  const n = row.history.length;
-  const judged = isFinal(row.state) && row.judged_at !== null;
-  const failure = row.cases.find((c) => c.state !== "accepted")?.state ?? null;
-  const runTimes = row.cases.map((c) => c.timeMs ?? 0);
-  snapshot.judgements.push({
-    record: row.id,
-    id: ids.judgementId(row.id, n),
-    submission_id: row.id,
-    start_time: ccsTime(begun),
-    start_contest_time: rel(begun),
-    ...(judged
-      ? {
-          judgement_type_id: ids.recordType(row.state, failure),
-          ...(points ? { score: row.score } : {}),
-          end_time: ccsTime(row.judged_at!),
-          end_contest_time: rel(row.judged_at!),
-          max_run_time: Math.max(0, ...runTimes) / 1000,
-        }
-      : {}),
-  });
-  // One time per run that does not move with each case report (the judgement's start, then its end): a feed
-  // resends a run only when its result changes.
-  const at = judged ? row.judged_at! : begun;
-  for (const [i, c] of row.cases.entries()) {
-    const type = ids.caseType(c.state);
-    if (!type) continue;
-    snapshot.runs.push({
-      record: row.id,
-      id: ids.runId(row.id, n, i + 1),
-      judgement_id: ids.judgementId(row.id, n),
-      ordinal: i + 1,
-      judgement_type_id: type,
-      time: ccsTime(at),
-      contest_time: rel(at),
-      run_time: (c.timeMs ?? 0) / 1000,
-    });
-  }
-}
 
 /**
  * The set's problems as the caller sees them (none to the public before the start), each with an id of the

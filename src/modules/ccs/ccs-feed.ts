@@ -1,7 +1,8 @@
 import { RUN_CHANGE, type RecordBus } from "../record-events/record-events.bus";
 import { BizError } from "../../core/errors";
 import { isStreamId } from "../record-events/record-events.log";
-import { serialised, type Sink } from "../record-events/record-events.service";
+import type { Sink } from "../record-events/record-events.service";
+import { serialised } from "../record-events/bursts";
 import type { ScoreboardView } from "../scoreboard/scoreboard.schemas";
 import { type CcsContext, contestOf, frozenNow, type Snapshot, snapshotOf, stateOf } from "./ccs-contest";
 import { awardsOf, boardOf } from "./ccs-scoreboard";

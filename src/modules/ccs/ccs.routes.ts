@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { AppDeps } from "../../server/deps";
-import { BizError } from "../../core/errors";
+import { BizError, HttpError } from "../../core/errors";
 import { authPlugin } from "../identity/http/auth.plugin";
 import type { DomainAccess } from "../identity/access";
 import { ProblemSet } from "../problem-sets/problem-set.entity";
@@ -29,9 +29,6 @@ const ObjectParams = t.Object({
   collection: t.UnionEnum([...COLLECTIONS, ...LIVE]),
   id: t.String(),
 });
-
-const ccsError = (code: number, message: string) =>
-  new Response(JSON.stringify({ code, message }), { status: code, headers: { "content-type": "application/json" } });
 
 /** The properties each endpoint's objects carry in this view (`/access`), read off their schemas. */
 function accessOf(view: "public" | "admin") {
@@ -154,7 +151,7 @@ export function ccsRoutes(deps: AppDeps) {
         const since = query.since_token === undefined ? null : parseToken(query.since_token);
         const kept = since && (await live.bus.changesSince(access.domainId, since.position)) !== null;
         if (query.since_token !== undefined && !kept)
-          return ccsError(400, "since_token is not a token of this feed, or the feed no longer reaches back to it");
+          throw new HttpError(400, "since_token is not a token of this feed, or the feed no longer reaches back to it");
         const feed = {
           bus: live.bus,
           domainId: access.domainId,
@@ -194,7 +191,8 @@ export function ccsRoutes(deps: AppDeps) {
       async ({ em, access, params }) => {
         const ctx = await contest(em, access, params.contest);
         const found = ((await collection(ctx, params.collection)) as { id: string }[]).find((o) => o.id === params.id);
-        return found ?? ccsError(404, `no ${params.collection} object ${params.id} in this contest`);
+        if (!found) throw new HttpError(404, `no ${params.collection} object ${params.id} in this contest`);
+        return found;
       },
       {
         domainPermission: "problemSet.view",

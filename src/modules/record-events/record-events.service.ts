@@ -11,6 +11,7 @@ import { isUuid } from "../../db/addressing";
 import { ownRunViews } from "../runs/runs.service";
 import { holds } from "../identity/access-rules";
 import { ownersOf } from "./change-owners";
+import { serialised } from "./bursts";
 import * as metrics from "../../runtime/metrics";
 
 /** Where a stream's events go: the routes turn these into `text/event-stream` frames. */
@@ -62,38 +63,6 @@ export const LIST_BURST_GAP_MS = 250;
  * show (watchList): a removal from the domain ends such a stream at most this long after the next change.
  */
 export const STANDING_FRESH_MS = 2_000;
-
-/**
- * Runs `work` for the newest pending event id, one burst at a time and at most one per `gapMs`:
- * events that arrive meanwhile are folded into the next burst, so a judge reporting faster than a
- * stream reads costs one read per burst, never a queue.
- */
-export function serialised(work: (id: string) => Promise<void>, fail: (error: unknown) => void, gapMs = 0) {
-  let pending: string | null = null;
-  let running = false;
-  let lastStart = 0;
-  return (id: string) => {
-    pending = id;
-    if (running) return;
-    running = true;
-    void (async () => {
-      try {
-        while (pending !== null) {
-          const wait = lastStart + gapMs - performance.now();
-          if (wait > 0) await Bun.sleep(wait);
-          const next: string = pending;
-          pending = null;
-          lastStart = performance.now();
-          await work(next);
-        }
-      } catch (error) {
-        fail(error);
-      } finally {
-        running = false;
-      }
-    })();
-  };
-}
 
 /**
  * One record as it is judged: `record` (state and totals) when they change, `case` for each case

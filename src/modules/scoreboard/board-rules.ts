@@ -91,7 +91,7 @@ export const sealed = (settings: BoardSettings, viewer: Viewer) => {
 };
 
 /** A frozen board: from freezeAt until staff unfreeze it. */
-export const frozen = (settings: BoardSettings, viewer: Viewer) =>
+export const frozen = (settings: Pick<BoardSettings, "freezeAt" | "unfrozenAt">, viewer: Pick<Viewer, "now">) =>
   !!settings.freezeAt &&
   viewer.now.getTime() >= settings.freezeAt.getTime() &&
   !(settings.unfrozenAt && settings.unfrozenAt.getTime() >= settings.freezeAt.getTime());
