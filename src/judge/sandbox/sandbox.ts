@@ -92,6 +92,7 @@ const RUNNER_SOURCES = [
 ].map((name) => join(import.meta.dir, "runner", name));
 const RUNNER_HEADER = join(import.meta.dir, "runner", "runner.h");
 const PROBE_SOURCE = join(import.meta.dir, "probe.c");
+const PINNER_SOURCE = join(import.meta.dir, "pinner.c");
 /** Part of the cache key: a change of how a helper is built builds it again. */
 const HELPER_BUILD = "gcc -O2 [-static]";
 /** Uids of judge slots: one per concurrent run, so process limits and signals never cross runs. */
@@ -112,6 +113,11 @@ export function ensureRunner(dir: string): Promise<string> {
 /** The start-up probe (probe.c), run in the sandbox by the self-check (self-check.ts). */
 export function ensureProbe(dir: string): Promise<string> {
   return ensureHelper(dir, "probe", [PROBE_SOURCE], []);
+}
+
+/** The toolchain pinner (pinner.c, toolchain-pages.ts), run beside the judge for as long as it lives. */
+export function ensurePinner(dir: string): Promise<string> {
+  return ensureHelper(dir, "pinner", [PINNER_SOURCE], []);
 }
 
 async function ensureHelper(

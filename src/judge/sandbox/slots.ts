@@ -4,6 +4,7 @@ import { CgroupDirty, type CgroupHost, type RunCgroup } from "./cgroups/cgroups"
 import { Container, type ContainerRun } from "./container";
 import type { RunResult } from "./sandbox";
 import { killSlotProcesses } from "./slot-processes";
+import { pinToolchains } from "./toolchain-pages";
 import { mountTmpfs, unmount } from "./tmpfs";
 
 /**
@@ -23,6 +24,8 @@ export interface SlotOptions {
   cgroups: CgroupHost;
   /** Size of each slot's tmpfs (its stage: a run's program and input must fit). */
   diskBytes: number;
+  /** false: leave the toolchains' page cache to whoever faults it (a test of what happens without). */
+  pinToolchains?: boolean;
 }
 
 const MAX_SCAN = 4096;
@@ -73,6 +76,10 @@ export class SlotPool {
       slots.push({ uid, root, cgroup: options.cgroups.forSlot(`slot-${uid}`) });
     }
     if (slots.length < count) throw new Error(`only ${slots.length} of ${count} sandbox uids from ${uidBase} are free`);
+    // The runtimes' page cache is the judge's, never a slot's (toolchain-pages.ts): the slots' groups are
+    // emptied of what an earlier judge left charged, then the toolchains pinned, before any run.
+    for (const slot of slots) slot.cgroup.empty();
+    if (options.pinToolchains !== false) await pinToolchains(join(workDir, "bin"));
     return new SlotPool(slots, lockDir);
   }
 

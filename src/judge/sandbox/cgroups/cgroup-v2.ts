@@ -1,6 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { assertEmpty, assertNearlyEmpty, CgroupUnavailable, killAll } from "./cgroup-common";
+import { assertEmpty, assertNearlyEmpty, CgroupUnavailable, killAll, leftCharged } from "./cgroup-common";
 import { read, readAt, removeGroupNow, write } from "./cgroup-common";
 import type { CgroupHost, RunAccount, RunCgroup } from "./cgroup-common";
 
@@ -58,11 +58,21 @@ class V2Group implements RunCgroup {
   private usecBefore = 0;
   private oomBefore = 0;
   reusable = false;
+  /** Bytes the last run left charged (leftCharged), not this run's. */
+  private left = 0;
 
   constructor(private readonly slot: string) {
     mkdirSync(slot, { recursive: true });
     enableControllers(slot);
     this.run = join(slot, "run");
+  }
+
+  empty(): void {
+    try {
+      write(join(this.slot, "memory.reclaim"), "1G");
+    } catch {
+      /* nothing to reclaim, or a kernel before 5.19: the first run's reset says whether the group is clean */
+    }
   }
 
   open(): number[] {
@@ -93,6 +103,10 @@ class V2Group implements RunCgroup {
     if (existsSync(join(this.run, "memory.swap.max"))) write(join(this.run, "memory.swap.max"), 0);
     write(join(this.run, "pids.max"), limits.processes);
     if (this.peak !== null) writeSync(this.peak, "reset");
+    this.left =
+      this.peak !== null && Number(read(join(this.run, "memory.current")))
+        ? leftCharged(read(join(this.run, "memory.stat")), ["anon", "file"])
+        : 0;
     this.usecBefore = this.usec();
     this.oomBefore = this.oomKills();
   }
@@ -102,7 +116,7 @@ class V2Group implements RunCgroup {
     const peak = this.peak === null ? read(join(this.run, "memory.peak")) : readAt(this.peak);
     return {
       cpuMs: Math.round((this.usec() - this.usecBefore) / 1000),
-      memoryKb: Math.ceil(Number(peak) / 1024),
+      memoryKb: Math.ceil(Math.max(0, Number(peak) - this.left) / 1024),
       oomKilled: this.oomKills() > this.oomBefore,
     };
   }

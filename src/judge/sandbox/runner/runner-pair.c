@@ -53,7 +53,7 @@ static void record(int ends, char who, int status, const struct rusage *usage) {
 
 /* In the program's keeper: a view of its own (processes, /tmp, /dev/shm), the interactor's directory hidden. */
 static int private_view(const char *hidden) {
-  return own_proc() || mount_tmpfs("/tmp", 0) || mount_tmpfs("/dev/shm", 0) || mount_tmpfs(hidden, 1);
+  return own_proc() || seal_proc() || mount_tmpfs("/tmp", 0) || mount_tmpfs("/dev/shm", 0) || mount_tmpfs(hidden, 1);
 }
 
 int serve_pair(const struct request *r, int sigfd, const char *cgroup_fds, const struct pristine *before) {

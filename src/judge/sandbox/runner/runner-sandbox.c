@@ -74,7 +74,10 @@ void launch(const struct launch *l) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   if (l->ignore_sigpipe) signal(SIGPIPE, SIG_IGN);
-  setpgid(0, 0);
+  /* A session of its own, so an autogroup of its own: what the program writes to /proc/self/autogroup
+     (its CPU weight against the machine's other sessions) ends with it, and never reaches the runner's,
+     which the container's later compiles, cases and checkers would otherwise all run in. */
+  if (setsid() < 0) setup_failed('n');
   if (chdir(l->dir) != 0) setup_failed('d');
   /* Join the run's cgroup last of the set-up: from here on, every page and every cycle is the program's.
      Its own cgroup namespace then shows that group as "/": no path of the judge's groups. */
@@ -110,6 +113,22 @@ int own_proc(void) {
                  mount("proc", "/proc", "proc", flags, "hidepid=2") == 0
              ? 0
              : -1;
+}
+
+/* What of /proc every run shares and could write: /proc/sys (its IPC settings, and ns_last_pid's times, a
+   file of mode 0666) and /proc/pressure (0666), each bound onto itself read-only. A write would change the
+   IPC limits of a namespace, and even a refused one sets an inode's times that the next run reads back. */
+int seal_proc(void) {
+  static const char *const shared[] = { "/proc/sys", "/proc/pressure" };
+  for (size_t i = 0; i < sizeof shared / sizeof *shared; i++) {
+    if (mount(shared[i], shared[i], NULL, MS_BIND, NULL) != 0) {
+      if (errno == ENOENT) continue; /* a kernel without pressure stall information */
+      return -1;
+    }
+    unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    if (mount(NULL, shared[i], NULL, flags, NULL) != 0) return -1;
+  }
+  return 0;
 }
 
 /* Reads what is there; 0 at end of file. Over `limit` bytes the run is stopped (the caller kills). */

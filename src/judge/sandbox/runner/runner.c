@@ -24,12 +24,11 @@
  *
  * No run leaves anything for the next one (docs/judge.md "The container and its reset rules"):
  * - /work is a tmpfs of each run's own, unmounted before the trailer (runner-work.c); /tmp and /dev/shm are
- *   tmpfs of the runner's: one a run touched (an entry, or a changed ctime: mode, extended attributes, ACL)
- *   is unmounted and mounted anew; / and /dev are read-only; nothing is walked;
- * - each program starts under a keeper, the init of PID, mount and IPC namespaces of that run's own (its
- *   own /proc, where the runner and earlier runs do not exist; SysV IPC and POSIX queues that end with it);
- *   when the program ends the keeper ends, and with it every process the program left; every one is
- *   reaped before the reply;
+ *   tmpfs of the runner's, mounted anew after every run; / and /dev (every mount under it) are read-only, and
+ *   so are /proc/sys and /proc/pressure; nothing is walked;
+ * - each program is a session of its own (its own autogroup); the runs' init kills every process a run left
+ *   and reaps them before the reply; then the runner removes the run's SysV objects and makes a new IPC
+ *   namespace (fresh limits and id cursors) and writes the PID counter back (runner-reset.c);
  * - a program may open Unix sockets only (seccomp); one that outlives its run throws the container away;
  * - the program starts from the runner's own pristine state (environment, signal dispositions,
  *   limits), which it cannot reach: the runner is not dumpable, invisible to it, and the seccomp filter
@@ -141,13 +140,32 @@ static int read_only(const char *where) {
   return mount(NULL, where, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
 }
 
+/* /dev and every mount under it read-only: bubblewrap binds the host's /dev/null, zero, full, random,
+   urandom and tty there, whose times a run could set (utimensat needs only write permission) and the next
+   run, any other slot and the host read back; and /dev/pts/ptmx, the container's own. Writing to a device
+   still works: a read-only mount refuses changes to the inode, not the device's own I/O. */
+static int read_only_tree(const char *where) {
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+  if (syscall(SYS_mount_setattr, AT_FDCWD, where, AT_RECURSIVE, &attr, sizeof attr) == 0) return 0;
+  if (errno != ENOSYS) return -1;
+  /* Before Linux 5.12: each of bubblewrap's mounts in turn. */
+  static const char *const binds[] = { "null", "zero", "full", "random", "urandom", "tty", "pts" };
+  char path[32];
+  for (size_t i = 0; i < sizeof binds / sizeof *binds; i++) {
+    snprintf(path, sizeof path, "%s/%s", where, binds[i]);
+    if (read_only(path) != 0 && errno != ENOENT && errno != EINVAL) return -1;
+  }
+  return read_only(where);
+}
+
 /* The runs' init: every program is its child, in its PID namespace, under a /proc of that namespace that
    shows a program its own processes only (hidepid: this process is not dumpable, so not even PID 1 is
    there to read). It serves every request of the container until they end. */
 static int serve_all(const char *cgroup_fds) {
   int sigfd = child_signals();
   if (sigfd < 0) return 124;
-  if (own_proc() != 0 || fresh_tmpfs(0) != 0 || fresh_tmpfs(1) != 0 || work_open() != 0 || chdir("/") != 0) {
+  if (own_proc() != 0 || fresh_tmpfs(0) != 0 || fresh_tmpfs(1) != 0 || work_open() != 0 || chdir("/") != 0 ||
+      remember_pid_counter() != 0 || seal_proc() != 0) {
     fprintf(stderr, "runner: cannot set up the container's mounts: %s\n", strerror(errno));
     return 121;
   }
@@ -186,7 +204,7 @@ int main(int argc, char **argv) {
   }
   /* The container's mounts made private first: each run's (its /work, a keeper's /proc) stay where they are. */
   if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 || read_only("/") != 0 ||
-      read_only("/dev") != 0) {
+      read_only_tree("/dev") != 0) {
     fprintf(stderr, "runner: cannot set up the container's mounts: %s\n", strerror(errno));
     return 121;
   }

@@ -71,6 +71,7 @@ struct pristine {
   int policy;
   cpu_set_t cpus;
   sigset_t mask;
+  int autogroup;
 };
 
 /* How a run went, as the reply's JSON says it. */
@@ -101,6 +102,8 @@ void launch(const struct launch *l) __attribute__((noreturn));
 int fresh_tmpfs(int which);
 int mount_tmpfs(const char *where, int read_only);
 int own_proc(void);
+int seal_proc(void);
+int remember_pid_counter(void);
 void observe(struct pristine *p);
 int stream_open(struct stream *s, int ends[2], size_t keep);
 int pump(struct stream *s, long long limit, int *exceeded);
