@@ -8,11 +8,14 @@ import { finalRecord, judgeStack, problemWithData, type JudgeStack } from "../he
 // A compile step runs no code of the submission's and reads no setting of it (issue 40). Each submission
 // is a correct a + b beside a file a preset's tools would once have run or read: Python's syntax check
 // imported a submitted ast.py, javac ran an annotation processor it found in /work, go read the env file
-// under HOME (/work), node --check took the submission's package.json. Each record must be accepted.
+// under HOME (/work), node --check took the submission's package.json. Each record must be accepted. And
+// javac started a submitted compiler plugin that says it starts itself, and its file name came from the first
+// line like `public class X`, a comment's too: `@x` made it read a submitted x.java as its arguments (issue 52).
 let stack: JudgeStack;
 let problem: string;
 let withHeader: string;
 const javaBuild = mkdtempSync(join(tmpdir(), "joj-processor-"));
+const pluginBuild = mkdtempSync(join(tmpdir(), "joj-plugin-"));
 
 /** An annotation processor of our own that fails the compile when javac runs it. */
 const PROCESSOR = `import java.util.Set;
@@ -30,6 +33,28 @@ public class Planted extends AbstractProcessor {
   @Override public SourceVersion getSupportedSourceVersion() { return SourceVersion.latestSupported(); }
 }
 `;
+
+/** A javac plugin of our own that stops the compile when it runs; it starts itself wherever javac finds it. */
+const PLUGIN = `import com.sun.source.util.*;
+public class Planted implements Plugin {
+  @Override public String getName() { return "Planted"; }
+  @Override public boolean autoStart() { return true; }
+  @Override public void init(JavacTask task, String... args) {
+    System.err.println("PLANTED CODE RAN");
+    System.exit(3);
+  }
+}
+`;
+const SUM_BODY =
+  "public static void main(String[] x) { java.util.Scanner s = new java.util.Scanner(System.in);" +
+  " System.out.println(s.nextLong() + s.nextLong()); }";
+/** The plugin, and the argument file `@x.java` would have made javac read: the plugin, and a source to compile. */
+const plantedPlugin = () => ({
+  "x.java": "-Xplugin:Planted\nReal.java\n",
+  "Real.java": "class Real {}\n",
+  "Planted.class": readFileSync(join(pluginBuild, "Planted.class")),
+  "META-INF/services/com.sun.source.util.Plugin": "Planted\n",
+});
 
 beforeAll(async () => {
   stack = await judgeStack(73_000);
@@ -54,9 +79,14 @@ beforeAll(async () => {
     { ...config, languages: [c] },
     { "1.in": "20 22\n", "1.out": "42\n", "lib/util.h": "#define SUM(a, b) ((a) + (b))\n" },
   );
-  writeFileSync(join(javaBuild, "Planted.java"), PROCESSOR);
-  const javac = Bun.spawn(["javac", "-d", javaBuild, join(javaBuild, "Planted.java")], { stderr: "pipe" });
-  expect(await javac.exited).toBe(0);
+  for (const [dir, source] of [
+    [javaBuild, PROCESSOR],
+    [pluginBuild, PLUGIN],
+  ]) {
+    writeFileSync(join(dir, "Planted.java"), source);
+    const javac = Bun.spawn(["javac", "-d", dir, join(dir, "Planted.java")], { stderr: "pipe" });
+    expect(await javac.exited).toBe(0);
+  }
 }, 120_000);
 afterAll(() => stack?.close());
 
@@ -81,13 +111,54 @@ describe("a preset's compile step runs nothing and reads nothing of the submissi
     expect(record).toEqual({ state: "accepted", stderr: "" });
   }, 120_000);
 
-  test("java: an annotation processor on javac's class path is not run (-proc:none)", async () => {
+  test("java: no annotation processor on javac's class path runs (-proc:none, -processorpath /dev/null)", async () => {
     const record = await judged("java", {
       "Main.java":
         "import java.util.*;\npublic class Main { public static void main(String[] x) { Scanner s = new Scanner(System.in);" +
         " System.out.println(s.nextLong() + s.nextLong()); } }\n",
       "Planted.class": readFileSync(join(javaBuild, "Planted.class")),
       "META-INF/services/javax.annotation.processing.Processor": "Planted\n",
+    });
+    expect(record).toEqual({ state: "accepted", stderr: "" });
+  }, 120_000);
+
+  test("java: a compiler plugin on javac's class path that starts itself is not looked for there", async () => {
+    const { "Planted.class": plugin, "META-INF/services/com.sun.source.util.Plugin": service } = plantedPlugin();
+    const record = await judged("java", {
+      "Main.java": `public class Main { ${SUM_BODY} }\n`,
+      "Planted.class": plugin,
+      "META-INF/services/com.sun.source.util.Plugin": service,
+    });
+    expect(record).toEqual({ state: "accepted", stderr: "" });
+  }, 120_000);
+
+  test("java: `public class @x` is a compile error saying so; no argument file is read, no plugin runs", async () => {
+    const record = await judged("java", {
+      "Main.java": `import java.util.*;\npublic class @x { ${SUM_BODY} }\n`,
+      ...plantedPlugin(),
+    });
+    expect(record).toEqual({
+      state: "rejected",
+      stderr: 'Main.java:2: a public class\'s name must be a Java identifier, not "@x"',
+    });
+  }, 120_000);
+
+  test("java: a public class named in a comment, a string or a text block is no declaration", async () => {
+    const record = await judged("java", {
+      "Main.java": [
+        "/*",
+        "public class @x",
+        "*/",
+        "// public class Decoy",
+        "public class Main {",
+        '  static final String NAME = "public class Decoy";',
+        '  static final String NOTE = """',
+        "    public class Decoy",
+        '    """;',
+        `  ${SUM_BODY}`,
+        "}",
+      ].join("\n"),
+      ...plantedPlugin(),
     });
     expect(record).toEqual({ state: "accepted", stderr: "" });
   }, 120_000);

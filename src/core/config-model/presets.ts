@@ -29,18 +29,24 @@ export interface LanguagePreset {
   outputOnly?: boolean;
 }
 
-// javac wants the file named after its public class: the script finds that name (a line that starts
-// with `public class X`, modifiers allowed, X in any script Java allows; Main when there is none),
-// renames the file, compiles, and packs every class (inner ones too) into one jar whose entry point is
-// that class. The source is an argument, never part of the script. `-proc:none`: javac would otherwise
-// run any annotation processor it finds on its class path (/work: a submitted META-INF/services entry).
+/**
+ * `{javaClass}` in a compile argument: the public class of the language's first compile file (Main.java for the
+ * preset), found by the judge (src/judge/run/java-class.ts) with comments, strings and text blocks skipped, and
+ * always a Java identifier: a name javac would read as an option or as `@argfile` is a compile error instead.
+ */
+export const JAVA_CLASS = "{javaClass}";
+
+// javac wants the file named after its public class: the script renames the file after the class the judge
+// found ($2), compiles, and packs every class (inner ones too) into one jar whose entry point is that class.
+// The source and the name are arguments, never part of the script. javac looks for annotation processors and
+// compiler plugins on its class path (/work: a submitted META-INF/services entry) and runs them: `-proc:none`
+// runs no processor, and plugins (which start themselves when they say so, -Xplugin or not) are looked for on
+// a processor path that holds nothing, /dev/null.
 const JAVA_BUILD = [
   "set -e",
-  "c=$(sed -nE 's/^[[:space:]]*public[[:space:]]+((final|abstract|strictfp)[[:space:]]+)*class[[:space:]]+" +
-    '([^[:space:]{<]+).*/\\3/p\' "$1" | head -n 1)',
-  '[ -n "$c" ] || c=Main',
+  'c="$2"',
   'if [ "$c.java" != "$1" ]; then mv -- "$1" "$c.java"; fi',
-  'javac -J-Xmx512m -J-XX:+UseSerialGC -proc:none -encoding UTF-8 -d classes "$c.java"',
+  'javac -J-Xmx512m -J-XX:+UseSerialGC -proc:none -processorpath /dev/null -encoding UTF-8 -d classes "$c.java"',
   'jar -J-Xmx256m -J-XX:+UseSerialGC --create --file main.jar --main-class "$c" -C classes .',
 ].join("; ");
 
@@ -82,7 +88,7 @@ export const PRESETS = {
   },
   java: {
     source: "Main.java",
-    compileArgs: ["sh", "-c", JAVA_BUILD, "javac", "Main.java"],
+    compileArgs: ["sh", "-c", JAVA_BUILD, "javac", "Main.java", JAVA_CLASS],
     executeFiles: ["main.jar"],
     executeArgs: [
       "java",

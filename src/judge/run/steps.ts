@@ -9,6 +9,8 @@ import { runInSlot, type Slot } from "../sandbox/slots";
 import { escapeOutput } from "../outcome/text";
 import { classifyRun, returnCodeOf } from "../outcome/verdict";
 import { JudgeFault, type StagedFile, type WorkFile } from "../sandbox/stage";
+import { JAVA_CLASS } from "../../core/config-model/presets";
+import { javaPublicClass } from "./java-class";
 
 export { JudgeFault, type StagedFile };
 
@@ -67,7 +69,9 @@ export async function compile(
   signal?: AbortSignal,
 ): Promise<CompileResult> {
   const wanted = [...new Set(plan.cases.flatMap((c) => c.executeFiles))];
-  const run = await compileInSlot(sources, plan.compileArgs, wanted, slot, tools, signal);
+  const argv = await compileArgv(plan, sources);
+  if ("error" in argv) return { ok: false, state: "compile_error", message: escapeOutput(Buffer.from(argv.error)) };
+  const run = await compileInSlot(sources, argv.argv, wanted, slot, tools, signal);
   if (run) {
     const limits = tools.settings.compile;
     const output = escapeOutput(
@@ -97,6 +101,20 @@ export async function compile(
     else return { ok: false, state: "compile_error", message: `compilation produced no ${path}` };
   }
   return { ok: true, program };
+}
+
+/**
+ * The compile command with `{javaClass}` filled in from the first compile file (presets.ts): a name read from
+ * the source only when it is a Java identifier, so nothing of the submission's reaches javac as an option.
+ */
+async function compileArgv(plan: JudgePlan, sources: StagedFile[]): Promise<{ argv: string[] } | { error: string }> {
+  if (!plan.compileArgs.some((arg) => arg.includes(JAVA_CLASS))) return { argv: plan.compileArgs };
+  const path = plan.compileFiles[0];
+  const file = sources.find((f) => f.path === path);
+  if (!file) return { error: `there is no ${path} to name the public class of` };
+  const found = javaPublicClass(new TextDecoder().decode(file.bytes ?? (await readFile(file.hostPath!))), path);
+  if ("error" in found) return found;
+  return { argv: plan.compileArgs.map((arg) => arg.replaceAll(JAVA_CLASS, found.name)) };
 }
 
 /** How a case's output was judged: by a built-in comparison or a checker (checker.ts). */

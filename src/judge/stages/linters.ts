@@ -6,10 +6,18 @@ import { type Finding, parseClangTidy, parseCppcheck, parseCpplint } from "./fin
  * c and cpp presets): how it is called on the submission's sources in the sandbox's /work, which exit codes
  * mean it did its job, and how its output becomes findings. Every tool's output is read merged (stdout and
  * stderr: cppcheck and cpplint write findings to stderr).
+ *
+ * No tool takes a setting from the submission (stage-layout.ts runs them from an empty directory, each file
+ * as /work/name): clang-tidy is given its configuration (it would read a .clang-tidy beside the sources, and with
+ * no `--` a compile_commands.json); cppcheck reads its library files (std.cfg) from the current directory
+ * first, which is not /work; cpplint reads a CPPLINT.cfg (and a .git as the root of its header guards) in
+ * the file's directory and its parents, so it is given the C and C++ files alone.
  */
 export interface Linter {
   command: string;
   pkg: string;
+  /** It reads only the files it lints (and their headers of the same name), never what they include. */
+  sourcesOnly: boolean;
   argv(stage: ResolvedStage, sources: string[]): string[];
   /** Exit codes of a run that did its job (cpplint exits 1 when it found something). */
   ranOk(code: number): boolean;
@@ -38,11 +46,14 @@ export const LINTERS: Record<"clang-tidy" | "cppcheck" | "cpplint", Linter> = {
   "clang-tidy": {
     command: "clang-tidy",
     pkg: "clang-tidy",
-    // `--` ends clang-tidy's options: no compilation database is looked for, the flags after it are the
-    // compiler's (the stage's `args`, else the presets' standard).
+    sourcesOnly: false,
+    // `--config={}`: its defaults, not a .clang-tidy it finds (its CheckOptions would tune the checks). `--`
+    // ends its options: no compilation database is looked for, the flags after it are the compiler's (the
+    // stage's `args`, else the presets' standard).
     argv: (stage, sources) => [
       "clang-tidy",
       "--quiet",
+      "--config={}",
       `--checks=-*,${(stage.checks ?? []).join(",")}`,
       ...sources,
       "--",
@@ -55,6 +66,7 @@ export const LINTERS: Record<"clang-tidy" | "cppcheck" | "cpplint", Linter> = {
   cppcheck: {
     command: "cppcheck",
     pkg: "cppcheck",
+    sourcesOnly: false,
     argv: (stage, sources) => [
       "cppcheck",
       "--enable=all",
@@ -71,6 +83,7 @@ export const LINTERS: Record<"clang-tidy" | "cppcheck" | "cpplint", Linter> = {
   cpplint: {
     command: "cpplint",
     pkg: "cpplint",
+    sourcesOnly: true,
     argv: (stage, sources) => {
       const filter = cpplintFilter(stage.checks);
       return ["cpplint", ...(filter ? [`--filter=${filter}`] : []), ...(stage.args ?? []), ...sources];

@@ -15,18 +15,18 @@ import { counted, doneReport, failedReport, linterPoints, skippedReport, type Sc
 import { parseCommandOutput } from "./findings";
 import { scanKeywordsBounded } from "./keyword-scan";
 import { LINTABLE, LINTERS, WORK_DIR } from "./linters";
-import { normalisePath } from "../run/plan";
 import { stageCacheKey, type StageSources } from "./stage-cache";
+import { commandRun, lintRun } from "./stage-layout";
 
 export type { StageSources };
 
 /**
  * Runs a record's stages (docs/config-reference.md "Stages"), each in the slot's sandbox under its own limits
- * (the compile limits unless it sets `time`, `memory`), on the sources as the compile step lays them out. A
- * tool that cannot run, runs out of time or memory, or says nothing readable fails its stage: the judge's
- * side, shown as such, never a silent zero or full mark. A stage that did its job is kept in the judge's
- * cache under its sources, its settings and its tool's fingerprint, so a rejudge or a resubmission of the same
- * code says the same without running the tool again.
+ * (the compile limits unless it sets `time`, `memory`), on the sources as the compile step lays them out, read
+ * as sources only (stage-layout.ts). A tool that cannot run, runs out of time or memory, or says nothing
+ * readable fails its stage: the judge's side, shown as such, never a silent zero or full mark. A stage that did
+ * its job is kept in the judge's cache under its sources, its settings and its tool's fingerprint, so a rejudge
+ * or a resubmission of the same code says the same without running the tool again.
  */
 export interface StageDeps {
   config: Map<string, RemoteFile>;
@@ -131,16 +131,9 @@ async function runStage(stage: ResolvedStage, sources: StageSources, deps: Stage
     writable: true,
   }));
   if (stage.kind === "command") {
-    for (const path of stage.files ?? []) {
-      const name = normalisePath(path);
-      const file = deps.config.get(name);
-      if (!file) return failedReport(stage, `the config version has no ${path}`);
-      // The course's own script, never a submitted file of its name: a student's style.py must not grade itself.
-      const taken = files.findIndex((f) => f.path === name);
-      if (taken >= 0) files.splice(taken, 1);
-      files.push({ path: name, mode: 0o755, hostPath: await deps.cached(file) });
-    }
-    const run = await runTool(stage.command ?? [], files, limits, deps);
+    const laid = await commandRun(stage, files, deps.config, deps.cached);
+    if ("missing" in laid) return failedReport(stage, laid.missing);
+    const run = await runTool(laid.argv, laid.files, limits, deps);
     const broke = howItBroke(run, limits);
     if (broke) return failedReport(stage, `the command: ${broke}`);
     const findings = parseCommandOutput(new TextDecoder().decode(run.stdout), WORK_DIR);
@@ -163,19 +156,8 @@ async function runStage(stage: ResolvedStage, sources: StageSources, deps: Stage
     return failedReport(stage, `${linter.command} is not installed on this judge (apt-get install ${linter.pkg})`);
   const lintable = [...submitted].filter((path) => LINTABLE.test(path)).sort();
   if (lintable.length === 0) return skippedReport(stage, "not run: the submission has no C or C++ file");
-  // Both streams, in order, in stdout: cppcheck and cpplint write their findings to stderr. Each file as
-  // `./name`: a submitted `--checks=…` is a file to the tool, not an option.
-  const argv = [
-    "/bin/sh",
-    "-c",
-    'exec "$@" 2>&1',
-    "stage",
-    ...linter.argv(
-      stage,
-      lintable.map((p) => `./${p}`),
-    ),
-  ];
-  const run = await runTool(argv, await withoutSuppressions(files, lintable), limits, deps);
+  const laid = await lintRun(linter, stage, files, lintable);
+  const run = await runTool(laid.argv, laid.files, limits, deps);
   const broke = howItBroke(run, limits);
   const output = new TextDecoder().decode(run.stdout);
   if (broke) return failedReport(stage, `${linter.command}: ${broke}`);
@@ -187,23 +169,6 @@ async function runStage(stage: ResolvedStage, sources: StageSources, deps: Stage
     points: linterPoints(stage, f.check),
   }));
   return doneReport(stage, scored, run.stdout.length >= OUTPUT_KEEP ? "(its output was cut at 1 MiB)" : "");
-}
-
-/**
- * The linted files with the tools' own suppression markers defused (`NOLINT`, `NOLINTNEXTLINE`, `NOLINTBEGIN`:
- * clang-tidy and cpplint; `cppcheck-suppress`), letter for letter so lines and columns stay: a student must not
- * switch off the course's checks with a comment.
- */
-async function withoutSuppressions(files: WorkFile[], linted: string[]): Promise<WorkFile[]> {
-  return Promise.all(
-    files.map(async (file) => {
-      if (!linted.includes(file.path) || !file.hostPath) return file;
-      // Byte for byte (latin1 keeps every byte as it is, UTF-8 or not): only the markers change.
-      const text = (await readFile(file.hostPath)).toString("latin1");
-      const defused = text.replace(/NOLINT/g, "NOLlNT").replace(/cppcheck-suppress/g, "cppcheck-suppresz");
-      return { path: file.path, mode: file.mode, bytes: Buffer.from(defused, "latin1"), writable: true };
-    }),
-  );
 }
 
 function runTool(argv: string[], files: WorkFile[], limits: Limits, deps: StageDeps): Promise<RunResult> {

@@ -12,8 +12,8 @@ export interface StageSources {
   fromConfig: { path: string; digest: string; hostPath: string }[];
 }
 
-/** Bumped when what a stage reports for the same input changes (the parsers, the deductions). */
-const STAGE_LOGIC = 1;
+/** Bumped when what a stage reports for the same input changes (the parsers, the deductions, the layout). */
+const STAGE_LOGIC = 2;
 
 /**
  * A stage's result is the same for the same sources (submitted and the config's), the same stage settings,
