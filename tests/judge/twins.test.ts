@@ -11,7 +11,7 @@ import { runInSlot, SlotPool, type Slot } from "../../src/judge/sandbox/slots";
 
 // The twins (issue 52): with one slot, so consecutive runs share the living container, a planter leaves
 // what it can of the container's kernel state, and another student's honest program (a probe, in each of
-// C, C++, Java, Python and JavaScript) must then get what it gets on a fresh judge: the same verdict, the
+// C, C++, Java, Python, JavaScript, Go and Rust) must then get what it gets on a fresh judge: the same verdict, the
 // same memory within 1 MiB and its CPU time within noise, under a competing CPU load. Each planter has its
 // defence (docs/judge.md "What a run can write"); without it, its pair fails (checked by hand, listed there).
 const FIXTURES = join(import.meta.dir, "../fixtures/twins");
@@ -34,6 +34,8 @@ const PROBES = {
   java: "Probe.java",
   python3: "probe.py",
   javascript: "probe.js",
+  go: "probe.go",
+  rust: "probe.rs",
 } as const;
 type Language = keyof typeof PROBES;
 const LANGUAGES = Object.keys(PROBES) as Language[];
