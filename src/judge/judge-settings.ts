@@ -38,6 +38,8 @@ export interface JudgeSettings {
   compile: { cpuMs: number; wallMs: number; memoryKb: number; fileBytes: number; processes: number };
   /** On SIGTERM running records may finish for this long; then they are given back. */
   stopGraceMs: number;
+  /** How long a call to the API is retried while it does not answer, before the record is given up. */
+  apiRetryMs: number;
   logLevel: LogLevel;
   /** LOG_FORMAT, or readable lines on a terminal and JSON lines elsewhere. */
   logFormat: LogFormat;
@@ -64,6 +66,7 @@ export const JUDGE_VARIABLES = [
   "JUDGE_PROCESSES",
   "JUDGE_COMPILE_MEMORY_MB",
   "JUDGE_STOP_GRACE_SECONDS",
+  "JUDGE_API_RETRY_SECONDS",
   "LOG_LEVEL",
   "LOG_FORMAT",
 ] as const;
@@ -140,6 +143,7 @@ export function loadJudgeSettings(env: Env = process.env, argv: string[] = proce
       processes: 64,
     },
     stopGraceMs: read.integer("JUDGE_STOP_GRACE_SECONDS", 20, 0, 3600) * 1000,
+    apiRetryMs: read.integer("JUDGE_API_RETRY_SECONDS", 30, 1, 600) * 1000,
     logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
     logFormat: read.oneOf("LOG_FORMAT", LOG_FORMATS, defaultLogFormat()),
   };

@@ -77,7 +77,7 @@ describe("claim", () => {
     }
   });
 
-  test("a wrong or malformed task id is refused; the winner may repeat its claim (a retry)", async () => {
+  test("a wrong or malformed task id is refused; a claim is one attempt's: repeated, even by its winner, refused", async () => {
     const { id, taskId } = await queued();
     for (const wrong of [randomUUID(), "not-a-uuid"]) {
       const answer = await t.api.post(`${base(id)}/judge/claim`, { taskId: wrong }, { token: judgerA.token });
@@ -87,10 +87,24 @@ describe("claim", () => {
     expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe(
       "Success",
     );
-    expect((await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token })).body.errorCode).toBe(
-      "Success",
-    );
+    // Two loops of one judger handed one task would both judge it (issue 53): the second claim is refused.
+    const again = await t.api.post(`${base(id)}/judge/claim`, { taskId }, { token: judgerA.token });
+    expect(again.body).toMatchObject({ errorCode: "Error" });
+    expect(again.body.errorMsg).toContain("already claimed");
     expect((await recordRow(t, id)).attempts).toBe(1);
+    // The holder keeps its lease with a report that names no state.
+    const lease = async () =>
+      (
+        await t.orm.em
+          .fork()
+          .execute<{ at: string }[]>("select lease_expires_at::text as at from records where id = ?", [id])
+      )[0].at;
+    const before = await lease();
+    await Bun.sleep(20);
+    const renewed = await t.api.put(`${base(id)}/judge`, { taskId }, { token: judgerA.token });
+    expect(renewed.body.errorCode).toBe("Success");
+    expect(await lease()).not.toBe(before);
+    expect((await recordRow(t, id)).state).toBe("fetched");
     expect((await t.api.post(`${base(id)}/judge/claim`, {}, { token: judgerA.token })).status).toBe(422);
   });
 });

@@ -258,6 +258,16 @@ describe("the protocol's fences", () => {
     const id = (await startRun(cast.member.token, runForm({ samples: "true" }))).body.data.id;
     const base = `${domain()}/runs/${id}`;
     const first = await claimRun(id);
+    // A task id that is no UUID is refused, not a server error (issue 53).
+    const malformed = await t.api.post(`${base}/judge/release`, { taskId: "not-a-uuid" }, { token: judger.token });
+    expect({ status: malformed.status, errorCode: malformed.body.errorCode }).toEqual({
+      status: 200,
+      errorCode: "Error",
+    });
+    // A second claim of the task, even by its holder, is refused: one attempt, one judge loop.
+    expect(
+      (await t.api.post(`${base}/judge/claim`, { taskId: first.taskId }, { token: judger.token })).body.errorCode,
+    ).toBe("Error");
     expect(
       (await t.api.post(`${base}/judge/release`, { taskId: first.taskId }, { token: judger.token })).body.errorCode,
     ).toBe("Success");

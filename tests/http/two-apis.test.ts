@@ -58,7 +58,11 @@ describe("a similarity report requested through both APIs at once", () => {
       ).toBe("Success");
     }
     const path = `${domain()}/problems/${problem}/similarity`;
+    // The queue held while the requests arrive: on a loaded machine the report could otherwise be done
+    // before the last of them, which then rightly starts a new one.
+    await a.jobs.queues.configs.pause();
     const answers = await both(10, (api) => api.api.post(path, {}, { token: cast.admin.token }));
+    await a.jobs.queues.configs.resume();
     for (const answer of answers) expect(["queued", "running", "done"]).toContain(answer.body.data.state);
     let report = (await a.api.get(path, { token: cast.admin.token })).body.data;
     for (const until = Date.now() + 60_000; report.state !== "done" && Date.now() < until; await Bun.sleep(100))
@@ -253,4 +257,25 @@ describe("limits counted across both APIs", () => {
     for (const answer of answers.filter((answer) => answer.status !== 429))
       expect(answer.body.errorCode).toBe("UsernamePasswordError");
   });
+});
+
+describe("one waiting task and 50 judge loops polling both APIs at once", () => {
+  test("one loop is handed the task; of the same judger's claims of it, one succeeds", async () => {
+    const problem = await judgeableProblem(a, cast);
+    const who = await student();
+    const code = { "main.c": "int main(void){return 0;}\n" };
+    const submitted = await submit(a, who.token, `${domain()}/problems/${problem}`, submission("c", code));
+    expect(submitted.body.errorCode).toBe("Success");
+    const id = submitted.body.data.id;
+    const answers = await both(50, (api) =>
+      api.api.post("/judge/next_task", { waitSeconds: 1 }, { token: judger.token }),
+    );
+    const handed = answers.map((answer) => answer.body.data).filter((task) => task?.recordId === id);
+    expect(handed).toHaveLength(1);
+    const claims = await both(10, (api) =>
+      api.api.post(`${domain()}/records/${id}/judge/claim`, { taskId: handed[0].taskId }, { token: judger.token }),
+    );
+    expect(claims.filter((claim) => claim.body.errorCode === "Success")).toHaveLength(1);
+    expect((await recordRow(a, id)).attempts).toBe(1);
+  }, 30_000);
 });

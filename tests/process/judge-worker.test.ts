@@ -5,6 +5,7 @@ import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { makeCast, type Cast } from "../helpers/domain-factories";
 import { recordRow, submission, submit } from "../helpers/records";
 import { finalRecord, judgeEnv, judgerKey, listen, problemWithData } from "../helpers/judging";
+import { startTcpProxy } from "../helpers/tcp-proxy";
 
 // The judge as a process (`bun workers/judge.ts`), the way it is deployed: HTTP mode, a SIGKILL in the
 // middle of a record (another judge finishes it once the lease lapses) and a clean SIGTERM (given back).
@@ -149,6 +150,59 @@ describe("the judge process", () => {
     ]);
     b.child.kill("SIGTERM");
     expect(await b.child.exited).toBe(0);
+  }, 90_000);
+
+  test("its API goes away mid-record and comes back within the retry window: judged once, right", async () => {
+    const key = await judgerKey(t, cast);
+    const proxy = await startTcpProxy(Number(new URL(server).port));
+    const url = `http://127.0.0.1:${proxy.port}`;
+    const judge = await judgeProcess(judgeEnv(t, url, key, 62_400, { JUDGE_API_RETRY_SECONDS: "20" }), [
+      "--server",
+      url,
+    ]);
+    try {
+      const id = await submitSlow();
+      await casesReported(id, 1);
+      // An API restarting: every connection reset, new ones refused, for longer than the old 1.5 s of retries.
+      proxy.cut();
+      await Bun.sleep(2_500);
+      proxy.restore();
+      const row = await finalRecord(t, id, 30_000);
+      expect(row).toMatchObject({ state: "accepted", score: 100, judger_id: key.id, attempts: 1 });
+    } finally {
+      judge.child.kill("SIGTERM");
+      await judge.child.exited;
+      proxy.close();
+    }
+  }, 60_000);
+
+  test("its API gone past the retry window mid-record: the record is given up, never failed, and judged again", async () => {
+    const key = await judgerKey(t, cast);
+    const proxy = await startTcpProxy(Number(new URL(server).port));
+    const url = `http://127.0.0.1:${proxy.port}`;
+    const judge = await judgeProcess(judgeEnv(t, url, key, 62_500, { JUDGE_API_RETRY_SECONDS: "1" }), [
+      "--server",
+      url,
+    ]);
+    try {
+      const id = await submitSlow();
+      await casesReported(id, 1);
+      proxy.cut();
+      await Bun.sleep(3_500);
+      proxy.restore();
+      // Given back at once when the API answers again, or re-queued once its 3 s lease lapsed.
+      const row = await reconciledUntilFinal(id);
+      expect(row).toMatchObject({ state: "accepted", score: 100 });
+      expect((row.cases as { state: string }[]).map((c) => c.state)).toEqual(Array(4).fill("accepted"));
+      judge.child.kill("SIGTERM");
+      await judge.child.exited;
+      const log = await judge.output();
+      expect(log).toContain("the API did not answer; the record is given back to the queue");
+      expect(log).not.toContain("judging failed");
+    } finally {
+      judge.child.kill("SIGKILL");
+      proxy.close();
+    }
   }, 90_000);
 
   test("SIGTERM mid-record with no grace: the record is given back at once, not after the lease, and judged by the next judge", async () => {

@@ -36,9 +36,30 @@ export class Refused extends Error {
   }
 }
 
-const RETRIES = 3;
-const BACKOFF_MS = 500;
+/**
+ * How long a call is retried while the API does not answer (refused connections, timeouts, 5xx): an API
+ * restarting during a deadline comes back within seconds. Past this the call throws Unreachable, and the
+ * judge gives up the record without reporting anything (judge-record.ts): its lease returns it to the queue.
+ */
+export const RETRY_WINDOW_MS = 30_000;
+const BACKOFF_MS = 250;
+const BACKOFF_MAX_MS = 4_000;
 const CALL_TIMEOUT_MS = 30_000;
+
+/** The API did not answer within the retry window: a matter of transport, never of the record. */
+export class Unreachable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "Unreachable";
+  }
+}
+
+/** Whether an error, or one that caused it, is Unreachable. */
+export function isUnreachable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof Unreachable) return true;
+  return false;
+}
 
 /**
  * The judge protocol over HTTP, as any judger speaks it: the access key on every call, the envelope's
@@ -91,16 +112,20 @@ export function guardReport(
 
 /** The judge's client of the API, with its secrets cut out of every output it sends. */
 export function guardedJudgeApi(settings: JudgeSettings, secrets: readonly string[], logger: Logger): JudgeApi {
-  return new JudgeApi(settings, {
-    hostPaths: hostPathsOf(settings),
-    redactor: new Redactor(secrets),
-    onRedacted: (task, index, hits) =>
-      logger.warn("a secret of the judge was cut out of a case's output", {
-        recordId: task.recordId,
-        case: index,
-        hits,
-      }),
-  });
+  return new JudgeApi(
+    settings,
+    {
+      hostPaths: hostPathsOf(settings),
+      redactor: new Redactor(secrets),
+      onRedacted: (task, index, hits) =>
+        logger.warn("a secret of the judge was cut out of a case's output", {
+          recordId: task.recordId,
+          case: index,
+          hits,
+        }),
+    },
+    settings.apiRetryMs,
+  );
 }
 
 export class JudgeApi {
@@ -109,6 +134,7 @@ export class JudgeApi {
   constructor(
     private readonly settings: Pick<JudgeSettings, "serverUrl" | "accessKeyId" | "secretAccessKey">,
     private readonly guard?: OutputGuard,
+    private readonly retryWindowMs = RETRY_WINDOW_MS,
   ) {
     this.authorization = `Basic ${Buffer.from(`${settings.accessKeyId}:${settings.secretAccessKey}`).toString("base64")}`;
   }
@@ -137,7 +163,8 @@ export class JudgeApi {
     return this.call("POST", `${this.recordPath(task)}/judge/claim`, { taskId: task.taskId });
   }
 
-  report(task: JudgeTask, body: { state: string; judgedAt?: string; stages?: StageReport[] }): Promise<unknown> {
+  /** The record's state (with `judgedAt` when final), or no state: the lease renewed, nothing else. */
+  report(task: JudgeTask, body: { state?: string; judgedAt?: string; stages?: StageReport[] }): Promise<unknown> {
     const stages = body.stages?.map((stage) => this.guardedStage(task, stage));
     return this.call("PUT", `${this.recordPath(task)}/judge`, {
       ...body,
@@ -229,13 +256,20 @@ export class JudgeApi {
     }, options.signal);
   }
 
+  /** A refusal at once; a transport failure again, backing off, until the retry window ends (Unreachable). */
   private async withRetries<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const deadline = Date.now() + this.retryWindowMs;
     for (let i = 0; ; i++) {
       try {
         return await attempt();
       } catch (error) {
-        if (error instanceof Refused || signal?.aborted || i + 1 >= RETRIES) throw error;
-        await Bun.sleep(BACKOFF_MS * 2 ** i);
+        if (error instanceof Refused || signal?.aborted) throw error;
+        const pause = Math.min(BACKOFF_MAX_MS, BACKOFF_MS * 2 ** i);
+        if (Date.now() + pause > deadline)
+          throw new Unreachable(`the API did not answer for ${this.retryWindowMs / 1000} s: ${String(error)}`, {
+            cause: error,
+          });
+        await Bun.sleep(pause);
       }
     }
   }

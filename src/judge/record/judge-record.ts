@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Logger } from "../../core/logger";
-import { Refused, type Claim, type JudgeApi, type JudgeTask, type RemoteFile } from "../api/judge-api";
+import { isUnreachable, Refused, type Claim, type JudgeApi, type JudgeTask, type RemoteFile } from "../api/judge-api";
 import { caseWithout } from "../../core/judge-protocol";
 import type { FileCache } from "../cache/file-cache";
 import { CheckerShelf } from "../checks/checker";
@@ -57,6 +57,14 @@ export async function judgeTask(task: JudgeTask, slot: Slot, deps: EngineDeps, s
         .catch((e) => logger.warn("could not give the record back; its lease will lapse", { error: e }));
       return "released";
     }
+    if (isUnreachable(error)) {
+      // The API went away (a restart, a network fault): nothing of this attempt is reported, least of all
+      // a failure. Given back if the API returns in time, else its lease returns it to the queue; either
+      // way its partial results are cleared and it is judged again.
+      logger.warn("the API did not answer; the record is given back to the queue", { error });
+      void deps.api.release(task).catch(() => {});
+      return "lost";
+    }
     if (lost.signal.aborted || error instanceof Refused) {
       logger.warn("the record was taken from this judge", {
         reason: error instanceof Error ? error.message : String(error),
@@ -77,13 +85,14 @@ export async function judgeTask(task: JudgeTask, slot: Slot, deps: EngineDeps, s
 const RENEW_AT_MOST_MS = 20_000;
 
 /**
- * Re-claims (idempotent for the holder) well before the lease ends, so a slow case never loses it.
- * The lease's length is read against this machine's clock, so the pause is capped in case it is wrong.
+ * Renews the lease well before it ends with a report that names no state (a claim is one attempt's alone:
+ * a second is refused), so a slow case never loses it. The lease's length is read against this machine's
+ * clock, so the pause is capped in case it is wrong.
  */
 function keepLease(api: JudgeApi, task: JudgeTask, claim: Claim, lost: AbortController, logger: Logger) {
   const everyMs = Math.min(RENEW_AT_MOST_MS, Math.max(500, (Date.parse(claim.leaseExpiresAt) - Date.now()) / 3));
   return setInterval(() => {
-    api.claim(task).catch((error) => {
+    api.report(task, {}).catch((error) => {
       if (error instanceof Refused) lost.abort();
       else logger.warn("lease renewal failed; retrying", { error });
     });

@@ -11,16 +11,28 @@ import { rejudgeSql } from "./record-transitions.sql";
 /**
  * The oldest waiting task of the highest priority not offered to another poller (judge-tasks.service.ts): a
  * record's, or a run's (`kind` 'run', docs/api.md "Runs"), each side on its own index, then the better of the
- * two. Parameter: the offered task ids as a PostgreSQL array literal, twice.
+ * two, marked offered in the same statement. The rows are locked and skipped by concurrent hand-outs (`skip
+ * locked`), so of many pollers on any number of API processes exactly one gets a task: an offer kept in each
+ * process's memory was read before an await and written after it, and two loops of one judger got one record.
+ * Parameters: the offer's seconds, twice.
  */
-export const NEXT_TASK_SQL = `(select id, domain_id, task_id, language, null as kind, priority, created_at from records
-      where state in ${WAITING_SQL} and config_id is not null and task_id is not null and not (task_id = any(?::uuid[]))
-      order by priority, created_at limit 1)
-    union all
-    (select id, domain_id, task_id, language, 'run', priority, created_at from runs
-      where state = 'queued' and task_id is not null and not (task_id = any(?::uuid[]))
-      order by priority, created_at limit 1)
-    order by priority, created_at limit 1`;
+export const NEXT_TASK_SQL = `with
+    r as (select id, priority, created_at from records
+      where state in ${WAITING_SQL} and config_id is not null and task_id is not null
+        and (offered_until is null or offered_until <= now())
+      order by priority, created_at limit 1 for update skip locked),
+    u as (select id, priority, created_at from runs
+      where state = 'queued' and task_id is not null and (offered_until is null or offered_until <= now())
+      order by priority, created_at limit 1 for update skip locked),
+    best as (select 'record' as kind, id, priority, created_at from r
+      union all select 'run', id, priority, created_at from u order by priority, created_at limit 1),
+    offered_record as (update records set offered_until = now() + make_interval(secs => ?)
+      from best where best.kind = 'record' and records.id = best.id
+      returning records.id, records.domain_id, records.task_id, records.language, null::text as kind),
+    offered_run as (update runs set offered_until = now() + make_interval(secs => ?)
+      from best where best.kind = 'run' and runs.id = best.id
+      returning runs.id, runs.domain_id, runs.task_id, runs.language, 'run'::text as kind)
+  select * from offered_record union all select * from offered_run`;
 
 /** Working records whose lease lapsed, at most `limit`, the longest lapsed first (reconcile.service.ts). */
 export const lapsedLeasesSql = (limit: number) =>

@@ -36,13 +36,6 @@ export const claimSql = (waiting: StateList) => `
          ${filesJson("record_files", "record_id", "c.id")} as code_files
     from c left join problem_configs pc on pc.id = c.config_id left join problems p on p.id = c.problem_id`;
 
-/** The holder repeating its claim (a retry after a lost answer): a fresh lease, the state unchanged. */
-export const renewSql = (working: StateList) => `
-  update records set lease_expires_at = now() + make_interval(secs => ?), updated_at = now()
-   where id = ? and domain_id = ? and task_id = ?::uuid and judger_id = ? and state in ${list(working)}
-     and config_id is not null
-  returning id`;
-
 /**
  * The holder's checks: held by the caller, for the named task when one is named, and a working record's
  * lease not yet run out. Parameters: judger, task id (or null) twice.
@@ -206,7 +199,6 @@ export const rejudgeSql = (where: string, limit: number, final: StateList) => `
  */
 export const SAMPLE_STATEMENTS: string[] = [
   claimSql(WAITING_STATES),
-  renewSql(WORKING_STATES),
   caseSql(WAITING_STATES, WORKING_STATES),
   ...[null, ...RECORD_STATES].map((to) => reportSql(to, WORKING_STATES, FINAL_STATES)).filter((sql) => sql !== ""),
   releaseSql(WORKING_STATES),

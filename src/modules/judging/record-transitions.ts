@@ -53,7 +53,6 @@ export function mayMove(kind: TransitionKind, from: RecordState, to: RecordState
 }
 
 const CLAIM = sql.claimSql(TRANSITIONS.claim.from);
-const RENEW = sql.renewSql(TRANSITIONS.report.from);
 const CASE = sql.caseSql(WAITING_STATES, WORKING_STATES);
 const RELEASE = sql.releaseSql(TRANSITIONS.release.from);
 const REQUEUE = sql.requeueLapsedSql(TRANSITIONS.requeue.from);
@@ -78,17 +77,6 @@ export interface ClaimedRow {
 /** claim: a first claim with the current task id, and what the answer lists; null: not claimed. */
 export function claim(em: EntityManager, access: DomainAccess, id: string, taskId: string, leaseSeconds: number) {
   return row<ClaimedRow>(em, CLAIM, [access.userId, leaseSeconds, id, access.domainId, taskId]);
-}
-
-/** The holder's repeated claim: a fresh lease; false when the caller does not hold this task. */
-export async function renewClaim(
-  em: EntityManager,
-  access: DomainAccess,
-  id: string,
-  taskId: string,
-  leaseSeconds: number,
-) {
-  return (await row(em, RENEW, [leaseSeconds, id, access.domainId, taskId, access.userId])) !== null;
 }
 
 const PENDING = JSON.stringify(pendingCase());

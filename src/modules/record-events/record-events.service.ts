@@ -151,9 +151,9 @@ export async function watchList(
    * nor a run of the caller's. Then nothing is read: a class's streams cost one shared statement per burst,
    * not three each. The standing is read again once it is stale, so a removal still ends the stream.
    */
-  const nothingFor = async (ids: string[]) => {
-    if (!known || performance.now() - known.at >= STANDING_FRESH_MS) return false;
-    const only = filters.submitterId?.toLowerCase() ?? (holds(known.access, "record.view") ? null : userId);
+  const nothingFor = async (seen: { access: DomainAccess; at: number }, ids: string[]) => {
+    if (performance.now() - seen.at >= STANDING_FRESH_MS) return false;
+    const only = filters.submitterId?.toLowerCase() ?? (holds(seen.access, "record.view") ? null : userId);
     if (only === null) return false;
     const owners = await ownersOf(deps.fork(), domainId, ids);
     return ids.every((id) => owners.get(id) !== (id.startsWith(RUN_CHANGE) ? userId : only));
@@ -163,7 +163,10 @@ export async function watchList(
       if (stopped) return;
       const ids = [...changed];
       changed.clear();
-      if (ids.length > 0 && (await nothingFor(ids))) {
+      // The standing as this burst found it: the re-read timer below may clear `known` while it awaits
+      // (a stream cut by "null is not an object (evaluating 'known.at')", issue 53).
+      const seen = known;
+      if (ids.length > 0 && seen && (await nothingFor(seen, ids))) {
         metrics.liveListBursts.inc({ outcome: "skipped" });
         due ??= setTimeout(
           () => {
@@ -171,7 +174,7 @@ export async function watchList(
             known = null;
             burst(eventId);
           },
-          Math.max(0, known!.at + STANDING_FRESH_MS - performance.now()),
+          Math.max(0, seen.at + STANDING_FRESH_MS - performance.now()),
         );
         return;
       }

@@ -86,6 +86,8 @@ export const JudgeRecord = defineEntity({
     taskId: p.uuid().nullable(),
     attempts: p.integer().default(0),
     leaseExpiresAt: p.datetime().nullable(),
+    /** Until when its task, handed to one long-polling judger, is kept from the others (next_task). */
+    offeredUntil: p.datetime().nullable(),
     /** Submitted to a set after its due time (and before it locked). */
     late: p.boolean().default(false),
     cases: p.json<StoredCase[]>().defaultRaw("'[]'::jsonb"),

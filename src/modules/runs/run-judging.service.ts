@@ -58,7 +58,7 @@ async function refusal(em: EntityManager, domainId: string, id: string): Promise
 
 const holder = (access: DomainAccess, id: string, taskId: string) => [id, access.domainId, taskId, access.userId];
 
-/** Claims the run with its task, or renews the holder's lease (a judger repeating its claim); the credentials. */
+/** Claims the run with its task, once (a repeated claim is refused, as a record's); the credentials. */
 export async function claimRun(
   em: EntityManager,
   access: DomainAccess,
@@ -70,9 +70,13 @@ export async function claimRun(
   const [id, task] = [runId.toLowerCase(), taskId.toLowerCase()];
   if (!isUuid(task)) throw refused("this task is not the run's current task");
   type Claimed = { id: string; language: string; lease_expires_at: string };
-  const claimed =
-    (await row<Claimed>(em, CLAIM_RUN_SQL, [access.userId, settings.leaseSeconds, id, access.domainId, task])) ??
-    (await row<Claimed>(em, RENEW_RUN_SQL, [settings.leaseSeconds, ...holder(access, id, task)]));
+  const claimed = await row<Claimed>(em, CLAIM_RUN_SQL, [
+    access.userId,
+    settings.leaseSeconds,
+    id,
+    access.domainId,
+    task,
+  ]);
   if (!claimed) throw await refusal(em, access.domainId, id);
   const files = await rows<RunFile>(em, RUN_FILES_SQL, [id]);
   const base = runUrlOf(publicUrl, access.domainId, id);
@@ -103,6 +107,8 @@ export async function claimRun(
 /** The holder gives the run back (a judger stopping): queued again under a new task. */
 export async function releaseRun(em: EntityManager, access: DomainAccess, runId: string, taskId: string) {
   const id = runId.toLowerCase();
+  // Not a UUID: no task of any run (PostgreSQL would refuse the comparison, a 500 instead of this refusal).
+  if (!isUuid(taskId)) throw await refusal(em, access.domainId, id);
   const next = randomUUID();
   const released = await row<{ priority: number }>(em, RELEASE_RUN_SQL, [
     next,

@@ -39,6 +39,8 @@ export const Run = defineEntity({
     taskId: p.uuid().nullable(),
     attempts: p.integer().default(0),
     leaseExpiresAt: p.datetime().nullable(),
+    /** Until when its task, handed to one long-polling judger, is kept from the others (next_task). */
+    offeredUntil: p.datetime().nullable(),
     /** The judge queue's priority of its task (judge-queue.ts JUDGE_PRIORITY.run), for the HTTP hand-out. */
     priority: p.integer().default(0),
     judgedAt: p.datetime().nullable(),

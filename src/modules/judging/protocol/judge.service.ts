@@ -15,9 +15,9 @@ import { loadForJudging, pin, refused } from "./judged-record";
 
 /**
  * Claims a waiting record for the caller with the task id the queue handed out; the answer is what
- * the judger needs. One conditional UPDATE decides: of two judgers racing for one task exactly one
- * gets the row. A judger repeating its own successful claim (a retry after a lost answer) gets it
- * again with a fresh lease.
+ * the judger needs. One conditional UPDATE decides: of two claims of one task exactly one gets the row,
+ * even two of one judger (two of its loops handed one task would otherwise both judge it). A holder keeps
+ * its lease alive with its reports (a report without a state renews it).
  */
 export async function claimForJudger(
   em: EntityManager,
@@ -38,9 +38,6 @@ export async function claimForJudger(
     if (claimed?.config_id) return credentialsOfClaim(claimed, access.domainId, publicUrl);
     // Claimed, but its config version went away meanwhile: answered from the record.
     if (claimed) return judgerCredentials(em, await loadForJudging(em, access.domainId, id), publicUrl);
-    if (await transitions.renewClaim(em, access, id, task, settings.leaseSeconds)) {
-      return judgerCredentials(em, await loadForJudging(em, access.domainId, id), publicUrl);
-    }
   }
   throw await claimRefusal(em, access, id, task);
 }

@@ -13,7 +13,7 @@ import * as transitions from "../record-transitions";
 export type JudgeTask = RecordJudgePayload & { language: string };
 
 /** How long a task handed to one poller is kept from the others; after that its claim is presumed lost. */
-const OFFER_MS = 10_000;
+const OFFER_SECONDS = 10;
 /** New tasks from other processes (the reconciler) are seen within this, without any wake-up. */
 const RECHECK_MS = 1_000;
 
@@ -41,18 +41,12 @@ function sleepUntilAnnounced(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-// Offers are per API process; two processes offering one task cost one refused claim, nothing more.
-const offered = new Map<string, number>();
-
+/** The next task, marked offered in its row in the same statement (NEXT_TASK_SQL): one poller gets it. */
 async function oldestUnoffered(em: EntityManager): Promise<JudgeTask | null> {
-  const now = Date.now();
-  for (const [taskId, until] of offered) if (until <= now) offered.delete(taskId);
   type Row = { id: string; domain_id: string; task_id: string; language: string; kind: "run" | null };
-  const taken = `{${[...offered.keys()].join(",")}}`;
-  const rows = await em.execute<Row[]>(NEXT_TASK_SQL, [taken, taken]);
+  const rows = await em.execute<Row[]>(NEXT_TASK_SQL, [OFFER_SECONDS, OFFER_SECONDS]);
   if (rows.length === 0) return null;
   const { id, domain_id: domainId, task_id: taskId, language, kind } = rows[0];
-  offered.set(taskId, now + OFFER_MS);
   return { recordId: id, domainId, taskId, language, ...(kind ? { kind } : {}) };
 }
 
