@@ -129,9 +129,9 @@ export async function assertNearlyEmpty(charged: () => number, reclaim: () => vo
     } catch {
       /* busy, or nothing to reclaim: the usage says */
     }
-    // Emptied (the usual case): nothing of an earlier run is left to count as this one's.
-    if (charged() <= RECLAIM_ABOVE) return;
-    const left = await settled(charged);
+    // What the reclaim could not free (a slab page still half used, a few KiB) is the kernel's, not a
+    // leftover of the run: the group is clean unless it holds more than DIRTY_ABOVE.
+    const left = charged();
     if (left <= DIRTY_ABOVE) return;
     if (round === SETTLE_ROUNDS)
       throw new CgroupDirty(`the run cgroup holds ${Math.round(left / 1024)} KiB a run left, even after reclaim`);
@@ -140,36 +140,20 @@ export async function assertNearlyEmpty(charged: () => number, reclaim: () => vo
 }
 
 /**
- * What an earlier run left charged to a group as real memory, in bytes: the named fields of its memory.stat
- * summed (page cache, and what the kernel keeps for it: dentries, inodes), plus `kernel` bytes counted apart
- * (v1's kmem counter). A run's peak starts from the group's usage, so that much would count as the next
- * run's own (a program could leave just under the reclaim threshold to raise another's figure by it); the
- * judge subtracts it. Not the per-CPU reserve the usage also holds: a run spends that first, so subtracting
- * it made a small program's peak 0.
+ * The page cache an earlier run left charged to a group that its reclaim did not free, in bytes: the named
+ * fields of its memory.stat summed. A run's peak starts from the group's usage, so that would count as the
+ * next run's own; the judge subtracts it. Not the kernel's own memory (dentries, half-used slab pages: a run
+ * fills those before it is charged more, and what the kernel frees after a grace period is gone a moment
+ * into the run), nor the per-CPU reserve of charges (a run spends that first: subtracting it made a small
+ * program's peak 0).
  */
-export function leftCharged(stat: string, fields: readonly string[], kernel = 0): number {
-  let bytes = kernel;
+export function leftCharged(stat: string, fields: readonly string[]): number {
+  let bytes = 0;
   for (const line of stat.split("\n")) {
     const [name, value] = line.split(" ");
     if (fields.includes(name)) bytes += Number(value) || 0;
   }
   return bytes;
-}
-
-/**
- * The usage once it stops falling after a reclaim: the kernel frees what it reclaimed of its own memory
- * (dentries, inodes) after an RCU grace period. Read before that, the usage holds memory that is gone
- * a few milliseconds into the next run, and leftCharged would subtract it from that run's peak.
- */
-async function settled(charged: () => number): Promise<number> {
-  let last = charged();
-  for (let round = 0; round < 10; round++) {
-    await Bun.sleep(2);
-    const now = charged();
-    if (now >= last) return now;
-    last = now;
-  }
-  return last;
 }
 
 const SETTLE_ROUNDS = 4;
