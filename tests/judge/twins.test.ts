@@ -121,20 +121,23 @@ describe.each(LANGUAGES)("a %s program after each planter gets what it gets on a
   test.each(PLANTERS)(
     "after $name ($what)",
     async ({ name }) => {
-      // The fresh figure is taken right before each twin: the machine's state (its load, what is cached)
-      // is then the same for both.
+      // The fresh figures are taken right before each twin: the machine's state (its load, what is cached)
+      // is then the same for both. Two of them: a managed runtime's own figure varies from run to run (V8's
+      // heap grew by 1.1 MB between two fresh Node runs on a loaded CI machine), and the twin must be within
+      // 1 MiB of what a fresh judge reports, not of one draw of it.
       await freshContainer();
       const fresh = await probe(language);
       expect(fresh.state, fresh.message).toBe("accepted");
+      await freshContainer();
+      const again = await probe(language);
+      const [low, high] = [Math.min(fresh.memoryKb, again.memoryKb), Math.max(fresh.memoryKb, again.memoryKb)];
       await freshContainer();
       const planted = await plant(name);
       expect(planted).toContain("planted");
       const twin = await probe(language);
       expect({ state: twin.state, message: twin.message }).toEqual({ state: fresh.state, message: fresh.message });
-      expect(
-        Math.abs(twin.memoryKb - fresh.memoryKb),
-        `${twin.memoryKb} KiB vs ${fresh.memoryKb} KiB`,
-      ).toBeLessThanOrEqual(1024);
+      const outside = Math.max(0, low - twin.memoryKb, twin.memoryKb - high);
+      expect(outside, `${twin.memoryKb} KiB vs ${low}-${high} KiB fresh`).toBeLessThanOrEqual(1024);
       // CPU time within noise: the machine is shared and loaded, so only a gross change counts.
       expect(twin.cpuMs, `${twin.cpuMs} ms vs ${fresh.cpuMs} ms`).toBeLessThan(fresh.cpuMs * 2 + 200);
       // The slot keeps judging: the same probe again in the same container.

@@ -76,6 +76,12 @@ export async function toolchainFiles(presets: readonly PresetName[] = presetRepo
   for (const libraries of await Promise.all([...executables].map(librariesOf)))
     for (const library of libraries) files.add(library);
   for (const executable of executables) for (const tree of runtimeTrees(executable)) filesUnder(tree, files);
+  // What the C library loads for every runtime besides its shared libraries: the sandbox's locale
+  // (LANG=C.UTF-8) and the character-set converters beside libc (a JVM loads some; a program that dropped
+  // them from the cache made the next Java run 1 MB heavier).
+  const libc = [...files].find((path) => /\/libc\.so\.6$/.test(path));
+  if (executables.size > 0) filesUnder("/usr/lib/locale/C.utf8", files);
+  if (libc) filesUnder(join(dirname(libc), "gconv"), files);
   return [...files].sort();
 }
 
