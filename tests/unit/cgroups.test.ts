@@ -10,6 +10,7 @@ import {
   parseMounts,
   parseOwnGroups,
 } from "../../src/judge/sandbox/cgroups/cgroups";
+import { leftCharged } from "../../src/judge/sandbox/cgroups/cgroup-common";
 
 describe("finding the cgroup hierarchies", () => {
   test("a v1 hybrid host (this project's CI): memory, pids and cpuacct hierarchies, the unified one empty", () => {
@@ -95,5 +96,22 @@ describe("the cgroup v2 driver", () => {
     await expect(group.reset({ memoryKb: 65536, processes: 16 })).rejects.toThrow("still holds processes 4242");
     for (const fd of fds) closeSync(fd);
     expect(existsSync(join(root, "joj-judge"))).toBe(true);
+  });
+});
+
+describe("what an earlier run left charged (leftCharged)", () => {
+  // memory.stat as v1 and v2 write it; only the named page-cache fields count, never the kernel's own
+  // memory or a total_ line of the same stem.
+  const v1 = "cache 405504\nrss 8192\nrss_huge 0\nshmem 0\nmapped_file 0\ntotal_cache 999999999\ntotal_rss 88\n";
+  const v2 = "anon 4096\nfile 131072\nkernel 9999999\nkernel_stack 16384\nslab 40960\nsock 0\n";
+
+  test("sums the named fields and nothing else", () => {
+    expect(leftCharged(v1, ["cache", "rss"])).toBe(405504 + 8192);
+    expect(leftCharged(v2, ["anon", "file"])).toBe(4096 + 131072);
+  });
+
+  test("an empty, truncated or garbled table is nothing left, not NaN", () => {
+    expect(leftCharged("", ["cache", "rss"])).toBe(0);
+    expect(leftCharged("cache\nrss notanumber\n\u0000cache 12\n", ["cache", "rss"])).toBe(0);
   });
 });
