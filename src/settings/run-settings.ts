@@ -2,7 +2,7 @@ import type { EnvReader } from "../core/env-reader";
 
 /** Runs (docs/api.md "Runs"): a user's program judged on their own input, without a record. */
 export interface RunSettings {
-  /** Runs a user may start per minute (a token bucket as wide as a minute's); 0: no limit. */
+  /** Runs of a user accepted in any 60 s (counted from the runs' rows); 0: no limit. */
   perMinute: number;
   /** Runs of one user queued or being judged at once. */
   waiting: number;

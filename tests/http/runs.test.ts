@@ -10,7 +10,7 @@ import type { RecordJudgePayload } from "../../src/jobs/catalogue";
 
 // Runs through the API (docs/api.md "Runs"), judged by a scripted judger speaking the protocol: what a run
 // hands the judge (never a hidden case), what it leaves untouched (records, counts, the audit log), its
-// fences, its limits under concurrent requests, its priority behind submissions and its housekeeping.
+// fences, its priority behind submissions and its housekeeping. Its limits per user: runs-limits.test.ts.
 let t: TestApp;
 let cast: Cast;
 let judger: TestUser;
@@ -438,52 +438,5 @@ describe("housekeeping", () => {
     expect((await t.api.get(`${domain()}/runs/${id}`, { token: cast.member.token })).body.errorCode).toBe(
       "RecordNotFoundError",
     );
-  });
-});
-
-describe("limits per user, under concurrent requests", () => {
-  let limited: TestApp;
-  let lcast: Cast;
-  let lproblem: string;
-  beforeAll(async () => {
-    limited = await spawnApp({ RUNS_PER_MINUTE: "4", RUNS_WAITING: "2" });
-    lcast = await makeCast(limited);
-    const created = await limited.api.post(
-      `/domains/${lcast.domain.id}/problems`,
-      { title: "A + B" },
-      { token: lcast.owner.token },
-    );
-    lproblem = created.body.data.id;
-    await configVersion(limited, lproblem, CONFIG, DATA);
-  });
-  afterAll(() => limited.close());
-  const run = (token: string) =>
-    limited.api.post(`/domains/${lcast.domain.id}/problems/${lproblem}/runs`, undefined, {
-      token,
-      multipart: runForm({ input: "1 2" }),
-    });
-
-  test("RUNS_WAITING: of 40 at once, 2 are queued and 38 answer 429 with Retry-After; another user is not held up", async () => {
-    const answers = await Promise.all(Array.from({ length: 40 }, () => run(lcast.member.token)));
-    const ok = answers.filter((a) => a.body.errorCode === "Success");
-    expect(ok).toHaveLength(2);
-    for (const refused of answers.filter((a) => a.body.errorCode !== "Success")) {
-      expect(refused.status).toBe(429);
-      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    }
-    expect((await run(lcast.admin.token)).body.errorCode).toBe("Success");
-    expect(await limited.orm.em.fork().execute("select count(*)::int as n from runs")).toEqual([{ n: 3 }]);
-  });
-
-  test("RUNS_PER_MINUTE: runs that ended still count against the minute", async () => {
-    await limited.orm.em.fork().execute("update runs set state = 'done'");
-    const answers = await Promise.all(Array.from({ length: 3 }, () => run(lcast.admin.token)));
-    // The admin spent one of four in the test before: of three more, two fit (the waiting limit is 2).
-    expect(answers.filter((a) => a.body.errorCode === "Success")).toHaveLength(2);
-    await limited.orm.em.fork().execute("update runs set state = 'done'");
-    const over = await run(lcast.admin.token);
-    expect(over.status).toBe(429);
-    expect(over.body.detail ?? over.body.errorMsg).toContain("too many runs");
-    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });

@@ -6,7 +6,6 @@ import { BizError } from "../../core/errors";
 import { authPlugin } from "../identity/http/auth.plugin";
 import type { DomainAccess } from "../identity/access";
 import { ok } from "../../http/respond";
-import { RateLimiter } from "../../http/rate-limit";
 import { ProblemParams } from "../problems/problems.schemas";
 import { findProblem } from "../problems/problems.service";
 import { SetProblemParams } from "../problem-sets/problem-sets.schemas";
@@ -22,11 +21,8 @@ import { RunParams, RunResp, RunSubmit, type RunSubmitInput } from "./runs.schem
  */
 export function runsRoutes(deps: AppDeps) {
   const { store, config, jobs } = deps;
-  const limiter = new RateLimiter(deps.redis, deps.logger);
-  const perMinute = { perMinute: config.runs.perMinute, burst: config.runs.perMinute };
 
   async function run(em: EntityManager, log: Logger, access: DomainAccess, target: RunTarget, body: RunSubmitInput) {
-    await limiter.take(`run-user:${access.userId}`, perMinute, "runs");
     const created = await createRun(em, store, config, access, target, body);
     void announceRecordChange(jobs, log, access.domainId, runChange(created.id));
     await enqueueRunJudging(jobs, log, { recordId: created.id, domainId: access.domainId, taskId: created.taskId });

@@ -14,7 +14,7 @@ import { checkFiles, latestVersionFor } from "../submissions/submissions.service
 import { JUDGE_PRIORITY } from "../judging/tasks/judge-queue";
 import { Run } from "./run.entity";
 import { runConfigOf, type RunMode } from "./run-config";
-import { CREATE_RUN_SQL, OWNER_LOCK_SQL, WAITING_COUNT_SQL } from "./runs.sql";
+import { CREATE_RUN_SQL, OWNER_LOCK_SQL, RUN_LIMITS_SQL } from "./runs.sql";
 import type { RunSubmitInput, RunView } from "./runs.schemas";
 import { runViewOf } from "./run-view";
 
@@ -73,16 +73,26 @@ const fileRow = (kind: FileRow["kind"], path: string, data: Uint8Array): FileRow
   data,
 });
 
-/** RUNS_WAITING: a 429 while `max` of the user's runs are queued or being judged. */
-async function refuseIfWaiting(em: EntityManager, userId: string, max: number): Promise<void> {
-  const [{ n }] = await rows<{ n: number }>(em, WAITING_COUNT_SQL, [userId]);
-  if (n >= max) throw new ServiceError(429, `${n} of your runs are still waiting: try again when one is done`, 5);
+/**
+ * A 429 while `waiting` of the user's runs are queued or being judged (RUNS_WAITING), or while `perMinute` of
+ * them were accepted in the last 60 s (RUNS_PER_MINUTE, 0: no limit; any 60 s holds at most that many).
+ */
+async function refuseOverLimits(em: EntityManager, userId: string, limits: RunSettings): Promise<void> {
+  const [count] = await rows<{ waiting: number; minute: number; retry_ms: number }>(em, RUN_LIMITS_SQL, [userId]);
+  if (count.waiting >= limits.waiting)
+    throw new ServiceError(429, `${count.waiting} of your runs are still waiting: try again when one is done`, 5);
+  if (limits.perMinute > 0 && count.minute >= limits.perMinute) {
+    const seconds = Math.max(1, Math.ceil(count.retry_ms / 1000));
+    throw new ServiceError(429, `too many runs: try again in ${seconds} s`, seconds);
+  }
 }
 
 /**
  * Starts a run: the program's files checked as a submission's, the run's config made from the problem's
  * latest version (run-config.ts), the blobs stored, then the run and its files in one statement under the
- * owner's lock, refused when RUNS_WAITING of theirs are already waiting. The caller enqueues its task after.
+ * owner's lock, refused when over RUNS_WAITING or RUNS_PER_MINUTE: the lock makes the count and the insert
+ * one step for that user, so concurrent requests cannot all see the last free place. The caller enqueues
+ * its task after.
  */
 export async function createRun(
   em: EntityManager,
@@ -95,7 +105,7 @@ export async function createRun(
   const { mode, stdin } = modeOf(input, settings.runs.inputMaxBytes);
   const paths = checkFiles(input.files, settings.submissions);
   // Refused before any work (the config read, the blobs written); checked again under the owner's lock.
-  await refuseIfWaiting(em, access.userId, settings.runs.waiting);
+  await refuseOverLimits(em, access.userId, settings.runs);
   const { tree, raw } = await latestVersion(em, store, target.problem, input.language);
   const made = runConfigOf(raw, new Set(tree.keys()), input.language, mode);
   const files: FileRow[] = [fileRow("config", "config.json", serializeConfigJson(made.config))];
@@ -109,7 +119,7 @@ export async function createRun(
   const [id, taskId] = [randomUUID(), randomUUID()];
   const created = await em.transactional(async (tx) => {
     await tx.execute(OWNER_LOCK_SQL, [`runs:${access.userId}`]);
-    await refuseIfWaiting(tx, access.userId, settings.runs.waiting);
+    await refuseOverLimits(tx, access.userId, settings.runs);
     return (
       await rows<{ created_at: string; expires_at: string }>(tx, CREATE_RUN_SQL, [
         JSON.stringify([...blobs].map(([d, s]) => ({ d, s }))),

@@ -5,11 +5,21 @@
  * tests/db/statements-prepare.test.ts prepares every one of SAMPLE_STATEMENTS against the migrated schema.
  */
 
-/** A user's runs are created one at a time, so the count of those waiting holds (RUNS_WAITING). */
+/** A user's runs are created one at a time, so the counts of RUN_LIMITS_SQL hold until the insert. */
 export const OWNER_LOCK_SQL = "select pg_advisory_xact_lock(hashtextextended(?, 0))";
 
-/** Runs of a user queued or being judged. Parameter: the user's id. */
-export const WAITING_COUNT_SQL = `select count(*)::int as n from runs where owner_id = ? and state in ('queued', 'running')`;
+/**
+ * A user's runs queued or being judged (RUNS_WAITING), and those accepted in the last 60 s (RUNS_PER_MINUTE)
+ * with the milliseconds until the oldest of them leaves the minute. The run rows are the minute's only
+ * count, so a refusal of any kind spends nothing; a run outlives the minute (RUNS_KEEP_MINUTES ≥ 1).
+ * statement_timestamp(), not now(): a transaction that waited for the owner's lock must not count from
+ * when it began. Parameter: the user's id.
+ */
+export const RUN_LIMITS_SQL = `select count(*) filter (where state in ('queued', 'running'))::int as waiting,
+    count(*) filter (where created_at > statement_timestamp() - interval '1 minute')::int as minute,
+    coalesce(ceil(extract(epoch from min(created_at) filter (where created_at > statement_timestamp()
+      - interval '1 minute') + interval '1 minute' - statement_timestamp()) * 1000), 0)::int as retry_ms
+  from runs where owner_id = ?`;
 
 /**
  * The run in one statement: the blobs' ledger rows (refreshed, which keeps the collector off them), the
@@ -23,8 +33,9 @@ export const CREATE_RUN_SQL = `
     on conflict (digest) do update set created_at = now()),
   r as (
     insert into runs (id, domain_id, problem_id, problem_set_id, owner_id, language, mode, task_id, priority,
-                      expires_at, sources)
-    values (?, ?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(mins => ?), ?::jsonb)
+                      created_at, expires_at, sources)
+    values (?, ?, ?, ?, ?, ?, ?, ?, ?, statement_timestamp(), statement_timestamp() + make_interval(mins => ?),
+            ?::jsonb)
     returning id, created_at, expires_at),
   f as (
     insert into run_files (id, run_id, kind, path, digest, size)
@@ -99,7 +110,7 @@ export const REENQUEUE_RUN_SQL = `update runs set task_id = ?, updated_at = now(
 /** Every statement of this file, for the prepare test. */
 export const SAMPLE_STATEMENTS: string[] = [
   OWNER_LOCK_SQL,
-  WAITING_COUNT_SQL,
+  RUN_LIMITS_SQL,
   CREATE_RUN_SQL,
   RUN_FILES_SQL,
   CLAIM_RUN_SQL,
