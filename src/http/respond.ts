@@ -32,3 +32,19 @@ export function okJson(set: { headers: Record<string, unknown> }, dataJson: stri
   set.headers = {};
   return new Response(`{"errorCode":"Success","errorMsg":null,"data":${dataJson}}`, { headers });
 }
+
+/**
+ * encodeURIComponent, and ! ' ( ) * escaped too: a name so encoded is one URL path segment that a Markdown
+ * link `](…)` or a quoted HTML attribute holds as it is, and an RFC 5987 value (filename*).
+ */
+export const encodeStrictly = (text: string) =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * A Content-Disposition for a file named by someone else (RFC 6266): an ASCII fallback with anything that
+ * could end or split the header's quoted string replaced, then the exact name as filename*.
+ */
+export function contentDisposition(kind: "inline" | "attachment", name: string): string {
+  const fallback = name.replace(/[^A-Za-z0-9._-]/g, "_") || "file";
+  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeStrictly(name)}`;
+}

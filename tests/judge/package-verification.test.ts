@@ -139,7 +139,9 @@ describe("a Kattis 2025-09 package", () => {
     expect(image.headers.get("content-security-policy")).toContain("sandbox");
     const tool = await served(problem.attachments[0].url, cast.member.token);
     expect(tool.headers.get("content-type")).toBe("application/octet-stream");
-    expect(tool.headers.get("content-disposition")).toBe('attachment; filename="tide_tool.py"');
+    expect(tool.headers.get("content-disposition")).toBe(
+      "attachment; filename=\"tide_tool.py\"; filename*=UTF-8''tide_tool.py",
+    );
     const base = `/api/v1/domains/${cast.domain.id}/problems/${problem.id}/attachments`;
     // Business errors keep Horse's envelope (HTTP 200, the errorCode says it).
     for (const path of [

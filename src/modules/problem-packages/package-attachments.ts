@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../core/errors";
+import { contentDisposition } from "../../http/respond";
 import type { BlobStore } from "../../storage/blob-store";
 import type { Problem } from "../problems/problem.entity";
 import { ProblemAttachment } from "./package-verification.entity";
@@ -22,16 +23,33 @@ export async function storedAttachments(em: EntityManager, domainId: string, pro
   return attachmentLinks(domainId, problem.id, rows);
 }
 
+/**
+ * The attachment's name from the path below …/attachments/, as attachmentPath encoded it. Elysia hands a
+ * wildcard on undecoded (and Bun's own router never serves one), so it is decoded here, exactly once. A
+ * malformed escape or a NUL (which no stored name holds, and PostgreSQL refuses) names nothing.
+ */
+export function attachmentName(encoded: string): string {
+  let name: string | null = null;
+  try {
+    name = decodeURIComponent(encoded);
+  } catch {
+    // A malformed %-escape.
+  }
+  if (name === null || name.includes("\0"))
+    throw new BizError("FileDownloadError", `the problem has no attachment ${JSON.stringify(encoded)}`);
+  return name;
+}
+
 export async function attachmentBody(em: EntityManager, store: BlobStore, problem: Problem, name: string) {
   const found = await em.findOne(ProblemAttachment, { problem, name });
   if (!found) throw new BizError("FileDownloadError", `the problem has no attachment ${JSON.stringify(name)}`);
   const bytes = await store.get(found.digest);
   const type = Bun.file(name).type.split(";")[0] || "application/octet-stream";
-  const file = (name.split("/").at(-1) ?? "file").replace(/[^A-Za-z0-9._-]/g, "_");
+  const inline = INLINE.test(type);
   return new Response(bytes, {
     headers: {
-      "content-type": INLINE.test(type) ? type : "application/octet-stream",
-      "content-disposition": `${INLINE.test(type) ? "inline" : "attachment"}; filename="${file}"`,
+      "content-type": inline ? type : "application/octet-stream",
+      "content-disposition": contentDisposition(inline ? "inline" : "attachment", name.split("/").at(-1) || "file"),
       "x-content-type-options": "nosniff",
       "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
       "cache-control": "private, max-age=300",

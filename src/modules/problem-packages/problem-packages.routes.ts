@@ -12,7 +12,7 @@ import { storeBlob } from "../problem-configs/blobs.service";
 import { ProblemParams } from "../problems/problems.schemas";
 import { findProblem, toProblemDetail } from "../problems/problems.service";
 import { kattisPackage } from "./kattis-export";
-import { attachmentBody, attachmentLinks, storedAttachments } from "./package-attachments";
+import { attachmentBody, attachmentLinks, attachmentName, storedAttachments } from "./package-attachments";
 import { importView, verificationView, verifyPackage } from "./package-verification.service";
 import { createFromPackage } from "./problem-packages.service";
 import { ImportResp, PackageImportResp, PackageUpload, VerificationResp } from "./problem-packages.schemas";
@@ -93,7 +93,7 @@ export function problemPackageRoutes(deps: AppDeps) {
     .get(
       "/problems/:problem/attachments/*",
       async ({ em, access, params }) =>
-        attachmentBody(em, store, await findProblem(em, access, params.problem), params["*"]),
+        attachmentBody(em, store, await findProblem(em, access, params.problem), attachmentName(params["*"])),
       {
         domainPermission: "problem.view",
         params: t.Object({ domain: t.String(), problem: t.String(), "*": t.String() }),

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../core/errors";
 import type { PackageProblemRead, PackageRead } from "../../jobs/catalogue";
+import { encodeStrictly } from "../../http/respond";
 import type { DomainAccess } from "../identity/access";
 import { commitVersion } from "../problem-configs/versions.service";
 import { createProblem } from "../problems/problems.service";
@@ -65,9 +66,12 @@ export async function createFromPackage(
   });
 }
 
-/** Where an attachment is served (problem-packages.routes.ts), below /api/v1/domains/. */
+/**
+ * Where an attachment is served (problem-packages.routes.ts), below /api/v1/domains/: each segment of its
+ * name encoded strictly, so the url also survives being written into the statement's Markdown and HTML.
+ */
 export const attachmentPath = (under: string, name: string) =>
-  `/api/v1/domains/${under}/attachments/${name.split("/").map(encodeURIComponent).join("/")}`;
+  `/api/v1/domains/${under}/attachments/${name.split("/").map(encodeStrictly).join("/")}`;
 
 /**
  * The statement's links to attachments by name (Markdown `](name)`, HTML `src="name"` and `href="name"`,
