@@ -1,4 +1,4 @@
-import { Elysia, ValidationError, type TSchema } from "elysia";
+import { Elysia, NotFoundError, ValidationError, type TSchema } from "elysia";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { TransformDecodeCheckError } from "@sinclair/typebox/value";
 import type { Logger } from "../core/logger";
@@ -23,13 +23,17 @@ export function checkFailed(error: unknown): unknown {
   return error;
 }
 
-/** The ICPC Contest API's routes (docs/contest-api.md) answer refusals in that spec's shape. */
-const CCS_PREFIX = "/api/ccs/";
+/**
+ * The ICPC Contest API's routes (docs/contest-api.md) answer refusals in that spec's shape: every path under
+ * its base, a path no route takes included (a client of that API reads no other shape).
+ */
+const underContestApi = (path: string) => path === "/api/ccs" || path.startsWith("/api/ccs/");
 
 /**
  * A refusal as the Contest API says it, `{code, message}` under the HTTP status `code`: a business error of
  * ours is a 404 when something is not found (a domain hidden from the caller too), a 403 when it is hidden from
- * the caller (a hidden scoreboard), else a 400; the others keep their status, invalid input a 400. Null: not a refusal (an unexpected error stays the generic 500).
+ * the caller (a hidden scoreboard), else a 400; a path no route takes a 404; the others keep their status,
+ * invalid input a 400. Null: not a refusal (an unexpected error stays the generic 500).
  */
 function ccsAnswer(error: unknown): { code: number; message: string } | null {
   if (error instanceof BizError) {
@@ -37,6 +41,7 @@ function ccsAnswer(error: unknown): { code: number; message: string } | null {
     return { code, message: error.message || error.code };
   }
   if (error instanceof HttpError) return { code: error.status, message: error.detail };
+  if (error instanceof NotFoundError) return { code: 404, message: "Not Found: no endpoint of this API at the path" };
   if (error instanceof ServiceError || error instanceof InputError)
     return { code: error instanceof InputError ? 422 : error.status, message: error.message };
   return null;
@@ -60,7 +65,7 @@ export function errorsPlugin(logger: Logger) {
       const down = outageOf(ours ? undefined : (cause ?? thrown));
       const error = down ? outages.refuse(down, (cause ?? thrown) as Error) : ours || fromCheck ? cause : thrown;
       const code = ours || down ? "OURS" : fromCheck ? "UNKNOWN" : thrownCode;
-      const contestApi = path.startsWith(CCS_PREFIX) ? ccsAnswer(error) : null;
+      const contestApi = underContestApi(path) ? ccsAnswer(error) : null;
       if (contestApi) {
         set.status = contestApi.code;
         if (error instanceof ServiceError && error.retryAfterSeconds !== undefined)
@@ -104,7 +109,7 @@ export function errorsPlugin(logger: Logger) {
         };
       }
       if (code === "VALIDATION" && error instanceof ValidationError) {
-        if (path.startsWith(CCS_PREFIX)) {
+        if (underContestApi(path)) {
           // The Contest API's shape for a malformed request (an unknown collection, an over-long token).
           set.status = 400;
           const issue = validationBody(error, request).detail[0];
