@@ -22,7 +22,8 @@ export interface AroundApi {
 
 /** Starts the HTTP API: config → PostgreSQL → Redis → app → listen, with graceful shutdown. */
 export async function runApi(config: Config, logger: Logger, around: AroundApi = {}) {
-  const orm = await connectPostgres(config.databaseUrl);
+  const { poolSize, readPoolSize } = config.database;
+  const orm = await connectPostgres(config.databaseUrl, { poolMax: poolSize, readPoolMax: readPoolSize });
   const redis = await connectRedis(config.redisUrl);
   let shuttingDown = false;
   const { app, deps } = assembleApp({

@@ -89,7 +89,8 @@ export async function runWorker<Q extends QueueName>(
   try {
     const config = loadConfig(process.env, "worker");
     const logger = createLogger(config.logLevel, { service: `worker:${queue}` }, { format: config.logFormat });
-    const orm = await connectPostgres(config.databaseUrl, { poolMax: 4 });
+    const { poolSize, readPoolSize } = config.database;
+    const orm = await connectPostgres(config.databaseUrl, { poolMax: poolSize, readPoolMax: readPoolSize });
     // Fails fast with a clear message when Redis is down, before BullMQ starts retrying silently.
     await (await connectRedis(config.redisUrl)).quit();
     const concurrency = Number(process.env.WORKER_CONCURRENCY ?? cpus().length) || 1;

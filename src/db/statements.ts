@@ -69,13 +69,19 @@ export const sessionOptions = () =>
     .join(" ");
 
 const readPools = new WeakMap<object, SQL>();
+const readPoolSizes = new WeakMap<object, number>();
 const READ_CONNECT_SECONDS = 5;
+
+/** The read pool's size for an ORM's connection (DATABASE_READ_POOL_SIZE), before its first read. */
+export function sizeReadPool(em: EntityManager, max: number): void {
+  readPoolSizes.set(em.getConnection(), max);
+}
 
 function readPool(em: EntityManager): SQL {
   const connection = em.getConnection();
   let pool = readPools.get(connection);
   if (!pool) {
-    const max = (em.config.get("pool") as { max?: number } | undefined)?.max ?? 10;
+    const max = readPoolSizes.get(connection) ?? (em.config.get("pool") as { max?: number } | undefined)?.max ?? 10;
     // A connection that cannot be made is given up after READ_CONNECT_SECONDS (Bun retries until then):
     // during an outage a request gets its 503 in seconds, not after Bun's default 30.
     pool = new SQL(em.config.get("clientUrl") as string, {

@@ -1,7 +1,7 @@
 import { MikroORM } from "@mikro-orm/postgresql";
 import { ormConfig } from "./mikro-orm.config";
 import type { Orm } from "../db/orm";
-import { closeReadPool } from "../db/statements";
+import { closeReadPool, sizeReadPool } from "../db/statements";
 import { redactUrl, StartupError } from "../core/startup";
 
 /**
@@ -10,8 +10,9 @@ import { redactUrl, StartupError } from "../core/startup";
  */
 
 /** Connects and proves the connection works, so a bad DATABASE_URL fails at start-up, not on the first request. */
-export async function createOrm(databaseUrl: string, options: { poolMax?: number } = {}): Promise<Orm> {
+export async function createOrm(databaseUrl: string, options: PoolSizes = {}): Promise<Orm> {
   const orm = await MikroORM.init(ormConfig(databaseUrl, options));
+  if (options.readPoolMax !== undefined) sizeReadPool(orm.em, options.readPoolMax);
   // The hot reads' pool (db/statements.ts) closes with the ORM, wherever the ORM is closed.
   const close = orm.close.bind(orm);
   orm.close = async (force?: boolean) => {
@@ -28,16 +29,19 @@ export async function createOrm(databaseUrl: string, options: { poolMax?: number
   return orm;
 }
 
+/** The ORM's pool and the hot reads' pool (db/statements.ts; as large as the ORM's unless given). */
+export interface PoolSizes {
+  poolMax?: number;
+  readPoolMax?: number;
+}
+
 export async function migrate(orm: Orm): Promise<string[]> {
   const applied = await orm.migrator.up();
   return applied.map((m) => m.name);
 }
 
 /** Connects to PostgreSQL, or fails with a message that says what to fix. */
-export async function connectPostgres(
-  databaseUrl: string | undefined,
-  options: { poolMax?: number } = {},
-): Promise<Orm> {
+export async function connectPostgres(databaseUrl: string | undefined, options: PoolSizes = {}): Promise<Orm> {
   if (!databaseUrl) {
     throw new StartupError(
       "DATABASE_URL is not set. Set it (postgres://user:pass@host:5432/db), or use `bun run start`, which runs an " +

@@ -20,6 +20,11 @@ export interface Config {
   publicUrl: string;
   /** Unset means "start an embedded PostgreSQL" under `bun run start`; the other entrypoints require it. */
   databaseUrl: string | undefined;
+  /**
+   * Connections this process may open to PostgreSQL: the ORM's pool and the hot reads' pool beside it
+   * (db/statements.ts), each up to its size. docs/operations.md "Connections" sums them per layout.
+   */
+  database: { poolSize: number; readPoolSize: number };
   redisUrl: string;
   /** True when REDIS_URL was not given, so `bun run start` may start a local redis-server. */
   redisUrlDefaulted: boolean;
@@ -137,6 +142,7 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
     port,
     publicUrl: publicUrl ? new URL(publicUrl).origin : `http://localhost:${port}`,
     databaseUrl,
+    database: readPoolSizes(read, api),
     redisUrl,
     redisUrlDefaulted,
     dataDir,
@@ -209,6 +215,15 @@ export function serverSecrets(config: Config): string[] {
     oauth.jaccount?.clientSecret,
     oauth.oidc?.clientSecret,
   ].filter((value): value is string => typeof value === "string" && value.length > 0);
+}
+
+/**
+ * The API serves many requests at once, a worker a few jobs: 10 and 4 by default, the read pool as large as
+ * the ORM's unless set. Two APIs and two workers then open at most 56 connections, within PostgreSQL's 100.
+ */
+function readPoolSizes(read: EnvReader, api: boolean): Config["database"] {
+  const poolSize = read.integer("DATABASE_POOL_SIZE", api ? 10 : 4, 1, 1000);
+  return { poolSize, readPoolSize: read.integer("DATABASE_READ_POOL_SIZE", poolSize, 1, 1000) };
 }
 
 /** One hash per core, within a quarter of the machine's memory at 64 MiB each. */

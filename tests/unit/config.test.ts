@@ -32,6 +32,21 @@ describe("loadConfig", () => {
     expect(config.publicUrl).toBe("http://localhost:34765");
   });
 
+  test("pool sizes: 10 for an API, 4 for a worker, the read pool as large as the ORM's unless set", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "joj-config-"));
+    expect(loadConfig({ DATA_DIR: dataDir }).database).toEqual({ poolSize: 10, readPoolSize: 10 });
+    expect(loadConfig({ DATA_DIR: dataDir }, "worker").database).toEqual({ poolSize: 4, readPoolSize: 4 });
+    expect(loadConfig({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: "6" }).database).toEqual({
+      poolSize: 6,
+      readPoolSize: 6,
+    });
+    const both = { DATA_DIR: dataDir, DATABASE_POOL_SIZE: "6", DATABASE_READ_POOL_SIZE: "2" };
+    expect(loadConfig(both).database).toEqual({ poolSize: 6, readPoolSize: 2 });
+    const bad = problemsOf({ DATA_DIR: dataDir, DATABASE_POOL_SIZE: "0", DATABASE_READ_POOL_SIZE: "many" });
+    expect(bad.some((p) => p.includes("DATABASE_POOL_SIZE"))).toBe(true);
+    expect(bad.some((p) => p.includes("DATABASE_READ_POOL_SIZE"))).toBe(true);
+  });
+
   test("development without JWT_SECRET generates a random secret once and keeps it", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "joj-config-"));
     const first = loadConfig({ DATA_DIR: dataDir }).jwtSecret;
