@@ -57,7 +57,7 @@ try {
     throw new StartupError(String(error.message ?? error));
   });
   const api = guardedJudgeApi(settings, secrets, logger);
-  const me = await waitForApi(api, settings.serverUrl);
+  const me = await waitForApi(api, settings.serverUrls.join(", "));
   const deps = {
     api,
     cache: new FileCache(settings.cacheDir, settings.cacheMaxBytes),
@@ -78,7 +78,7 @@ try {
     { name: "slots", run: () => pool.close() },
   ]);
   logger.info("judge ready", {
-    server: settings.serverUrl,
+    server: settings.serverUrls.join(", "),
     judger: me.username,
     concurrency: settings.concurrency,
     slots: pool.slots.map((s) => s.uid),

@@ -12,8 +12,11 @@ import { secretValuesOf } from "../core/redact";
 export interface JudgeSettings {
   /** `queue`: tasks from the BullMQ judge queue; `http`: tasks long-polled from the API. */
   mode: "queue" | "http";
-  /** The API's origin (reports and downloads always go through it). */
-  serverUrl: string;
+  /**
+   * The API's origins, one or more (reports and downloads always go through the API): the judge keeps to
+   * the one that answers and moves to the next when it does not (api/retries.ts).
+   */
+  serverUrls: string[];
   accessKeyId: string;
   secretAccessKey: string;
   redisUrl: string;
@@ -105,9 +108,11 @@ export function loadJudgeSettings(env: Env = process.env, argv: string[] = proce
   const read = new EnvReader(env, problems);
   const flags = parseFlags(argv, problems);
   const port = read.integer("PORT", 34765, 1, 65535);
-  const serverUrl = flags.server ?? read.url("JUDGE_SERVER_URL", `http://127.0.0.1:${port}`) ?? "";
+  const serverUrls = flags.servers.length > 0 ? flags.servers : readServerUrls(env, port, problems);
   const mode = (flags.mode ??
-    (flags.server ? "http" : read.oneOf("JUDGE_MODE", ["queue", "http"] as const, "queue"))) as JudgeSettings["mode"];
+    (flags.servers.length > 0
+      ? "http"
+      : read.oneOf("JUDGE_MODE", ["queue", "http"] as const, "queue"))) as JudgeSettings["mode"];
   const accessKeyId = read.optional("JUDGER_ACCESS_KEY_ID");
   const secretAccessKey = read.optional("JUDGER_SECRET_ACCESS_KEY");
   if (!accessKeyId || !secretAccessKey) {
@@ -120,7 +125,7 @@ export function loadJudgeSettings(env: Env = process.env, argv: string[] = proce
   const compileSeconds = read.integer("JUDGE_COMPILE_SECONDS", 10, 1, 600);
   const settings: JudgeSettings = {
     mode,
-    serverUrl: serverUrl.replace(/\/+$/, ""),
+    serverUrls,
     accessKeyId: accessKeyId ?? "",
     secretAccessKey: secretAccessKey ?? "",
     redisUrl: read.optionalUrl("REDIS_URL", ["redis:", "rediss:"]) ?? "redis://127.0.0.1:6379",
@@ -151,8 +156,8 @@ export function loadJudgeSettings(env: Env = process.env, argv: string[] = proce
   return settings;
 }
 
-function parseFlags(argv: string[], problems: string[]): { server?: string; mode?: string } {
-  const flags: { server?: string; mode?: string } = {};
+function parseFlags(argv: string[], problems: string[]): { servers: string[]; mode?: string } {
+  const flags: { servers: string[]; mode?: string } = { servers: [] };
   for (let i = 0; i < argv.length; i++) {
     const [name, inline] = argv[i].split("=", 2) as [string, string | undefined];
     if (name !== "--server" && name !== "--mode") {
@@ -161,12 +166,11 @@ function parseFlags(argv: string[], problems: string[]): { server?: string; mode
     }
     const value = inline ?? argv[++i];
     if (name === "--server") {
-      try {
-        const url = new URL(value ?? "");
-        if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("protocol");
-        flags.server = url.origin;
-      } catch {
-        problems.push(`--server must be the API's http(s) URL, got "${value ?? ""}"`);
+      // Repeated, or a comma-separated list: the API's addresses, tried in turn.
+      for (const one of (value ?? "").split(",").filter((part, _, all) => part.trim() || all.length === 1)) {
+        const origin = originOf(one.trim());
+        if (origin) flags.servers.push(origin);
+        else problems.push(`--server must be the API's http(s) URL, got "${one.trim()}"`);
       }
     } else if (value === "queue" || value === "http") {
       flags.mode = value;
@@ -174,5 +178,31 @@ function parseFlags(argv: string[], problems: string[]): { server?: string; mode
       problems.push(`--mode must be queue or http, got "${value ?? ""}"`);
     }
   }
+  flags.servers = [...new Set(flags.servers)];
   return flags;
+}
+
+/** An http(s) URL without its query and trailing slashes (what the judge appends its paths to), or null. */
+function originOf(text: string): string | null {
+  try {
+    const url = new URL(text);
+    const base = `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+    return url.protocol === "http:" || url.protocol === "https:" ? base : null;
+  } catch {
+    return null;
+  }
+}
+
+/** JUDGE_SERVER_URL: one address, or several separated by commas (the APIs behind no load balancer). */
+function readServerUrls(env: Env, port: number, problems: string[]): string[] {
+  const given = env.JUDGE_SERVER_URL?.trim();
+  if (!given) return [`http://127.0.0.1:${port}`];
+  const listed = given
+    .split(",")
+    .map((one) => one.trim())
+    .filter(Boolean);
+  const origins = listed.map((one) => ({ one, origin: originOf(one) }));
+  for (const { one, origin } of origins)
+    if (!origin) problems.push(`JUDGE_SERVER_URL must list the API's http(s) URLs, got "${one}"`);
+  return [...new Set(origins.flatMap(({ origin }) => (origin ? [origin] : [])))];
 }

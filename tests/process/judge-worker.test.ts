@@ -205,6 +205,38 @@ describe("the judge process", () => {
     }
   }, 90_000);
 
+  test("two API addresses, the first gone for good mid-record: the judge goes on through the second, judged once", async () => {
+    const key = await judgerKey(t, cast);
+    const [first, second] = [
+      await startTcpProxy(Number(new URL(server).port)),
+      await startTcpProxy(Number(new URL(server).port)),
+    ];
+    const [a, b] = [`http://127.0.0.1:${first.port}`, `http://127.0.0.1:${second.port}`];
+    // A retry window of 1 s: with one address the record would be given up and never judged by this judge.
+    const judge = await judgeProcess(judgeEnv(t, a, key, 62_600, { JUDGE_API_RETRY_SECONDS: "1" }), [
+      "--server",
+      a,
+      "--server",
+      b,
+    ]);
+    try {
+      const id = await submitSlow();
+      await casesReported(id, 1);
+      first.cut();
+      const row = await finalRecord(t, id, 30_000);
+      expect(row).toMatchObject({ state: "accepted", score: 100, judger_id: key.id, attempts: 1 });
+      judge.child.kill("SIGTERM");
+      expect(await judge.child.exited).toBe(0);
+      const log = await judge.output();
+      expect(log).not.toContain("given back to the queue");
+      expect(log).not.toContain("judging failed");
+    } finally {
+      judge.child.kill("SIGKILL");
+      first.close();
+      second.close();
+    }
+  }, 60_000);
+
   test("SIGTERM mid-record with no grace: the record is given back at once, not after the lease, and judged by the next judge", async () => {
     const key = await judgerKey(t, cast);
     const a = await judgeProcess(judgeEnv(t, server, key, 62_300, { JUDGE_STOP_GRACE_SECONDS: "0" }));

@@ -53,16 +53,35 @@ describe("judge settings", () => {
   test("--server selects HTTP mode; the environment alone means queue mode", () => {
     expect(loadJudgeSettings(KEY, ["--server", "https://joj.example.edu/"])).toMatchObject({
       mode: "http",
-      serverUrl: "https://joj.example.edu",
+      serverUrls: ["https://joj.example.edu"],
     });
     expect(loadJudgeSettings({ ...KEY, PORT: "4000" }, [])).toMatchObject({
       mode: "queue",
-      serverUrl: "http://127.0.0.1:4000",
+      serverUrls: ["http://127.0.0.1:4000"],
     });
     expect(loadJudgeSettings(KEY, ["--server=http://api:34765", "--mode", "queue"])).toMatchObject({
       mode: "queue",
-      serverUrl: "http://api:34765",
+      serverUrls: ["http://api:34765"],
     });
+  });
+
+  test("several API addresses: --server repeated or a list, JUDGE_SERVER_URL a list; each must be http(s)", () => {
+    const two = ["https://api-1.joj.example.edu", "https://api-2.joj.example.edu"];
+    expect(loadJudgeSettings(KEY, ["--server", two[0], "--server", `${two[1]}/`]).serverUrls).toEqual(two);
+    expect(loadJudgeSettings(KEY, [`--server=${two.join(",")}`]).serverUrls).toEqual(two);
+    const listed = loadJudgeSettings({
+      ...KEY,
+      JUDGE_SERVER_URL: ` ${two[0]} , ${two[1]},${two[0]}`,
+      JUDGE_MODE: "http",
+    });
+    expect(listed).toMatchObject({ mode: "http", serverUrls: two });
+    // Behind a proxy at a path: the path stays, the trailing slash goes.
+    expect(loadJudgeSettings({ ...KEY, JUDGE_SERVER_URL: "https://lab.example.edu/joj/" }).serverUrls).toEqual([
+      "https://lab.example.edu/joj",
+    ]);
+    for (const bad of [{ JUDGE_SERVER_URL: `${two[0]},ftp://files` }, { JUDGE_SERVER_URL: "api-2:34765," }])
+      expect(() => loadJudgeSettings({ ...KEY, ...bad })).toThrow(ConfigError);
+    expect(() => loadJudgeSettings(KEY, ["--server", `${two[0]},not a url`])).toThrow(ConfigError);
   });
 
   test("every problem is reported together, by name", () => {

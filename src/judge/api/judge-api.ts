@@ -2,6 +2,7 @@ import type { CaseReport, RecordJudgePayload, StageReport } from "../../core/jud
 import { Redactor } from "../../core/redact";
 import type { Logger } from "../../core/logger";
 import type { JudgeSettings } from "../judge-settings";
+import { Addresses, Refused, RETRY_WINDOW_MS, Transient, withRetries } from "./retries";
 
 /** A task to claim (from the queue or the API's long poll): the queue's payload. */
 export type JudgeTask = RecordJudgePayload;
@@ -25,46 +26,10 @@ export interface Claim {
 
 export type { CaseReport };
 
-/** The API said no (the task was re-queued, the lease lapsed, another judger has it): not worth a retry. */
-export class Refused extends Error {
-  constructor(
-    readonly errorCode: string,
-    message: string,
-  ) {
-    super(`${errorCode}: ${message}`);
-    this.name = "Refused";
-  }
-}
+export { isUnreachable, Refused, RETRY_WINDOW_MS, Unreachable } from "./retries";
 
-/**
- * How long a call is retried while the API does not answer (refused connections, timeouts, 5xx): an API
- * restarting during a deadline comes back within seconds. Past this the call throws Unreachable, and the
- * judge gives up the record without reporting anything (judge-record.ts): its lease returns it to the queue.
- */
-export const RETRY_WINDOW_MS = 30_000;
-const BACKOFF_MS = 250;
-const BACKOFF_MAX_MS = 4_000;
 const CALL_TIMEOUT_MS = 30_000;
 
-/** The API did not answer within the retry window: a matter of transport, never of the record. */
-export class Unreachable extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "Unreachable";
-  }
-}
-
-/** Whether an error, or one that caused it, is Unreachable. */
-export function isUnreachable(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
-    if (e instanceof Unreachable) return true;
-  return false;
-}
-
-/**
- * The judge protocol over HTTP, as any judger speaks it: the access key on every call, the envelope's
- * `errorCode` decides, and transient failures (network, 5xx) are retried with back-off.
- */
 /**
  * Cuts the judge's secrets out of what a program printed before it is sent, and says when it had to; and
  * the judge machine's own directories out of every message (a tool's complaint may name one), quietly.
@@ -128,15 +93,27 @@ export function guardedJudgeApi(settings: JudgeSettings, secrets: readonly strin
   );
 }
 
+/**
+ * The judge protocol over HTTP, as any judger speaks it: the access key on every call, the envelope's
+ * `errorCode` decides, and transient failures (network, 5xx) are retried at the API's other addresses and
+ * with back-off (retries.ts).
+ */
 export class JudgeApi {
   private readonly authorization: string;
+  private readonly addresses: Addresses;
 
   constructor(
-    private readonly settings: Pick<JudgeSettings, "serverUrl" | "accessKeyId" | "secretAccessKey">,
+    settings: Pick<JudgeSettings, "serverUrls" | "accessKeyId" | "secretAccessKey">,
     private readonly guard?: OutputGuard,
     private readonly retryWindowMs = RETRY_WINDOW_MS,
   ) {
     this.authorization = `Basic ${Buffer.from(`${settings.accessKeyId}:${settings.secretAccessKey}`).toString("base64")}`;
+    this.addresses = new Addresses(settings.serverUrls);
+  }
+
+  /** The address that answered last (where the next call goes first). */
+  get serverUrl(): string {
+    return this.addresses.current;
   }
 
   /** A record's protocol paths, or a run's: the same calls under /runs (docs/api.md "Runs"). */
@@ -213,8 +190,8 @@ export class JudgeApi {
    */
   async download(file: RemoteFile): Promise<Uint8Array> {
     const link = new URL(file.url);
-    const url = `${this.settings.serverUrl}${link.pathname}${link.search}`;
-    return this.withRetries(async () => {
+    return this.withRetries(async (base) => {
+      const url = `${base}${link.pathname}${link.search}`;
       const response = await fetch(url, {
         headers: { authorization: this.authorization },
         signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
@@ -233,9 +210,9 @@ export class JudgeApi {
     body?: unknown,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<T> {
-    return this.withRetries(async () => {
+    return this.withRetries(async (base) => {
       const timeout = AbortSignal.timeout(options.timeoutMs ?? CALL_TIMEOUT_MS);
-      const response = await fetch(`${this.settings.serverUrl}${path}`, {
+      const response = await fetch(`${base}${path}`, {
         method,
         headers: { authorization: this.authorization, "content-type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -256,23 +233,7 @@ export class JudgeApi {
     }, options.signal);
   }
 
-  /** A refusal at once; a transport failure again, backing off, until the retry window ends (Unreachable). */
-  private async withRetries<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const deadline = Date.now() + this.retryWindowMs;
-    for (let i = 0; ; i++) {
-      try {
-        return await attempt();
-      } catch (error) {
-        if (error instanceof Refused || signal?.aborted) throw error;
-        const pause = Math.min(BACKOFF_MAX_MS, BACKOFF_MS * 2 ** i);
-        if (Date.now() + pause > deadline)
-          throw new Unreachable(`the API did not answer for ${this.retryWindowMs / 1000} s: ${String(error)}`, {
-            cause: error,
-          });
-        await Bun.sleep(pause);
-      }
-    }
+  private withRetries<T>(attempt: (base: string) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return withRetries(this.addresses, this.retryWindowMs, attempt, signal);
   }
 }
-
-class Transient extends Error {}
