@@ -33,21 +33,24 @@ type Verdict = "accepted" | "wrong_answer" | "compile_error" | "runtime_error";
 async function judge(id: string, verdict: Verdict) {
   const { task_id } = await recordRow(t, id);
   const base = `${domain()}/records/${id}`;
-  await t.api.post(`${base}/judge/claim`, { taskId: task_id }, { token: judger.token });
+  // Every step must be taken: a refused report would leave a judgement without its runs.
+  const step = (what: string, answer: { body: any }) =>
+    expect(answer.body.errorCode === "Success" ? `${what}: Success` : `${what}: ${JSON.stringify(answer.body)}`).toBe(
+      `${what}: Success`,
+    );
+  step("claim", await t.api.post(`${base}/judge/claim`, { taskId: task_id }, { token: judger.token }));
   const cases = [verdict, verdict === "compile_error" ? verdict : "accepted"];
   for (const [i, state] of cases.entries())
-    await t.api.put(
-      `${base}/cases/${i}/judge`,
-      { state, score: state === "accepted" ? 50 : 0, timeMs: 7 + i },
-      {
-        token: judger.token,
-      },
+    step(
+      `case ${i}`,
+      await t.api.put(
+        `${base}/cases/${i}/judge`,
+        { state, score: state === "accepted" ? 50 : 0, timeMs: 7 + i },
+        { token: judger.token },
+      ),
     );
-  await t.api.put(
-    `${base}/judge`,
-    { state: verdict === "accepted" ? "accepted" : "rejected" },
-    { token: judger.token },
-  );
+  const final = verdict === "accepted" ? "accepted" : "rejected";
+  step("final", await t.api.put(`${base}/judge`, { state: final }, { token: judger.token }));
 }
 
 async function scripted(set: string, who: string, problem: number, time: string | null, verdict: Verdict) {
@@ -83,23 +86,30 @@ async function feed(of: string, query: string, token: string, done: (lines: any[
   const lines: any[] = [];
   const reader = response.body!.getReader();
   let text = "";
+  let ended = "";
   const until = Date.now() + ms;
   const more = async () => {
     while (!done(lines) && Date.now() < until) {
       const next = await Promise.race([reader.read(), Bun.sleep(until - Date.now()).then(() => null)]);
-      if (!next || next.done) return;
+      if (!next || next.done) {
+        ended = next ? "the server ended the stream" : "the time was up";
+        return;
+      }
       text += new TextDecoder().decode(next.value);
       for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n")) {
         if (nl > 0) lines.push(JSON.parse(text.slice(0, nl)));
         text = text.slice(nl + 1);
       }
     }
+    if (!done(lines) && !ended) ended = "the time was up";
   };
   await more();
   return {
     status: response.status,
     type: response.headers.get("content-type"),
     lines,
+    /** Why reading stopped before `done` held ("" while it holds or reading goes on). */
+    ended: () => ended,
     more: async (next: (lines: any[]) => boolean) => {
       done = next;
       await more();
@@ -561,6 +571,11 @@ describe("the event feed", () => {
     );
     stream.close();
     const news = stream.lines.slice(before.lines.length);
+    // Said whole when it fails: why the stream stopped, what it sent, what the server logged.
+    const logged = t.logs.filter((l) => l.level === "error" || l.level === "warn");
+    expect({ ended: stream.ended(), news: news.map((l) => `${l.type}/${l.id}`), logged }).toMatchObject({
+      ended: "",
+    });
     expect(news.flatMap((line) => check.eventProblems(line))).toEqual([]);
     expect(news.some((l) => l.type === "submissions" && l.id === fresh)).toBe(true);
     expect(news.some((l) => l.type === "runs" && l.data.judgement_type_id === "AC")).toBe(true);
