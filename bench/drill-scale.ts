@@ -31,7 +31,12 @@ report("                                          baseline      scaled", [
   row("submissions acknowledged", (r) => String(r.acknowledged)),
   row("judged to a final state", (r) => String(r.judged)),
   row("duplicates / lost", (r) => `${r.duplicates} / ${r.lost}`),
-  row("ended failed (judge's fault)", (r) => String(r.failed)),
+  row("ended failed", (r) => String(r.failed)),
+  row("judged to the end twice", (r) => String(r.judgedTwice)),
+  row("HTTP judge's records at its API's restart", (r) => String(r.heldAtRestart)),
+  row("streams ended by a server error", (r) => String(r.streamErrors)),
+  row("other error lines of the APIs", (r) => String(r.apiErrors.length)),
+  row("PostgreSQL connections of its processes, peak", (r) => String(r.pgConnectionsPeak)),
   row("submit → final p50 / p99 (s)", (r) => `${fmt(r.p50 / 1000)} / ${fmt(r.p99 / 1000)}`),
   row("stream events expected / seen", (r) => `${r.eventsExpected} / ${r.eventsSeen}`),
   row("streams told to reset", (r) => String(r.resets)),
@@ -62,6 +67,14 @@ for (const [name, r] of [
     `CPU seconds per process (${name})`,
     r.cpu.map(([p, s]) => [p, fmt(s)]),
   );
+for (const [name, r] of [
+  ["baseline", one],
+  ["scaled", two],
+] as const)
+  report(
+    `PostgreSQL connections per process, peak (${name})`,
+    r.pgConnections.map(([p, n]) => [p, String(n)]),
+  );
 
 const problems: string[] = [];
 for (const [name, r] of [
@@ -70,6 +83,10 @@ for (const [name, r] of [
 ] as const) {
   if (r.lost || r.duplicates || r.judged !== r.acknowledged)
     problems.push(`${name}: lost ${r.lost}, duplicates ${r.duplicates}`);
+  if (r.failed) problems.push(`${name}: ${r.failed} failed: ${r.failures.slice(0, 3).join(" | ")}`);
+  if (r.judgedTwice) problems.push(`${name}: ${r.judgedTwice} records judged to the end twice`);
+  if (r.streamErrors) problems.push(`${name}: ${r.streamErrors} streams ended by a server error`);
+  if (r.apiErrors.length) problems.push(`${name}: API error lines: ${r.apiErrors.slice(0, 3).join(" | ")}`);
   if (r.eventsSeen !== r.eventsExpected || r.resets)
     problems.push(`${name}: events ${r.eventsSeen}/${r.eventsExpected}, resets ${r.resets}`);
   if (!r.boardsEqual) problems.push(`${name}: boards differ between APIs`);

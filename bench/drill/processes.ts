@@ -58,12 +58,47 @@ export function serverEnv(t: TestApp, extra: Record<string, string> = {}): Recor
   };
 }
 
+/** Each JSON log line a process writes (its `msg` and fields), with the process's name. */
+export type LogListener = (name: string, line: Record<string, unknown>) => void;
+let logListener: LogListener = () => {};
+
+/** Where the processes' log lines go from now on (the drill counts some: run-drill.ts). */
+export function onLogLine(listener: LogListener): void {
+  logListener = listener;
+}
+
+/** JSON lines of a stream, one at a time, to the listener; anything else is skipped. */
+async function readLines(name: string, stream: ReadableStream<Uint8Array>) {
+  const decoder = new TextDecoder();
+  let rest = "";
+  for await (const chunk of stream) {
+    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines)
+      if (line.startsWith("{"))
+        try {
+          logListener(name, JSON.parse(line));
+        } catch {
+          // not a log line
+        }
+  }
+}
+
+/** The drill's processes name their connections (`drill-api-1`…): PostgreSQL counts them per process. */
+export const CONNECTION_PREFIX = "drill-";
+function namedUrl(t: TestApp, name: string): string {
+  const url = new URL(t.config.databaseUrl!);
+  url.searchParams.set("application_name", `${CONNECTION_PREFIX}${name}`);
+  return url.toString();
+}
+
 function spawnProc(name: string, argv: string[], env: Record<string, string>, ready: () => Promise<boolean>) {
   let child: ReturnType<typeof Bun.spawn>;
   let spent = 0;
   let stderr = "";
   const start = async () => {
-    child = Bun.spawn(argv, { cwd: ROOT, env, stdout: "ignore", stderr: "pipe" });
+    child = Bun.spawn(argv, { cwd: ROOT, env: { LOG_FORMAT: "json", ...env }, stdout: "pipe", stderr: "pipe" });
+    void readLines(name, child.stdout as ReadableStream<Uint8Array>);
     void (async () => {
       for await (const chunk of child.stderr as ReadableStream<Uint8Array>)
         stderr = (stderr + new TextDecoder().decode(chunk)).slice(-4000);
@@ -99,14 +134,16 @@ export async function startApi(t: TestApp, name: string, env: Record<string, str
       (r) => r.ok,
       () => false,
     );
-  const { proc, start } = spawnProc(name, ["bun", "src/main.ts"], serverEnv(t, { PORT: String(port), ...env }), ready);
+  const settings = serverEnv(t, { PORT: String(port), DATABASE_URL: namedUrl(t, name), ...env });
+  const { proc, start } = spawnProc(name, ["bun", "src/main.ts"], settings, ready);
   await start();
   return Object.assign(proc, { url });
 }
 
 export async function startConfigsWorker(t: TestApp, name: string, env: Record<string, string> = {}): Promise<Proc> {
   let up = false;
-  const { proc, start } = spawnProc(name, ["bun", "workers/configs.ts"], serverEnv(t, env), async () => {
+  const settings = serverEnv(t, { DATABASE_URL: namedUrl(t, name), ...env });
+  const { proc, start } = spawnProc(name, ["bun", "workers/configs.ts"], settings, async () => {
     // A worker is up once it has scheduled its housekeeping: give it a moment, it answers no port.
     if (!up) await Bun.sleep(1500);
     up = true;
@@ -145,7 +182,8 @@ export async function startJudge(
     JUDGE_CACHE_DIR: join(scratch, "cache"),
     JUDGE_SLOT_UID_BASE: String(uidBase),
     JUDGE_CONCURRENCY: "2",
-    LOG_LEVEL: "warn",
+    // "record judged" is an info line: the drill counts records judged to the end by more than one loop.
+    LOG_LEVEL: "info",
   };
   let up = false;
   const { proc, start } = spawnProc(name, ["bun", "--no-env-file", "workers/judge.ts"], env, async () => {

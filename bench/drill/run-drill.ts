@@ -3,7 +3,8 @@ import { spawnApp, type TestApp } from "../../tests/helpers/spawn-app";
 import { makeCast } from "../../tests/helpers/domain-factories";
 import { judgerKey, uploadConfig } from "../../tests/helpers/judging";
 import { call, percentile, tally, watch, type Watch } from "./clients";
-import { startApi, startConfigsWorker, startJudge, type Proc } from "./processes";
+import { onLogLine, startApi, startConfigsWorker, startJudge, type Proc } from "./processes";
+import { disturb, sampleConnections } from "./chaos";
 import { importOnce, loadSince, snapshot, type ServiceLoad } from "./load";
 import { startLocalS3, type LocalS3 } from "../../tests/helpers/s3-server";
 
@@ -29,6 +30,17 @@ export interface DrillResult {
   duplicates: number;
   lost: number;
   failed: number;
+  /** Records judged to the end by more than one judge loop (their "record judged" or "judging failed" lines). */
+  judgedTwice: number;
+  /** Live streams an API ended with an error ("live stream failed"), and its other error lines. */
+  streamErrors: number;
+  apiErrors: string[];
+  /** The most connections PostgreSQL held for the drill's processes at once (pg_stat_activity, every 200 ms). */
+  pgConnectionsPeak: number;
+  /** Each process's own peak. */
+  pgConnections: [string, number][];
+  /** Records the HTTP judge held when its API was restarted (0 when there was no restart or none held). */
+  heldAtRestart: number;
   /** Why each failed record failed (its first case's message). */
   failures: string[];
   p50: number;
@@ -111,6 +123,18 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
   const t = await spawnApp({ LOG_LEVEL: "warn", ...storageEnv }, { configsWorker: true });
   const procs: Proc[] = [];
   const watches: Watch[] = [];
+  const ends = new Map<string, number>();
+  let streamErrors = 0;
+  const apiErrors: string[] = [];
+  onLogLine((name, line) => {
+    const recordId = typeof line.recordId === "string" ? line.recordId : "";
+    if (line.msg === "record judged" || line.msg === "judging failed")
+      ends.set(recordId, (ends.get(recordId) ?? 0) + 1);
+    if (!name.startsWith("api-") || line.level !== "error") return;
+    if (line.msg === "live stream failed") streamErrors++;
+    else apiErrors.push(`${name}: ${line.msg} ${JSON.stringify(line.error ?? line.err ?? "")}`.slice(0, 300));
+  });
+  const connections = sampleConnections(t);
   try {
     const { cast, problem, set } = await setUp(t);
     const d = cast.domain.id;
@@ -126,19 +150,15 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
     const urls = apis.map((a) => a.url);
     for (let i = 0; i < shape.workers; i++) procs.push(await startConfigsWorker(t, `configs-${i + 1}`, storageEnv));
     const judges: Proc[] = [];
+    let httpJudger: string | null = null;
     for (let i = 0; i < shape.queueJudges + shape.httpJudges; i++) {
       const mode = i < shape.queueJudges ? "queue" : "http";
+      // The HTTP judge names the last API alone: pinned to it, it meets that API's restart.
       const url = urls[mode === "http" ? urls.length - 1 : i % urls.length];
-      judges.push(
-        await startJudge(
-          t,
-          `judge-${i + 1}-${mode}`,
-          url,
-          await judgerKey(t, cast),
-          76_000 + i * 100 + (shape.chaos ? 0 : 50),
-          mode,
-        ),
-      );
+      const key = await judgerKey(t, cast);
+      if (mode === "http") httpJudger = key.id;
+      const uidBase = 76_000 + i * 100 + (shape.chaos ? 0 : 50);
+      judges.push(await startJudge(t, `judge-${i + 1}-${mode}`, url, key, uidBase, mode));
     }
     procs.push(...judges);
     log(`processes up: ${procs.map((p) => p.name).join(", ")}`);
@@ -170,7 +190,7 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
     // The deadline: every student submits `each` times within the minute, alternating APIs.
     const acknowledged = new Map<string, string>();
     const before = await snapshot(t);
-    const chaos = shape.chaos ? disturb(t, judges, apis, log) : Promise.resolve();
+    const chaos = shape.chaos ? disturb(t, judges, apis, httpJudger, log) : Promise.resolve(0);
     // A teacher imports a package mid-deadline, the request sent through every API at once.
     const imported = Bun.sleep(2000).then(() => importOnce(t, urls, d, cast.admin.token));
     // The deadline window: long enough for the chaos to land while submissions arrive.
@@ -193,7 +213,7 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
         }),
       ),
     );
-    await chaos;
+    const heldAtRestart = await chaos;
     log(`${acknowledged.size} submissions acknowledged`);
     const em = () => t.orm.em.fork();
     const finalIn = "('accepted','rejected','failed')";
@@ -264,6 +284,12 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
       duplicates: rows.length - ids.size + [...ids].filter((id) => !acknowledged.has(id)).length,
       lost: [...acknowledged.keys()].filter((id) => !final.some((r) => r.id === id)).length,
       failed: final.filter((r) => r.state === "failed").length,
+      judgedTwice: [...ends].filter(([id, n]) => n > 1 && acknowledged.has(id)).length,
+      streamErrors,
+      apiErrors,
+      pgConnectionsPeak: connections.peak(),
+      pgConnections: connections.each(),
+      heldAtRestart,
       failures: final.filter((r) => r.state === "failed").map((r) => r.why ?? "(no message)"),
       p50: percentile(times, 50),
       p99: percentile(times, 99),
@@ -282,29 +308,10 @@ export async function runDrill(shape: DrillShape, log: (line: string) => void = 
       storage: s3 ? "s3" : "fs",
     };
   } finally {
+    await connections.stop();
     await Promise.all(watches.map((w) => w.stop()));
     for (const p of procs.reverse()) await p.stop().catch(() => {});
     await t.close();
     await s3?.stop();
   }
-}
-
-/** The chaos: the first judge killed with SIGKILL once it holds a record; the last API restarted mid-deadline. */
-async function disturb(t: TestApp, judges: Proc[], apis: Proc[], log: (line: string) => void) {
-  const em = () => t.orm.em.fork();
-  for (let i = 0; i < 600; i++) {
-    const [{ n }] = await em().execute<{ n: number }[]>(
-      "select count(*)::int as n from records where state in ('fetched','compiling','running','judging')",
-    );
-    if (n > 0) break;
-    await Bun.sleep(50);
-  }
-  await judges[0].stop("SIGKILL");
-  log(`${judges[0].name} killed with SIGKILL mid-record`);
-  await Bun.sleep(3000);
-  const api = apis[apis.length - 1];
-  await api.stop("SIGTERM");
-  log(`${api.name} stopped with SIGTERM; starting it again`);
-  await api.restart();
-  log(`${api.name} back`);
 }

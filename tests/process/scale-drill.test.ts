@@ -7,6 +7,8 @@ import { runDrill } from "../../bench/drill/run-drill";
 // Every acknowledged submission is judged once, every stream sees every change it may see (resuming
 // with Last-Event-ID across the restart), limits count across the APIs, the boards agree, a similarity
 // report asked for through both APIs at once is made once, so is a package import, and nothing answers a 5xx but a draining 503.
+// No record is judged to the end twice or ends `failed`, no stream ends in a server error, and the processes
+// stay within the connections docs/operations.md gives them.
 test("the deadline drill at CI size holds every promise", async () => {
   const result = await runDrill({
     apis: 2,
@@ -23,6 +25,9 @@ test("the deadline drill at CI size holds every promise", async () => {
     duplicates: result.duplicates,
     lost: result.lost,
     failed: result.failures,
+    judgedTwice: result.judgedTwice,
+    streamErrors: result.streamErrors,
+    apiErrors: result.apiErrors,
     eventsSeen: result.eventsSeen,
     resets: result.resets,
     limitAccepted: result.limitAccepted,
@@ -36,6 +41,9 @@ test("the deadline drill at CI size holds every promise", async () => {
     duplicates: 0,
     lost: 0,
     failed: [],
+    judgedTwice: 0,
+    streamErrors: 0,
+    apiErrors: [],
     eventsSeen: result.eventsExpected,
     resets: 0,
     limitAccepted: 6,
@@ -47,4 +55,7 @@ test("the deadline drill at CI size holds every promise", async () => {
   });
   // 24 students' own streams and two TAs' (one per API), each seeing its records' final states.
   expect(result.eventsExpected).toBe(24 + 2 * 24);
+  // Two APIs (10 + 10 each at most) and two configs workers (4 + 4): docs/operations.md "Connections".
+  expect(result.pgConnectionsPeak).toBeGreaterThan(0);
+  expect(result.pgConnectionsPeak).toBeLessThanOrEqual(2 * 20 + 2 * 8);
 }, 240_000);
