@@ -47,6 +47,27 @@ export const liveListBursts = new Counter({
   registers,
 });
 
+/** Live streams (records' events, Contest API feeds) of this process: docs/operations.md "Live streams". */
+export const liveStreamsOpen = new Gauge({
+  name: "joj_live_streams_open",
+  help: "Live streams this API process holds open",
+  registers,
+});
+
+export const liveStreamsRefused = new Counter({
+  name: "joj_live_streams_refused_total",
+  help: "Live streams refused with 429, by the cap that was full: user, process or site",
+  labelNames: ["cap"] as const,
+  registers,
+});
+
+export const liveStreamsDropped = new Counter({
+  name: "joj_live_streams_dropped_total",
+  help: "Live streams the server ended because their client did not read what was sent (slow_reader)",
+  labelNames: ["reason"] as const,
+  registers,
+});
+
 export const recordsJudged = new Counter({
   name: "joj_records_judged_total",
   help: "Records that reached a final state on a judger's report, by state",

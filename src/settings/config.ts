@@ -47,8 +47,12 @@ export interface Config {
   logLevel: LogLevel;
   /** LOG_FORMAT, or readable lines on a terminal and JSON lines elsewhere. */
   logFormat: LogFormat;
-  /** Server-Sent Event streams of records: per user at once, and the heartbeat's period. */
-  liveStreams: { maxPerUser: number; heartbeatSeconds: number };
+  /**
+   * Live streams (records' Server-Sent Events, the Contest API's feeds): open at once per user, per API process
+   * and per site (all processes); the heartbeat's period; the bytes a stream may have waiting for a client that
+   * does not read before it is dropped.
+   */
+  liveStreams: LiveStreamSettings;
   /** Bearer token for `/metrics` from anywhere but loopback; unset: loopback only. */
   metricsToken: string | null;
   queuePrefix: string;
@@ -75,6 +79,17 @@ export interface JudgingSettings {
   maxAttempts: number;
   /** How often the reconciler looks for lapsed leases and records without a live job. */
   reconcileEverySeconds: number;
+}
+
+/** docs/operations.md "Live streams": each cap refuses with 429 and Retry-After. */
+export interface LiveStreamSettings {
+  maxPerUser: number;
+  maxPerProcess: number;
+  /** Across every API process, in Redis (slots renewed by the heartbeat, so a killed process's expire). */
+  maxPerSite: number;
+  heartbeatSeconds: number;
+  /** A stream whose unread output passes this is dropped, never buffered without bound. */
+  maxQueuedBytes: number;
 }
 
 /** A token bucket: `burst` at once, refilled at `perMinute`. */
@@ -170,7 +185,10 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
     metricsToken: api ? readMetricsToken(env, problems) : null,
     liveStreams: {
       maxPerUser: read.integer("LIVE_STREAMS_PER_USER", 8, 1, 1000),
+      maxPerProcess: read.integer("LIVE_STREAMS_PER_PROCESS", 1000, 1, 1_000_000),
+      maxPerSite: read.integer("LIVE_STREAMS_PER_SITE", 5000, 1, 10_000_000),
       heartbeatSeconds: read.integer("LIVE_HEARTBEAT_SECONDS", 15, 1, 300),
+      maxQueuedBytes: read.integer("LIVE_STREAM_QUEUE_KB", 1024, 1, 1024 * 1024) * 1024,
     },
     queuePrefix: read.string("QUEUE_PREFIX", "joj"),
     judgerAliveSeconds: read.integer("JUDGER_ALIVE_SECONDS", 60, 5, 86400),

@@ -96,7 +96,7 @@ export async function watchFeed(
   const changed = missed ? new Set(missed.map((c) => c.recordId)) : null;
   for (const [key, n] of first.all) {
     sent.set(key, JSON.stringify(n.data));
-    if (!changed || !LIVE.has(n.type) || (n.record && changed.has(n.record))) emit(n, `${position}~${tag}`);
+    if (!changed || !LIVE.has(n.type) || (n.record && changed.has(n.record))) await emit(n, `${position}~${tag}`);
   }
   if (!stream) {
     sink.end();
@@ -113,14 +113,14 @@ export async function watchFeed(
         const text = JSON.stringify(n.data);
         if (sent.get(key) === text) continue;
         sent.set(key, text);
-        emit(n, token);
+        await emit(n, token);
       }
       // Gone since (a record deleted with its problem): the spec's deletion, `data: null`.
       for (const key of [...sent.keys()])
         if (!all.has(key)) {
           sent.delete(key);
           const [type, id] = [key.slice(0, key.indexOf("/")), key.slice(key.indexOf("/") + 1)];
-          emit({ type, id: id || null, data: null }, token);
+          await emit({ type, id: id || null, data: null }, token);
         }
     },
     onError,

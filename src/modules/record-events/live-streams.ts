@@ -2,8 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../server/deps";
 import type { JobClient } from "../../jobs/job-client";
 import { ServiceError } from "../../core/errors";
+import * as metrics from "../../runtime/metrics";
 import { RecordBus } from "./record-events.bus";
 import type { Sink } from "./record-events.service";
+import { StreamSlots } from "./stream-slots";
+import { Output } from "./stream-output";
+
+type HttpServer = { timeout(request: Request, seconds: number): void } | null;
 
 interface Live {
   bus: RecordBus;
@@ -12,7 +17,7 @@ interface Live {
     format: "sse" | "ndjson",
     userId: string,
     request: Request,
-    server: { timeout(request: Request, seconds: number): void } | null,
+    server: HttpServer,
     start: (sink: Sink, fail: (error: unknown) => void) => Promise<() => void>,
   ): Promise<Response>;
 }
@@ -35,87 +40,117 @@ export async function closeLiveStreams(jobs: JobClient): Promise<void> {
 
 /**
  * The app's live streams, shared by the record streams (Server-Sent Events) and the Contest API's event feed
- * (NDJSON): one subscription to the record bus per app, and each stream holding one of the user's
- * `LIVE_STREAMS_PER_USER` slots, with a heartbeat every `LIVE_HEARTBEAT_SECONDS` (proxies close silent
- * connections; the heartbeat also keeps the slot), ended by the server on shutdown.
+ * (NDJSON): one subscription to the record bus per app, each stream holding a slot of its user's, of its
+ * process's and of the site's (docs/operations.md "Live streams"), with a heartbeat every
+ * `LIVE_HEARTBEAT_SECONDS` (proxies close silent connections; the heartbeat also keeps the slots), ended by the
+ * server on shutdown, and dropped when its client leaves more than `LIVE_STREAM_QUEUE_KB` unread.
  */
 export function liveStreams(deps: AppDeps) {
   const found = lives.get(deps.jobs);
   if (found) return found;
   const { config, logger } = deps;
-  const { maxPerUser, heartbeatSeconds } = config.liveStreams;
+  const limits = config.liveStreams;
   const bus = new RecordBus(config.redisUrl, config.queuePrefix, logger, () => deps.jobs.commands());
+  const slots = new StreamSlots(() => deps.jobs.commands(), config.queuePrefix, limits.heartbeatSeconds * 3000);
   const streams = new Set<() => void>();
-  const staleMs = heartbeatSeconds * 3000;
+  const encoder = new TextEncoder();
+  // Counted before the Redis slots are asked for, so that opens at once cannot all pass the process's cap.
+  let held = 0;
 
-  /** The response; `start` subscribes and returns how to stop. Refused with 429 when the user's slots are taken. */
+  const refuse = (cap: "user" | "process" | "site") => {
+    metrics.liveStreamsRefused.inc({ cap });
+    const why = {
+      user: `at most ${limits.maxPerUser} live streams per user: close one first`,
+      process: `at most ${limits.maxPerProcess} live streams per API process: try again later`,
+      site: `at most ${limits.maxPerSite} live streams on this site: try again later`,
+    }[cap];
+    return new ServiceError(429, why, limits.heartbeatSeconds * 3);
+  };
+
+  /** Takes the stream's three slots, or none (429). */
+  async function reserve(userId: string, streamId: string): Promise<void> {
+    if (held >= limits.maxPerProcess) throw refuse("process");
+    held++;
+    try {
+      const refusal = await slots.take(userId, streamId, limits.maxPerUser, limits.maxPerSite);
+      if (refusal) throw refuse(refusal);
+    } catch (error) {
+      held--;
+      throw error;
+    }
+    metrics.liveStreamsOpen.inc();
+  }
+
+  /** The response; `start` subscribes and returns how to stop. Refused with 429 when a cap is reached. */
   async function open(
     format: "sse" | "ndjson",
     userId: string,
     request: Request,
-    server: { timeout(request: Request, seconds: number): void } | null,
+    server: HttpServer,
     start: (sink: Sink, fail: (error: unknown) => void) => Promise<() => void>,
   ): Promise<Response> {
     const streamId = randomUUID();
-    if (!(await bus.takeSlot(userId, streamId, maxPerUser, staleMs))) {
-      throw new ServiceError(429, `at most ${maxPerUser} live streams per user: close one first`, heartbeatSeconds * 3);
-    }
+    await reserve(userId, streamId);
     // The stream lives as long as the client keeps it: Bun's idle timeout would cut it between events.
     server?.timeout(request, 0);
-    const encoder = new TextEncoder();
-    let close = () => {};
-    const body = new ReadableStream<Uint8Array>({
-      start: async (controller) => {
-        let closed = false;
-        const write = (text: string) => {
-          if (!closed) controller.enqueue(encoder.encode(text));
-        };
-        const sink: Sink =
-          format === "sse"
-            ? {
-                send: (event, data, id) => write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
-                position: (id) => write(`id: ${id}\n\n`),
-                end: () => close(),
-              }
-            : // One JSON line a notification (the event and id are in it); a bare newline keeps the line alive.
-              { send: (_event, data) => write(`${JSON.stringify(data)}\n`), position: () => {}, end: () => close() };
-        const heartbeat = setInterval(() => {
-          write(format === "sse" ? ": heartbeat\n\n" : "\n");
-          bus.keepSlot(userId, streamId, staleMs).catch(() => {});
-        }, heartbeatSeconds * 1000);
-        let stop = () => {};
-        close = () => {
-          if (closed) return;
-          closed = true;
-          clearInterval(heartbeat);
-          stop();
-          streams.delete(close);
-          bus.freeSlot(userId, streamId).catch(() => {});
-          try {
-            controller.close();
-          } catch {
-            // the client went first
+    const output = new Output(limits, (dropped) => close(dropped));
+    const write = (text: string) => {
+      const chunk = encoder.encode(text);
+      if (output.overflows(chunk.byteLength)) close(true);
+      else output.enqueue(chunk);
+      return output.room();
+    };
+    const sink: Sink =
+      format === "sse"
+        ? {
+            send: (event, data, id) => write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+            position: (id) => void write(`id: ${id}\n\n`),
+            end: () => close(),
           }
-        };
-        streams.add(close);
-        request.signal.addEventListener("abort", () => close());
-        // Tells EventSource how long to wait before reconnecting.
-        if (format === "sse") write(`retry: 3000\n\n`);
-        try {
-          stop = await start(sink, (error) => {
-            logger.error("live stream failed", { error });
-            close();
-          });
-          if (closed) stop();
-        } catch (error) {
-          logger.warn("live stream could not start", { error });
-          close();
-        }
+        : // One JSON line a notification (the event and id are in it); a bare newline keeps the line alive.
+          { send: (_event, data) => write(`${JSON.stringify(data)}\n`), position: () => {}, end: () => close() };
+    const heartbeat = setInterval(() => {
+      void write(format === "sse" ? ": heartbeat\n\n" : "\n");
+      slots.keep(userId, streamId).catch(() => {});
+    }, limits.heartbeatSeconds * 1000);
+    let stop = () => {};
+    const close = (dropped = false) => {
+      if (output.closed) return;
+      clearInterval(heartbeat);
+      stop();
+      streams.delete(close);
+      held--;
+      metrics.liveStreamsOpen.dec();
+      slots.free(userId, streamId).catch(() => {});
+      if (dropped) {
+        metrics.liveStreamsDropped.inc({ reason: "slow_reader" });
+        logger.warn("live stream dropped: its client does not read", { userId, format });
+        // A connection that does not drain is closed by Bun's idle timer; erroring discards what is queued.
+        server?.timeout(request, 1);
+      }
+      output.close(dropped);
+    };
+    streams.add(close);
+    request.signal.addEventListener("abort", () => close());
+    if (request.signal.aborted) close();
+    // Tells EventSource how long to wait before reconnecting.
+    if (format === "sse") void write(`retry: 3000\n\n`);
+    // Not awaited: a first burst that waits for the client to read must not hold the response back.
+    void start(sink, (error) => {
+      logger.error("live stream failed", { error });
+      close();
+    }).then(
+      (stopping) => {
+        stop = stopping;
+        if (output.closed) stop();
       },
-      cancel: () => close(),
-    });
+      (error) => {
+        logger.warn("live stream could not start", { error });
+        close();
+      },
+    );
     const type = format === "sse" ? "text/event-stream; charset=utf-8" : "application/x-ndjson";
-    return new Response(body, {
+    return new Response(output.body, {
       headers: { "content-type": type, "cache-control": "no-store", "x-accel-buffering": "no" },
     });
   }

@@ -181,43 +181,6 @@ export class RecordBus {
     return (await redis.xrevrange(logOf(this.queuePrefix, domainId), "+", "-", "COUNT", 1))[0]?.[0] ?? "0-0";
   }
 
-  /**
-   * Takes one of a user's stream slots, shared by every API process: a sorted set of stream ids scored
-   * by their last heartbeat, so the slots of a process that died free themselves after `staleMs`.
-   * False when all `max` are taken.
-   */
-  async takeSlot(userId: string, streamId: string, max: number, staleMs: number): Promise<boolean> {
-    const redis = await this.commands();
-    const key = `${this.queuePrefix}:records:streams:${userId}`;
-    const now = Date.now();
-    const swept = await redis
-      .multi()
-      .zremrangebyscore(key, 0, now - staleMs)
-      .zcard(key)
-      .exec();
-    const held = Number(swept?.[1]?.[1] ?? 0);
-    if (held >= max) return false;
-    await redis.multi().zadd(key, now, streamId).pexpire(key, staleMs).exec();
-    // Two streams opening at once may both have seen max - 1: the later one gives its slot back.
-    const rank = await redis.zrank(key, streamId);
-    if (rank !== null && rank >= max) {
-      await redis.zrem(key, streamId);
-      return false;
-    }
-    return true;
-  }
-
-  async keepSlot(userId: string, streamId: string, staleMs: number): Promise<void> {
-    const redis = await this.commands();
-    const key = `${this.queuePrefix}:records:streams:${userId}`;
-    // Added again if a stall let the sweep take it: a live stream always holds its slot.
-    await redis.multi().zadd(key, Date.now(), streamId).pexpire(key, staleMs).exec();
-  }
-
-  async freeSlot(userId: string, streamId: string): Promise<void> {
-    await (await this.commands()).zrem(`${this.queuePrefix}:records:streams:${userId}`, streamId);
-  }
-
   private connect(): Promise<void> {
     if (this.ready) return this.ready;
     const subscriber = new Redis(this.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });

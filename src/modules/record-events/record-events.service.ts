@@ -16,7 +16,12 @@ import * as metrics from "../../runtime/metrics";
 
 /** Where a stream's events go: the routes turn these into `text/event-stream` frames. */
 export interface Sink {
-  send(event: string, data: unknown, id: string): void;
+  /**
+   * Resolves at once while the client keeps up, else once it has read enough for more (or the stream was
+   * dropped for not reading): a burst awaits each send, so that its output waits for the reader instead of
+   * piling up in memory.
+   */
+  send(event: string, data: unknown, id: string): Promise<void>;
   /**
    * An id alone (a frame without data): sets the client's last event id without an event, so a stream that
    * is cut before its first event still resumes from where it began (an EventSource sends it back).
@@ -100,17 +105,17 @@ export async function watchRecord(
     const { cases, ...summary } = detail;
     const { id, state, score, timeMs, memoryKb, judgedAt } = summary;
     const head = { id, state, score, timeMs, memoryKb, judgedAt };
-    if (JSON.stringify(head) !== sent.record) sink.send("record", head, eventId);
+    if (JSON.stringify(head) !== sent.record) await sink.send("record", head, eventId);
     sent.record = JSON.stringify(head);
     // A rejudge clears the cases: what was sent before no longer stands.
     if (cases.length < sent.cases.length) sent.cases = [];
-    cases.forEach((c, index) => {
+    for (const [index, c] of cases.entries()) {
       const text = JSON.stringify(c);
-      if (text !== sent.cases[index]) sink.send("case", { index, ...c }, eventId);
+      if (text !== sent.cases[index]) await sink.send("case", { index, ...c }, eventId);
       sent.cases[index] = text;
-    });
+    }
     if (isFinal(summary.state)) {
-      sink.send("end", { state: summary.state }, eventId);
+      await sink.send("end", { state: summary.state }, eventId);
       finish();
     }
   }, onError);
@@ -194,11 +199,11 @@ export async function watchList(
         for (const row of await listRowsOf(em, access, filters, records)) {
           if (sentAt.get(row.id) === row.updatedAt) continue;
           sentAt.set(row.id, row.updatedAt);
-          sink.send("record", row, eventId);
+          await sink.send("record", row, eventId);
         }
       // The caller's own runs (docs/api.md "Runs"), whatever the list's filters: a run is no record.
       const own = runs.filter(isUuid);
-      if (own.length > 0) for (const run of await ownRunViews(em, access, own)) sink.send("run", run, eventId);
+      if (own.length > 0) for (const run of await ownRunViews(em, access, own)) await sink.send("run", run, eventId);
       // Bounded memory on a stream left open for a semester.
       if (sentAt.size > 10_000) sentAt.clear();
     },
@@ -214,7 +219,7 @@ export async function watchList(
   if (lastEventId) {
     const missed = await deps.bus.changesSince(domainId, lastEventId);
     const reason = "the events since Last-Event-ID are no longer kept: reload the list";
-    if (missed === null) sink.send("reset", { reason }, await deps.bus.lastId(domainId));
+    if (missed === null) await sink.send("reset", { reason }, await deps.bus.lastId(domainId));
     else for (const change of missed) if (change.domainId === domainId) hear(change);
   }
   return () => {
