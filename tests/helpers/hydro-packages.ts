@@ -1,9 +1,9 @@
 import { expect } from "bun:test";
 import { validateConfigJson } from "../../src/core/config-model/config-json";
 import { BizError } from "../../src/core/errors";
-import { readHydro } from "../../src/modules/problem-packages/hydro-package";
-import { configOf } from "../../src/modules/problem-packages/package-config";
-import type { PackageProblem } from "../../src/modules/problem-packages/package-model";
+import { readHydro } from "../../src/modules/problem-packages/hydro/hydro-package";
+import { configOf } from "../../src/modules/problem-packages/model/package-config";
+import type { PackageProblem } from "../../src/modules/problem-packages/model/package-model";
 
 // Hydro problem packages of our own, built as file maps the way the archive reader hands them over.
 

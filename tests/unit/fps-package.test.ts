@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { deflateSync } from "node:zlib";
-import { isFps, MAX_FPS_ITEMS, readFps } from "../../src/modules/problem-packages/fps-package";
-import { MAX_IMAGE_BYTES } from "../../src/modules/problem-packages/fps-statement";
+import { isFps, MAX_FPS_ITEMS, readFps } from "../../src/modules/problem-packages/fps/fps-package";
+import { MAX_IMAGE_BYTES } from "../../src/modules/problem-packages/fps/fps-statement";
 
 // FPS files built here as HUSTOJ's exporter writes them: a DOCTYPE, every value in CDATA (a `]]>` split into
 // two sections), tests named, images as base64 before the description, solutions and templates per language.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isHydro, readHydro } from "../../src/modules/problem-packages/hydro-package";
+import { isHydro, readHydro } from "../../src/modules/problem-packages/hydro/hydro-package";
 import { linkAttachments } from "../../src/modules/problem-packages/problem-packages.service";
 import { configFor, data, filesOf, readOne, refusal } from "../helpers/hydro-packages";
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { subtasksFromNames } from "../../src/modules/problem-packages/hydro-case-names";
-import { readHydro } from "../../src/modules/problem-packages/hydro-package";
-import { hydroMemoryMb, hydroTimeMs, shares } from "../../src/modules/problem-packages/hydro-testdata";
+import { subtasksFromNames } from "../../src/modules/problem-packages/hydro/hydro-case-names";
+import { readHydro } from "../../src/modules/problem-packages/hydro/hydro-package";
+import { hydroMemoryMb, hydroTimeMs, shares } from "../../src/modules/problem-packages/hydro/hydro-testdata";
 import { bytes } from "../helpers/hydro-packages";
 
 // Hydro's testdata/config.yaml and its file-name rules, as Hydro's judge reads them, on data of our own.

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { kattisSubmissions, matches } from "../../src/modules/problem-packages/kattis-submissions";
-import { languageOf } from "../../src/modules/problem-packages/package-languages";
-import type { PackageCase } from "../../src/modules/problem-packages/package-model";
+import { kattisSubmissions, matches } from "../../src/modules/problem-packages/kattis/kattis-submissions";
+import { languageOf } from "../../src/modules/problem-packages/model/package-languages";
+import type { PackageCase } from "../../src/modules/problem-packages/model/package-model";
 import { linkAttachments } from "../../src/modules/problem-packages/problem-packages.service";
 import { judgeSubmission } from "../../src/modules/problem-packages/verification-rules";
 

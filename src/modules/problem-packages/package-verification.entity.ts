@@ -1,7 +1,7 @@
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { baseProperties, createdProperties } from "../../db/base-properties";
 import { Problem } from "../problems/problem.entity";
-import type { VerdictRule } from "./package-model";
+import type { VerdictRule } from "./model/package-model";
 
 /** One of a package's own submissions, run to check the import (docs/problem-packages.md "Verification"). */
 export interface VerifiedSubmission {

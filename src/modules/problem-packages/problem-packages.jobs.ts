@@ -11,12 +11,12 @@ import {
   type ArchiveEntry,
 } from "../problem-configs/archive-reader";
 import { storeBlob } from "../problem-configs/blobs.service";
-import { isFps, readFps } from "./fps-package";
-import { isHydro, readHydro } from "./hydro-package";
-import { isKattis, readKattis } from "./kattis-package";
-import { configOf } from "./package-config";
-import { refuse, type PackageProblem } from "./package-model";
-import { isPolygon, readPolygon } from "./polygon-package";
+import { isFps, readFps } from "./fps/fps-package";
+import { isHydro, readHydro } from "./hydro/hydro-package";
+import { isKattis, readKattis } from "./kattis/kattis-package";
+import { configOf } from "./model/package-config";
+import { refuse, type PackageProblem } from "./model/package-model";
+import { isPolygon, readPolygon } from "./polygon/polygon-package";
 
 /**
  * The `package.read` job (configs worker): an uploaded problem package read and checked, and each of its

@@ -11,7 +11,7 @@ import { zipArchive } from "../problem-configs/archive-writer";
 import { storeBlob } from "../problem-configs/blobs.service";
 import { ProblemParams } from "../problems/problems.schemas";
 import { findProblem, toProblemDetail } from "../problems/problems.service";
-import { kattisPackage } from "./kattis-export";
+import { kattisPackage } from "./kattis/kattis-export";
 import { attachmentBody, attachmentLinks, attachmentName, storedAttachments } from "./package-attachments";
 import { importView, verificationView, verifyPackage } from "./package-verification.service";
 import { createFromPackage } from "./problem-packages.service";

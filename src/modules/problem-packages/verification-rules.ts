@@ -1,5 +1,5 @@
 import type { CaseResult } from "../../core/judge-protocol";
-import type { VerdictRule } from "./package-model";
+import type { VerdictRule } from "./model/package-model";
 import type { VerifiedSubmission } from "./package-verification.entity";
 
 /**

@@ -3,8 +3,8 @@ import { decodeEntities, fpsStatement } from "./fps-statement";
 import type { FpsSections } from "./fps-statement";
 import { attrOf, encoder, first, holdsElements, list, opensAsFps, parseFps, textOf } from "./fps-xml";
 import type { Node } from "./fps-xml";
-import { refuse } from "./package-model";
-import type { PackageCase, PackageProblem } from "./package-model";
+import { refuse } from "../model/package-model";
+import type { PackageCase, PackageProblem } from "../model/package-model";
 
 /**
  * FPS, the Free Problem Set XML of HUSTOJ and the OJs that trade with it (docs/problem-packages.md "FPS"): one

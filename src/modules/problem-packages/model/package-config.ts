@@ -1,5 +1,5 @@
-import { PRESET_NAMES, PRESETS } from "../../core/config-model/presets";
-import type { ConfigJson } from "../../core/config-model/config-schema";
+import { PRESET_NAMES, PRESETS } from "../../../core/config-model/presets";
+import type { ConfigJson } from "../../../core/config-model/config-schema";
 import type { PackageProblem } from "./package-model";
 
 /** Every preset that runs a program: a package's problem may be solved in any of them. */

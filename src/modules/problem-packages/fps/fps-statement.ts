@@ -1,6 +1,6 @@
 import { NodeHtmlMarkdown } from "node-html-markdown";
-import { refuse } from "./package-model";
-import type { PackageAttachment } from "./package-model";
+import { refuse } from "../model/package-model";
+import type { PackageAttachment } from "../model/package-model";
 
 /**
  * An FPS item's statement (docs/problem-packages.md "FPS"): its HTML sections (HUSTOJ's editor writes HTML,

@@ -1,5 +1,5 @@
-import { text } from "./package-model";
-import type { PackageAttachment, PackageStatement } from "./package-model";
+import { text } from "../model/package-model";
+import type { PackageAttachment, PackageStatement } from "../model/package-model";
 
 /**
  * A Kattis package's statements and the files shown beside them (docs/problem-packages.md "Statements and

@@ -1,10 +1,10 @@
 import { parse as parseYaml } from "yaml";
-import type { CheckerInput } from "../../core/config-model/config-schema";
+import type { CheckerInput } from "../../../core/config-model/config-schema";
 import { kattisStatement } from "./kattis-statement";
 import { kattisSubmissions } from "./kattis-submissions";
-import { LANGUAGES } from "./package-config";
-import { programOf, refuse, text } from "./package-model";
-import type { PackageCase, PackageProblem } from "./package-model";
+import { LANGUAGES } from "../model/package-config";
+import { programOf, refuse, text } from "../model/package-model";
+import type { PackageCase, PackageProblem } from "../model/package-model";
 
 /**
  * The Kattis problem package format, the legacy layout and the 2023-07 one (docs/running-a-course.md "Problem

@@ -1,13 +1,13 @@
-import { BizError } from "../../core/errors";
-import type { CheckerInput, CompareMode } from "../../core/config-model/config-schema";
-import type { CaseResult } from "../../core/judge-protocol";
+import { BizError } from "../../../core/errors";
+import type { CheckerInput, CompareMode } from "../../../core/config-model/config-schema";
+import type { CaseResult } from "../../../core/judge-protocol";
 
 /**
  * A problem package read into what our config needs (docs/problem-packages.md): the Kattis, Polygon, FPS and
  * Hydro readers make one per problem, package-config.ts turns it into config.json and the version's files.
  */
-export type { PackageFormat } from "../../jobs/catalogue";
-import type { PackageFormat } from "../../jobs/catalogue";
+export type { PackageFormat } from "../../../jobs/catalogue";
+import type { PackageFormat } from "../../../jobs/catalogue";
 
 export interface PackageCase {
   /** Paths in the package. */

@@ -1,6 +1,6 @@
-import { latexText } from "./kattis-statement";
-import { text } from "./package-model";
-import type { PackageAttachment, PackageStatement } from "./package-model";
+import { latexText } from "../kattis/kattis-statement";
+import { text } from "../model/package-model";
+import type { PackageAttachment, PackageStatement } from "../model/package-model";
 
 /**
  * A Polygon package's statement (docs/problem-packages.md "Statements and attachments"): problem.xml's

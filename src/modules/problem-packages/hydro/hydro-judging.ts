@@ -1,7 +1,7 @@
-import type { CheckerInput } from "../../core/config-model/config-schema";
+import type { CheckerInput } from "../../../core/config-model/config-schema";
 import { findTestdata, isMapping, type TestdataIndex, type Yaml } from "./hydro-testdata";
-import { programOf, refuse, text } from "./package-model";
-import type { PackageProblem } from "./package-model";
+import { programOf, refuse, text } from "../model/package-model";
+import type { PackageProblem } from "../model/package-model";
 
 /**
  * How a Hydro problem is judged, from testdata/config.yaml: its `type` (default or interactive), its

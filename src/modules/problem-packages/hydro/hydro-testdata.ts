@@ -1,7 +1,7 @@
 import { naturalCompare, subtasksFromNames } from "./hydro-case-names";
 import { groupsOf, type Subtask, type SubtaskCase } from "./hydro-subtasks";
-import { refuse } from "./package-model";
-import type { PackageCase } from "./package-model";
+import { refuse } from "../model/package-model";
+import type { PackageCase } from "../model/package-model";
 
 /**
  * A Hydro problem's test cases and their scores from testdata/config.yaml (`cases`, `subtasks`), or from the

@@ -1,8 +1,8 @@
 import { parse as parseYaml } from "yaml";
-import type { CaseResult } from "../../core/judge-protocol";
-import { languageOf } from "./package-languages";
-import { refuse, text } from "./package-model";
-import type { PackageCase, PackageSubmission, VerdictRule } from "./package-model";
+import type { CaseResult } from "../../../core/judge-protocol";
+import { languageOf } from "../model/package-languages";
+import { refuse, text } from "../model/package-model";
+import type { PackageCase, PackageSubmission, VerdictRule } from "../model/package-model";
 
 /**
  * A Kattis package's example submissions as the format means them (docs/problem-packages.md "Verification"):

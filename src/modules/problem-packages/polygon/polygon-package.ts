@@ -1,9 +1,9 @@
 import { XMLParser } from "fast-xml-parser";
-import type { CaseResult } from "../../core/judge-protocol";
-import { LANGUAGES } from "./package-config";
-import { languageOf } from "./package-languages";
-import { programOf, refuse, text } from "./package-model";
-import type { PackageCase, PackageProblem, PackageSubmission } from "./package-model";
+import type { CaseResult } from "../../../core/judge-protocol";
+import { LANGUAGES } from "../model/package-config";
+import { languageOf } from "../model/package-languages";
+import { programOf, refuse, text } from "../model/package-model";
+import type { PackageCase, PackageProblem, PackageSubmission } from "../model/package-model";
 import { polygonStatement } from "./polygon-statement";
 
 const FAILURES: CaseResult[] = [

@@ -1,11 +1,11 @@
 import { parse as parseYaml } from "yaml";
-import { PRESET_NAMES, PRESETS } from "../../core/config-model/presets";
+import { PRESET_NAMES, PRESETS } from "../../../core/config-model/presets";
 import { naturalCompare } from "./hydro-case-names";
 import { judgingOf } from "./hydro-judging";
 import { isMapping, readTestdata, type TestdataIndex, type Yaml } from "./hydro-testdata";
-import { languageOf } from "./package-languages";
-import { refuse, text } from "./package-model";
-import type { PackageAttachment, PackageProblem, PackageStatement, PackageSubmission } from "./package-model";
+import { languageOf } from "../model/package-languages";
+import { refuse, text } from "../model/package-model";
+import type { PackageAttachment, PackageProblem, PackageStatement, PackageSubmission } from "../model/package-model";
 
 /**
  * Hydro's problem packages, as its `ProblemModel.import` reads them and its `export` writes them: problem.yaml

@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { posix } from "node:path";
-import { BizError } from "../../core/errors";
-import { resolveLanguages, type JudgeCase, type JudgeLanguage } from "../../core/config-model/config-json";
-import { parseMemory, parseTime } from "../../core/config-model/limits";
-import type { BlobStore } from "../../storage/blob-store";
-import type { ArchiveSource } from "../problem-configs/archive-writer";
-import { readConfigJson } from "../problem-configs/configs.service";
-import { latestConfig, treeOf, type TreeEntry } from "../problem-configs/versions.service";
-import type { Problem } from "../problems/problem.entity";
+import { BizError } from "../../../core/errors";
+import { resolveLanguages, type JudgeCase, type JudgeLanguage } from "../../../core/config-model/config-json";
+import { parseMemory, parseTime } from "../../../core/config-model/limits";
+import type { BlobStore } from "../../../storage/blob-store";
+import type { ArchiveSource } from "../../problem-configs/archive-writer";
+import { readConfigJson } from "../../problem-configs/configs.service";
+import { latestConfig, treeOf, type TreeEntry } from "../../problem-configs/versions.service";
+import type { Problem } from "../../problems/problem.entity";
 import {
   defaultFlags,
   folderPath,

@@ -1,4 +1,4 @@
-import type { PackageCase } from "./package-model";
+import type { PackageCase } from "../model/package-model";
 
 /**
  * Hydro's scored subtasks as our cases and groups. A `min` subtask (all cases must pass) is a group with its

@@ -1,10 +1,10 @@
-import type { CheckerInput } from "../../core/config-model/config-schema";
+import type { CheckerInput } from "../../../core/config-model/config-schema";
 import { attrOf, encoder, first, list, textOf } from "./fps-xml";
 import type { Node } from "./fps-xml";
-import { LANGUAGES } from "./package-config";
-import { languageOf } from "./package-languages";
-import { programOf, refuse } from "./package-model";
-import type { PackageSubmission } from "./package-model";
+import { LANGUAGES } from "../model/package-config";
+import { languageOf } from "../model/package-languages";
+import { programOf, refuse } from "../model/package-model";
+import type { PackageSubmission } from "../model/package-model";
 
 /**
  * An FPS item's programs (docs/problem-packages.md "FPS"): its special judge, built as our checker, and its

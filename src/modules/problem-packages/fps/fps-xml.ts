@@ -1,5 +1,5 @@
 import { XMLParser } from "fast-xml-parser";
-import { refuse } from "./package-model";
+import { refuse } from "../model/package-model";
 
 /**
  * Reading an FPS file's XML (docs/problem-packages.md "FPS"): its encoding as declared (UTF-8 by default), a
