@@ -11,7 +11,7 @@ import { startEmbeddedPostgres } from "./runtime/embedded-postgres";
 import { redisForStart } from "./runtime/local-redis";
 import { supervise } from "./runtime/children";
 import { childEnv } from "./settings/child-env";
-import { prepareLocalJudger } from "./modules/admin/local-judger";
+import { prepareLocalJudger } from "./server/local-judger";
 
 /**
  * `bun run start`: the whole system on a bare machine. PostgreSQL (embedded, when DATABASE_URL is unset),

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../server/deps";
+import type { AppDeps } from "./app-deps";
 import { InputError } from "../core/errors";
 import { acceptBothCases, normalizeQueryBooleans } from "../core/normalize";
 import { bodyLimitsOf, checkDeclaredBody } from "./body-limits";

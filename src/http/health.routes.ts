@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../server/deps";
+import type { AppDeps } from "./app-deps";
 import { withTimeout } from "../core/timeout";
 
 const CHECK_TIMEOUT_MS = 2_000;

@@ -3,7 +3,7 @@ import type Redis from "ioredis";
 import type { Config } from "../settings/config";
 import type { Logger } from "../core/logger";
 import type { Orm } from "../db/orm";
-import type { AppDeps } from "./deps";
+import type { AppDeps } from "../http/app-deps";
 import { JobClient } from "../jobs/job-client";
 import { JudgerPresence } from "../runtime/judger-presence";
 import type { VersionInfo } from "../runtime/version";

@@ -80,7 +80,6 @@ describe("layers that only point down", () => {
     const allowed = (target: string) =>
       target.startsWith("src/core/") ||
       target === "src/settings/config.ts" ||
-      target === "src/server/deps.ts" ||
       ["src/http/", "src/db/", "src/jobs/", "src/storage/", "src/runtime/"].some((folder) => target.startsWith(folder));
     const wrong = shared.flatMap((file) =>
       importsOf(file)
@@ -88,6 +87,20 @@ describe("layers that only point down", () => {
         .map((target) => `${file} -> ${target}`),
     );
     expect(wrong).toEqual([]);
+  });
+
+  test("the composition root (src/server/) is imported by entrypoints only: no module and no shared helper", () => {
+    const ENTRYPOINTS = ["src/main.ts", "src/start.ts", "src/migrate.ts", "src/setup.ts"];
+    const below = sources.filter(
+      (file) => !file.startsWith("src/server/") && !file.startsWith("workers/") && !ENTRYPOINTS.includes(file),
+    );
+    const upward = below.flatMap((file) =>
+      importsOf(file)
+        .files.filter((target) => target.startsWith("src/server/"))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(below.filter((file) => file.startsWith("src/modules/")).length).toBeGreaterThan(0);
+    expect(upward).toEqual([]);
   });
 
   test("no import circles at all, type imports included", () => {

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import { BizError, HttpError } from "../../core/errors";
 import { authPlugin } from "../identity/http/auth.plugin";
 import type { DomainAccess } from "../identity/access";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { timingSafeEqual } from "node:crypto";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import { QUEUE_NAMES } from "../../jobs/catalogue";
 import * as metrics from "../../runtime/metrics";
 import { clientIp, isLoopback } from "../../http/client-ip";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import { BizError } from "../../core/errors";
 import { authPlugin } from "../identity/http/auth.plugin";
 import { ok, okPage } from "../../http/respond";

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import { BizError } from "../../core/errors";
 import { isoTime } from "../../http/schemas";
 import { ok } from "../../http/respond";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import { authPlugin } from "../identity/http/auth.plugin";
 import { ok, okList } from "../../http/respond";
 import { EmptyResp, isoTime } from "../../http/schemas";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import type { JobClient } from "../../jobs/job-client";
 import { ServiceError } from "../../core/errors";
 import * as metrics from "../../runtime/metrics";

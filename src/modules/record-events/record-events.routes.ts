@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import { authPlugin } from "../identity/http/auth.plugin";
 import { findReadableRecord } from "../records/records.service";
 import { DomainParams } from "../domains/domains.schemas";

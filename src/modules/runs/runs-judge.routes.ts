@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import { serverSecrets } from "../../settings/config";
 import { BizError } from "../../core/errors";
 import { PATTERNS } from "../../core/patterns";

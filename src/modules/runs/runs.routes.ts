@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import type { Logger } from "../../core/logger";
 import { BizError } from "../../core/errors";
 import { authPlugin } from "../identity/http/auth.plugin";

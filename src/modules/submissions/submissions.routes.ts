@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../server/deps";
+import type { AppDeps } from "../../http/app-deps";
 import { authPlugin } from "../identity/http/auth.plugin";
 import { ok } from "../../http/respond";
 import type { DomainAccess } from "../identity/access";

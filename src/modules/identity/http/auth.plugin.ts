@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { jwt } from "@elysiajs/jwt";
-import type { AppDeps } from "../../../server/deps";
+import type { AppDeps } from "../../../http/app-deps";
 import { HttpError, permissionDenied } from "../../../core/errors";
 import { isJudger, isSiteRoot, siteRoleGrants, type SitePermission } from "../permissions";
 import type { TokenCodec } from "../credentials/tokens";

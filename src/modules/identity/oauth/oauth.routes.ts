@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../../../server/deps";
+import type { AppDeps } from "../../../http/app-deps";
 import { BizError, HttpError } from "../../../core/errors";
 import { authPlugin } from "../http/auth.plugin";
 import { clientIp } from "../../../http/client-ip";

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import type { AppDeps } from "../../../server/deps";
+import type { AppDeps } from "../../../http/app-deps";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError, unauthorized } from "../../../core/errors";
 import { identityKey } from "../credentials/names";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../../../server/deps";
+import type { AppDeps } from "../../../http/app-deps";
 import { serverSecrets } from "../../../settings/config";
 import { BizError } from "../../../core/errors";
 import { authPlugin } from "../../identity/http/auth.plugin";

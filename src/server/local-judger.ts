@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Config } from "../../settings/config";
-import type { Logger } from "../../core/logger";
-import { connectPostgres } from "../../server/database";
-import { consoleNotice, judgeBlocker, thisMachine } from "../../runtime/judge-tools";
-import { createJudgerAccount } from "./admin.service";
-import { authenticateAccessKey } from "../identity/credentials/access-keys.service";
+import type { Config } from "../settings/config";
+import type { Logger } from "../core/logger";
+import { connectPostgres } from "./database";
+import { consoleNotice, judgeBlocker, thisMachine } from "../runtime/judge-tools";
+import { createJudgerAccount } from "../modules/admin/admin.service";
+import { authenticateAccessKey } from "../modules/identity/credentials/access-keys.service";
 
 interface LocalKey {
   accessKeyId: string;
@@ -19,6 +19,8 @@ interface LocalKey {
  * logged and shown on the console, when this machine cannot judge (not root, no bubblewrap, no gcc):
  * records then wait for a judger.
  * A key given in the environment is used as it is.
+ * A start-up step of the composition (it connects the ORM over every entity), so it lives here, beside
+ * database.ts, and only start.ts imports it.
  */
 export async function prepareLocalJudger(config: Config, logger: Logger): Promise<{ judge: boolean; notice?: string }> {
   const blocker = judgeBlocker(thisMachine());

@@ -9,7 +9,8 @@ import type { JobClient } from "../jobs/job-client";
 
 /**
  * What the API's plugins and features are given: built once by main.ts (and the tests, through the same
- * function), passed to createApp. A file of its own below app.ts, so that no feature imports app.ts.
+ * function), passed to createApp (src/server/app.ts). It lives here, below the features, and not beside
+ * app.ts, so that a route imports it downwards and no feature imports src/server/.
  */
 export interface AppDeps {
   config: Config;
