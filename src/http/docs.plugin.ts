@@ -16,8 +16,10 @@ export const DOCS_PATH = "/api/v1/docs";
 export const SPEC_PATH = "/api/v1/openapi.json";
 
 /**
- * OpenAPI 3 generated from the route schemas, and a Swagger UI whose assets this server serves itself
- * (the default UI loads them from a CDN and is blank without internet).
+ * OpenAPI 3 generated from the route schemas, and a Swagger UI page of our own whose assets this server
+ * serves itself (the plugin's page loads them from a CDN and is blank without internet). The plugin's page
+ * also asks for the document at `specPath` made relative to the page, which for a page at /api/v1/docs
+ * means /api/v1/api/v1/openapi.json, a 404; its options offer no other URL.
  */
 export function docsPlugin(version: VersionInfo, routes: () => readonly RouteInfo[]) {
   return new Elysia({ name: "docs" })
@@ -29,12 +31,7 @@ export function docsPlugin(version: VersionInfo, routes: () => readonly RouteInf
       openapi({
         path: DOCS_PATH,
         specPath: SPEC_PATH,
-        provider: "swagger-ui",
-        swagger: {
-          cdn: `${DOCS_PATH}/assets/swagger-ui-bundle.js`,
-          theme: `${DOCS_PATH}/assets/swagger-ui.css`,
-          autoDarkMode: false,
-        },
+        provider: null,
         // staticFile: routes with a dot would be dropped as static files (the grades export, `scoreboard.csv`).
         exclude: { staticFile: false, paths: [/^\/api\/v1\/docs/, "/healthz", "/readyz", "/metrics", "/", "/api"] },
         documentation: {
@@ -47,6 +44,10 @@ export function docsPlugin(version: VersionInfo, routes: () => readonly RouteInf
         },
       }),
     )
+    .get(DOCS_PATH, ({ set }) => {
+      set.headers["content-type"] = "text/html; charset=utf-8";
+      return DOCS_PAGE;
+    })
     .get(`${DOCS_PATH}/assets/:file`, ({ params, set }) => {
       if (!ASSETS.has(params.file)) {
         set.status = 404;
@@ -56,6 +57,24 @@ export function docsPlugin(version: VersionInfo, routes: () => readonly RouteInf
       return Bun.file(join(ASSETS_DIR, params.file));
     });
 }
+
+// The document by its absolute path: the page is reached as /api/v1/docs and as /api/v1/docs/ alike.
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>JOJ Horse-compatible judge API</title>
+  <link rel="stylesheet" href="${DOCS_PATH}/assets/swagger-ui.css">
+  <link rel="icon" href="${DOCS_PATH}/assets/favicon-32x32.png">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="${DOCS_PATH}/assets/swagger-ui-bundle.js"></script>
+  <script>window.ui = SwaggerUIBundle(${JSON.stringify({ url: SPEC_PATH, dom_id: "#swagger-ui" })});</script>
+</body>
+</html>
+`;
 
 /** What the document needs to know of a route: its method, path, declared body and content type. */
 export interface RouteInfo {

@@ -47,27 +47,37 @@ export function chromiumFor(t: TestApp) {
         form: { username: who.user.username, password: who.password },
       });
       expect(((await login.json()) as { errorCode: string }).errorCode).toBe("Success");
-      const page = await context.newPage();
-      const opened: OpenedPage = { context, page, requests: [], errors: [] };
-      page.on("request", (request) => opened.requests.push(request.url()));
-      page.on("console", (message) => {
-        if (message.type() === "error") opened.errors.push(message.text());
-      });
-      page.on("pageerror", (error) => opened.errors.push(error.message));
-      page.on("dialog", (dialog) => {
-        opened.errors.push(`dialog: ${dialog.message()}`);
-        void dialog.dismiss();
-      });
-      // Chromium logs most violations itself; the event catches the rest (a report-only detail, a blocked eval).
-      await page.addInitScript(
-        'document.addEventListener("securitypolicyviolation", (e) => console.error("CSP: " + e.violatedDirective))',
-      );
-      expect((await page.goto(`${origin}${path}`))?.status()).toBe(200);
-      return opened;
+      return openIn(context, `${origin}${path}`);
+    },
+    /** Opens `path` as someone not signed in (a page that needs no account: the API docs). */
+    async open(path: string, viewport = { width: 1200, height: 900 }): Promise<OpenedPage> {
+      const { browser, origin } = await start();
+      return openIn(await browser.newContext({ viewport }), `${origin}${path}`);
     },
     async close() {
       await browser?.close();
       if (origin) await t.app.stop(true);
     },
   };
+}
+
+/** A new page in `context` whose requests, console errors and dialogs are recorded, at `url`. */
+async function openIn(context: BrowserContext, url: string): Promise<OpenedPage> {
+  const page = await context.newPage();
+  const opened: OpenedPage = { context, page, requests: [], errors: [] };
+  page.on("request", (request) => opened.requests.push(request.url()));
+  page.on("console", (message) => {
+    if (message.type() === "error") opened.errors.push(message.text());
+  });
+  page.on("pageerror", (error) => opened.errors.push(error.message));
+  page.on("dialog", (dialog) => {
+    opened.errors.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  // Chromium logs most violations itself; the event catches the rest (a report-only detail, a blocked eval).
+  await page.addInitScript(
+    'document.addEventListener("securitypolicyviolation", (e) => console.error("CSP: " + e.violatedDirective))',
+  );
+  expect((await page.goto(url))?.status()).toBe(200);
+  return opened;
 }
