@@ -18,7 +18,10 @@ import { SANDBOX_PATH } from "../toolchains";
  * resolved path, size and modification time: a toolchain upgrade builds anew). Only successful builds
  * are kept; a compile error is compiled again next time and says the same.
  */
-/** What building one record's programs (its own, its checkers) needs: its config's files, the slot. */
+/**
+ * What building one record's programs (its own, its checkers) or running its stages needs: its config's
+ * files, the slot.
+ */
 export interface BuildDeps {
   config: Map<string, RemoteFile>;
   cached: (file: RemoteFile) => Promise<string>;

@@ -2,14 +2,12 @@ import { readFile } from "node:fs/promises";
 import { parseMemory, parseTime } from "../../core/config-model/limits";
 import type { ResolvedStage } from "../../core/config-model/config-stages";
 import type { StageReport } from "../../core/judge-protocol";
-import type { Logger } from "../../core/logger";
 import { sandboxHas } from "../../core/sandbox-path";
-import type { RemoteFile } from "../api/judge-api";
-import type { FileCache } from "../cache/file-cache";
+import type { BuildDeps } from "../cache/program-cache";
 import { howItBroke, returnCodeOf } from "../outcome/verdict";
 import type { Toolbox } from "../run/steps";
 import type { Limits, RunResult } from "../sandbox/sandbox";
-import { runInSlot, type Slot } from "../sandbox/slots";
+import { runInSlot } from "../sandbox/slots";
 import type { WorkFile } from "../sandbox/stage";
 import { counted, doneReport, failedReport, linterPoints, skippedReport, type Scored } from "./deduct";
 import { parseCommandOutput } from "./findings";
@@ -20,6 +18,9 @@ import { commandRun, lintRun } from "./stage-layout";
 
 export type { StageSources };
 
+/** Most bytes of a tool's output read (its findings past that are not seen, and the stage says so). */
+const OUTPUT_KEEP = 1024 * 1024;
+
 /**
  * Runs a record's stages (docs/config-reference.md "Stages"), each in the slot's sandbox under its own limits
  * (the compile limits unless it sets `time`, `memory`), on the sources as the compile step lays them out, read
@@ -28,24 +29,11 @@ export type { StageSources };
  * its job is kept in the judge's cache under its sources, its settings and its tool's fingerprint, so a rejudge
  * or a resubmission of the same code says the same without running the tool again.
  */
-export interface StageDeps {
-  config: Map<string, RemoteFile>;
-  cached: (file: RemoteFile) => Promise<string>;
-  cache: FileCache;
-  slot: Slot;
-  tools: Toolbox;
-  logger: Logger;
-  signal: AbortSignal;
-}
-
-/** Most bytes of a tool's output read (its findings past that are not seen, and the stage says so). */
-const OUTPUT_KEEP = 1024 * 1024;
-
 export async function runStages(
   stages: ResolvedStage[],
   compiled: boolean,
   sources: StageSources,
-  deps: StageDeps,
+  deps: BuildDeps,
 ): Promise<StageReport[]> {
   const reports: StageReport[] = [];
   for (const stage of stages) {
@@ -59,7 +47,7 @@ export async function runStages(
   return reports;
 }
 
-async function cachedStage(stage: ResolvedStage, sources: StageSources, deps: StageDeps): Promise<StageReport> {
+async function cachedStage(stage: ResolvedStage, sources: StageSources, deps: BuildDeps): Promise<StageReport> {
   const key = await stageCacheKey(stage, sources, deps.config);
   // This record's own run, when the cache had none (a closure's assignment: a holder, not a narrowed let).
   const made: { report?: StageReport } = {};
@@ -82,7 +70,7 @@ async function cachedStage(stage: ResolvedStage, sources: StageSources, deps: St
 
 class NotKept extends Error {}
 
-async function runStage(stage: ResolvedStage, sources: StageSources, deps: StageDeps): Promise<StageReport> {
+async function runStage(stage: ResolvedStage, sources: StageSources, deps: BuildDeps): Promise<StageReport> {
   const texts = async () =>
     Promise.all(
       sources.submitted.map(async (f) => ({
@@ -171,7 +159,7 @@ async function runStage(stage: ResolvedStage, sources: StageSources, deps: Stage
   return doneReport(stage, scored, run.stdout.length >= OUTPUT_KEEP ? "(its output was cut at 1 MiB)" : "");
 }
 
-function runTool(argv: string[], files: WorkFile[], limits: Limits, deps: StageDeps): Promise<RunResult> {
+function runTool(argv: string[], files: WorkFile[], limits: Limits, deps: BuildDeps): Promise<RunResult> {
   const run = { argv, stdin: null, limits, keepStdout: OUTPUT_KEEP, files, take: [] };
   return runInSlot(deps.slot, deps.tools, run, deps.signal);
 }

@@ -1,9 +1,9 @@
 import type { ResolvedStage } from "../../core/config-model/config-stages";
 import type { StageReport } from "../../core/judge-protocol";
 import type { Claim, RemoteFile } from "../api/judge-api";
-import { sourceList } from "../cache/program-cache";
+import { sourceList, type BuildDeps } from "../cache/program-cache";
 import { normalisePath, type JudgePlan } from "../run/plan";
-import { runStages, type StageDeps, type StageSources } from "./run-stages";
+import { runStages, type StageSources } from "./run-stages";
 
 /**
  * A record's stages while it is judged: those before the tests run after compiling, those after the tests
@@ -21,7 +21,7 @@ export class StageBook {
   ) {}
 
   /** Runs the stages at those points; every stage done so far, in config order. */
-  async run(at: ResolvedStage["at"][], deps: StageDeps): Promise<StageReport[]> {
+  async run(at: ResolvedStage["at"][], deps: BuildDeps): Promise<StageReport[]> {
     const group = this.plan.stages.filter((stage) => at.includes(stage.at));
     if (group.length > 0) {
       this.sources ??= this.load();
@@ -32,7 +32,7 @@ export class StageBook {
   }
 
   /** A state report's `stages` field when stages ran at those points; nothing otherwise. */
-  async report(at: ResolvedStage["at"][], deps: StageDeps): Promise<{ stages?: StageReport[] }> {
+  async report(at: ResolvedStage["at"][], deps: BuildDeps): Promise<{ stages?: StageReport[] }> {
     if (!this.plan.stages.some((stage) => at.includes(stage.at))) return {};
     return { stages: await this.run(at, deps) };
   }

@@ -51,6 +51,29 @@ export type AuditFields = Record<string, unknown>;
 export type AuditChanges = Record<string, { before: unknown; after: unknown }>;
 
 /**
+ * A problem set's fields, as its create, update and delete events snapshot them (problem-sets.service.ts):
+ * here, where what the log may hold is decided, since every one of them is recorded.
+ */
+export const PROBLEM_SET_FIELDS = [
+  "url",
+  "title",
+  "content",
+  "hidden",
+  "scoreboardHidden",
+  "scoreboardRule",
+  "penaltyMinutes",
+  "penaltyVerdicts",
+  "freezeAt",
+  "unfrozenAt",
+  "latePenalty",
+  "runsAllowed",
+  "gradeStages",
+  "unlockAt",
+  "dueAt",
+  "lockAt",
+] as const;
+
+/**
  * The fields whose values the log may hold. Anything else is written as REDACTED, so a field added to
  * a service's snapshot later cannot leak its value before someone decides it is safe to keep.
  */
@@ -68,18 +91,7 @@ const RECORDED = new Set([
   "username",
   "email",
   "expireAt",
-  "unlockAt",
-  "dueAt",
-  "lockAt",
-  "scoreboardHidden",
-  "scoreboardRule",
-  "penaltyMinutes",
-  "penaltyVerdicts",
-  "freezeAt",
-  "unfrozenAt",
-  "latePenalty",
-  "runsAllowed",
-  "gradeStages",
+  ...PROBLEM_SET_FIELDS,
   "problems",
   "version",
   "commitId",

@@ -17,25 +17,7 @@ import { LOCK_SET_SQL } from "./problem-sets.sql";
 import { applyRules, rulesView } from "./problem-set-rules";
 import { audit } from "../audit/audit.service";
 import { assignGiven, auditedCreate, auditedDelete, auditedUpdate } from "../audit/audited";
-
-const AUDITED = [
-  "url",
-  "title",
-  "content",
-  "hidden",
-  "scoreboardHidden",
-  "scoreboardRule",
-  "penaltyMinutes",
-  "penaltyVerdicts",
-  "freezeAt",
-  "unfrozenAt",
-  "latePenalty",
-  "runsAllowed",
-  "gradeStages",
-  "unlockAt",
-  "dueAt",
-  "lockAt",
-] as const;
+import { PROBLEM_SET_FIELDS } from "../audit/audit-fields";
 
 /** Managers (`problemSet.viewHidden`) see hidden sets and sets outside their time window. */
 export const managesProblemSets = (access: DomainAccess) => holds(access, "problemSet.viewHidden");
@@ -81,7 +63,7 @@ export async function createProblemSet(
     action: "problem_set.create",
     type: "problem_set",
     row: set,
-    fields: AUDITED,
+    fields: PROBLEM_SET_FIELDS,
     domainId: access.domainId,
   });
 }
@@ -93,7 +75,7 @@ export async function updateProblemSet(
   input: ProblemSetEditInput,
 ) {
   const set = await findProblemSet(em, access, ref);
-  const what = { action: "problem_set.update", type: "problem_set", row: set, fields: AUDITED } as const;
+  const what = { action: "problem_set.update", type: "problem_set", row: set, fields: PROBLEM_SET_FIELDS } as const;
   return auditedUpdate(em, access, { ...what, domainId: access.domainId }, async () => {
     Object.assign(set, parseWindow(input, set));
     await slugs.change(em, { domain: access.domain }, set, input.url);
@@ -104,7 +86,7 @@ export async function updateProblemSet(
 
 export async function deleteProblemSet(em: EntityManager, access: DomainAccess, ref: string): Promise<void> {
   const set = await findProblemSet(em, access, ref);
-  const what = { action: "problem_set.delete", type: "problem_set", row: set, fields: AUDITED } as const;
+  const what = { action: "problem_set.delete", type: "problem_set", row: set, fields: PROBLEM_SET_FIELDS } as const;
   await auditedDelete(em, access, { ...what, domainId: access.domainId }, ProblemSet);
 }
 
