@@ -62,6 +62,8 @@ beforeAll(async () => {
     await t.api.post(`${domain()}/problem_sets/${set}/problems`, { problem: p }, { token: cast.admin.token });
   // 张伟: 100 then 40 on the first (best 100), 30 on the second. After the due date: O'Connor 70 on the first,
   // the hostile name 100 on the second, both late.
+  // The admin tries the set before the students: staff's record, on the board, not in the students' grade book.
+  await judged(cast.admin, problems[0], 100);
   await judged(students[0], problems[0], 100);
   await judged(students[0], problems[0], 40);
   await judged(students[0], problems[1], 30);
@@ -75,13 +77,15 @@ afterAll(async () => {
 });
 
 const csvPath = () => `/api/v1${domain()}/problem_sets/${set}/scoreboard.csv`;
+const downloadWith = (query: string, token: string) =>
+  t.app.handle(new Request(`http://localhost${csvPath()}${query}`, { headers: { authorization: `Bearer ${token}` } }));
 const download = (token?: string) =>
   t.app.handle(
     new Request(`http://localhost${csvPath()}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }),
   );
 
 describe("GET …/problem_sets/{set}/scoreboard.csv", () => {
-  test("one row per member by student id, scores with late flags, totals; UTF-8 with a BOM, CRLF, quoted, formulas defused", async () => {
+  test("one row per student by student id, scores with late flags, totals; UTF-8 with a BOM, CRLF, quoted, formulas defused", async () => {
     const response = await download(cast.admin.token);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
@@ -106,8 +110,24 @@ describe("GET …/problem_sets/{set}/scoreboard.csv", () => {
     // Members with a student id by number, then those without (staff of the cast, the last student).
     expect(order.slice(0, 3)).toEqual(["520030910001", "520030910002", "520030910010"]);
     expect(lines.filter((line) => line.includes("欧阳娜娜"))).toEqual([",欧阳娜娜,欧阳娜娜,,,,,,,0"]);
-    // Every member is in the grade book, submitted or not: the cast's four plus the four students.
-    expect(lines.slice(1).filter(Boolean)).toHaveLength(4 + PEOPLE.length);
+    // Every student is in the grade book, submitted or not: the four, and the cast's member (role `user`); not
+    // the owner, the admin who tested the set, or the guest, who may not submit.
+    expect(lines.slice(1).filter(Boolean)).toHaveLength(1 + PEOPLE.length);
+    expect(text).toContain(cast.member.user.username);
+    for (const staff of [cast.owner, cast.admin, cast.guest]) expect(text).not.toContain(staff.user.username);
+  });
+
+  test("staff rows on demand (staff=true): every member, the admin who tested the set with the score", async () => {
+    const text = new TextDecoder().decode(
+      new Uint8Array(await (await downloadWith("?staff=true", cast.admin.token)).arrayBuffer()).slice(3),
+    );
+    const rows = text.split("\r\n").filter(Boolean).slice(1);
+    expect(rows).toHaveLength(4 + PEOPLE.length);
+    expect(rows.find((row) => row.includes(cast.admin.user.username))?.endsWith(",100")).toBe(true);
+    // A student asking for staff rows gets the students' board all the same.
+    const asked = await (await downloadWith("?staff=true", students[0].token)).text();
+    expect(asked).not.toContain(cast.admin.user.username);
+    expect((await downloadWith("?staff=sometimes", cast.admin.token)).status).toBe(422);
   });
 
   test("the scoreboard's permission rule: anonymous 401, guest 403, a hidden board refused to students", async () => {
@@ -192,7 +212,7 @@ describe("GET …/problem_sets/{set}/scoreboard.csv", () => {
         // The hostile cells stay text: no formula ran (=-2+3 would show 1, the HYPERLINK a link text "x").
         const hostile = rows.find((row) => row[0] === "520030910001");
         expect(hostile?.slice(1, 3)).toEqual(["'-2+3", '\'=HYPERLINK("http://evil.example","x")']);
-        expect(rows).toHaveLength(1 + 4 + PEOPLE.length);
+        expect(rows).toHaveLength(1 + 1 + PEOPLE.length);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -1,3 +1,5 @@
+import { PARTICIPANTS_SQL } from "../domains/domains.sql";
+
 /** The Contest API's reads (ccs-contest.ts); tests/db/statements-prepare.test.ts prepares each. */
 
 /**
@@ -20,11 +22,7 @@ export const CCS_RECORDS_SQL = `
  */
 export const CCS_TEAMS_SQL = `
   select u.id::text as id, u.username from users u
-   where u.id in (select du.user_id from domain_users du
-                    join domain_roles dr on dr.domain_id = du.domain_id and dr.role = du.role
-                   where du.domain_id = ? and du.role <> 'root'
-                     and not coalesce((dr.permission->'problemSet'->>'viewHidden')::boolean, false)
-                     and coalesce((dr.permission->'problem'->>'submit')::boolean, false))
+   where u.id in (${PARTICIPANTS_SQL})
       or u.id in (select committer_id from records where problem_set_id = ?)
    order by u.username, u.id`;
 

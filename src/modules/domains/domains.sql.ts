@@ -26,8 +26,20 @@ export const SEARCH_GROUPS_SQL = `select distinct d."group" from domains d
         and (? or not d.hidden or exists (select 1 from domain_users m where m.domain_id = d.id and m.user_id = ?))
       order by d."group" limit 100`;
 
+/**
+ * A domain's participants, the one rule the grade book and the Contest API's teams share: members whose role
+ * may submit and does not manage the domain's problem sets (`root` manages whatever its row says). Staff who
+ * test a set are not its students. Parameter: the domain's id.
+ */
+export const PARTICIPANTS_SQL = `select du.user_id from domain_users du
+       join domain_roles dr on dr.domain_id = du.domain_id and dr.role = du.role
+      where du.domain_id = ? and du.role <> 'root'
+        and not coalesce((dr.permission->'problemSet'->>'viewHidden')::boolean, false)
+        and coalesce((dr.permission->'problem'->>'submit')::boolean, false)`;
+
 /** Every statement this file can produce, for the prepare test. */
 export const SAMPLE_STATEMENTS: string[] = [
   ...DOMAIN_CONTENT.map(({ table }) => domainContentSql(table)),
   SEARCH_GROUPS_SQL,
+  PARTICIPANTS_SQL,
 ];

@@ -20,8 +20,10 @@ interface Person {
 const BOM = "\uFEFF";
 
 /**
- * The set's grades for a grade book: one row per member of the domain (and per anyone else with a
- * judged record in the set, a member since removed), by student id. Each problem gives its score (the
+ * The set's grades for a grade book: one row per student of the domain (its participants, the rule the
+ * Contest API's teams follow: a member whose role submits and does not manage sets), and per anyone else with
+ * a judged record in the set who is no member now (removed since), by student id; staff rows (the teacher,
+ * TAs who tested) only when staff ask for them (`staffRows`). Each problem gives its score (the
  * set's rule, after any late penalty; empty when no result is shown), the raw score beside it and a late
  * flag (and, when the set asks for them, each stage's deduction: `gradeStages`), then the total. The same
  * scoreboard decides the figures, so the file and `GET …/scoreboard` always agree.
@@ -39,16 +41,24 @@ export async function gradeCsv(
   store: BlobStore,
   access: DomainAccess,
   set: ProblemSet,
+  options: { staffRows?: boolean } = {},
 ): Promise<string> {
   const board = (await scoreboard(em, store, access, set)).view();
   const ranked = new Map(board.rows.map((row) => [row.userId, row]));
   const staff = managesProblemSets(access);
+  const withStaff = staff && options.staffRows === true;
+  const d = access.domainId;
   const people = await em.execute<Person[]>(GRADE_PEOPLE_SQL, [
     staff,
     staff,
     staff,
-    access.domainId,
+    d,
+    withStaff,
+    d,
     uuidArray([...ranked.keys()]),
+    withStaff,
+    d,
+    d,
   ]);
   people.sort((a, b) => compareText(a.student_id, b.student_id) || compareText(a.username, b.username));
   const header = ["student id", "real name", "username"];

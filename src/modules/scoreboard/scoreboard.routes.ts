@@ -8,7 +8,7 @@ import type { ProblemSet } from "../problem-sets/problem-set.entity";
 import { scoreboard } from "./scoreboard.service";
 import { gradeCsv } from "./grade-export.service";
 import { SCOREBOARD_PAGE_HEADERS, scoreboardPage } from "./scoreboard-page";
-import { ScoreboardQuery, ScoreboardResp } from "./scoreboard.schemas";
+import { GradesQuery, ScoreboardQuery, ScoreboardResp } from "./scoreboard.schemas";
 import { unfreeze } from "./unfreeze.service";
 import { ProblemSetResp } from "../problem-sets/problem-sets.schemas";
 
@@ -69,17 +69,18 @@ export function scoreboardRoutes(deps: AppDeps) {
     )
     .get(
       "/problem_sets/:problemSet/scoreboard.csv",
-      async ({ em, access, params }) => {
+      async ({ em, access, params, query }) => {
         const set = await findProblemSet(em, access, params.problemSet);
-        return csvResponse(set, await gradeCsv(em, deps.store, access, set));
+        return csvResponse(set, await gradeCsv(em, deps.store, access, set, { staffRows: query.staff }));
       },
       {
         domainPermission: "problemSet.view",
         params: SetParams,
+        query: GradesQuery,
         detail: {
           operationId: "v1_export_problem_set_grades",
           summary:
-            "The scoreboard as CSV grades: one row per member, per problem score and late flag, total (extension)",
+            "The scoreboard as CSV grades: one row per student, per problem score and late flag, total (extension)",
           responses: CSV_DOC,
         },
       },

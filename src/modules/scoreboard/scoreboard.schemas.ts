@@ -61,4 +61,10 @@ export const ScoreboardQuery = t.Object({
     }),
   ),
 });
+/** The grade book's query: staff rows (the teacher, TAs, whoever manages sets) beside the students' on demand. */
+export const GradesQuery = t.Object({
+  staff: t.Optional(
+    t.Boolean({ default: false, description: "true: a row for every member, staff included (staff callers only)" }),
+  ),
+});
 export const ScoreboardResp = Envelope(Scoreboard, "ScoreboardResp");

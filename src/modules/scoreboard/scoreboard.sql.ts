@@ -1,3 +1,5 @@
+import { PARTICIPANTS_SQL } from "../domains/domains.sql";
+
 /**
  * The scoreboard's hand-written SQL (the board and its grade export); tests/db/statements-prepare.test.ts
  * prepares every one of SAMPLE_STATEMENTS against the migrated schema.
@@ -41,14 +43,20 @@ export const BOARD_CHANGED_SQL = `select s.count as stamp_count, s.latest as sta
        left join (select ${BOARD_COLUMNS} where r.problem_set_id = ? and r.updated_at >= ?) c on true`;
 
 /**
- * The people of a grade export: the domain's members (staff only) and anyone ranked on the board; student
- * ids and real names for staff only. Parameters: staff (three times), the domain's id, the ranked users'
- * ids as an array.
+ * The people of a grade export: for staff the domain's participants (PARTICIPANTS_SQL), for anyone those
+ * ranked on the board, never a member who is staff (who tested the set) unless staff rows are asked for
+ * (then every member). A ranked user no longer a member (removed after submitting) stays. Student ids and
+ * real names for staff only. Parameters: staff (three times), the domain, staff rows, the domain, the ranked
+ * users' ids as an array, staff rows, the domain (twice).
  */
 export const GRADE_PEOPLE_SQL = `select u.id, u.username, case when ? then u.student_id else '' end as student_id,
             case when ? then u.real_name else '' end as real_name
        from users u
-      where (? and u.id in (select user_id from domain_users where domain_id = ?)) or u.id = any(?::uuid[])`;
+      where (?::boolean and u.id in (select du.user_id from domain_users du where du.domain_id = ?
+                                        and (?::boolean or du.user_id in (${PARTICIPANTS_SQL}))))
+         or (u.id = any(?::uuid[])
+             and (?::boolean or u.id in (${PARTICIPANTS_SQL})
+                  or not exists (select 1 from domain_users m where m.domain_id = ? and m.user_id = u.id)))`;
 
 /** The stages of the records a grade book counts (grade-export.service.ts). Parameters: domain, record ids. */
 export const GRADE_STAGES_SQL = "select id, stages from records where domain_id = ? and id = any(?::uuid[])";
