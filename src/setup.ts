@@ -3,7 +3,8 @@ import { consoleNotice, planSetup, presetsToSet, setupExtras, thisMachine } from
 /**
  * `bun run setup`: makes this machine able to judge. Installs what the built-in judge needs (bubblewrap,
  * gcc, libseccomp-dev, mount), the toolchains of the language presets (SETUP_PRESETS=c,cpp,python3 leaves
- * the others out) and redis-server, with apt-get when something is missing and we are root; otherwise
+ * the others out), redis-server, and what `bun run test` needs besides (the Prometheus parser of the metrics
+ * test; curl, jq and zip of the README's steps), with apt-get when something is missing and we are root; otherwise
  * says what to run. It never fails the README's first command: the API works without a judge, and
  * `bun run start` says so again.
  */

@@ -31,6 +31,9 @@ export const JUDGE_TOOLS: readonly JudgeTool[] = [
  * their stages may run (clang-tidy, cppcheck, cpplint), and a local Redis
  * when none is installed, which `bun run start` runs when REDIS_URL is unset.
  */
+/** Where Debian's python3-prometheus-client puts the parser the metrics test runs. */
+export const PROMETHEUS_PARSER = "/usr/lib/python3/dist-packages/prometheus_client/parser.py";
+
 export function setupExtras(presets: readonly PresetName[] = PRESET_NAMES): JudgeTool[] {
   const toolchains = presets.flatMap((name) =>
     PRESETS[name].toolchain.map((tool) => ({ ...tool, purpose: `the ${name} preset`, sandboxed: true })),
@@ -43,6 +46,10 @@ export function setupExtras(presets: readonly PresetName[] = PRESET_NAMES): Judg
     ...toolchains,
     ...linters,
     { command: "redis-server", pkg: "redis-server", purpose: "the queues, when REDIS_URL is unset" },
+    // `bun run test` on this machine: tests/http/metrics.test.ts reads /metrics with the Prometheus project's parser,
+    // and tests/process/readme-steps.test.ts runs the README's steps, which use curl, jq and zip.
+    { file: PROMETHEUS_PARSER, pkg: "python3-prometheus-client", purpose: "the tests' Prometheus text parser" },
+    ...["curl", "jq", "zip"].map((command) => ({ command, pkg: command, purpose: "the README's first steps" })),
   ];
 }
 

@@ -1,10 +1,12 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import type { Subprocess } from "bun";
 import { join } from "node:path";
 import type { Config } from "../settings/config";
 import type { Logger } from "../core/logger";
 import { connectRedis, redisAnswers, StartupError } from "../core/startup";
 import { spawnChild, stopChild } from "./children";
 import { MACHINE_VARIABLES, pickEnv } from "../core/env-reader";
+import { addressInUse, retryWhileBusy } from "./busy-port";
 
 const READY_TIMEOUT_MS = 10_000;
 
@@ -19,7 +21,11 @@ export interface RedisForStart {
  * Without one: whatever answers on 127.0.0.1:LOCAL_REDIS_PORT (default 6379), else a redis-server child
  * keeping its append-only file under DATA_DIR/redis, so queued jobs survive a restart.
  */
-export async function redisForStart(config: Config, logger: Logger, env = process.env): Promise<RedisForStart> {
+export async function redisForStart(
+  config: Pick<Config, "redisUrlDefaulted" | "redisUrl" | "dataDir">,
+  logger: Logger,
+  env = process.env,
+): Promise<RedisForStart> {
   if (!config.redisUrlDefaulted) {
     // Checked before the workers start, so the failure is one clear message rather than a restart loop.
     await (await connectRedis(config.redisUrl)).quit();
@@ -60,6 +66,33 @@ async function startRedisServer(
 ): Promise<RedisForStart> {
   mkdirSync(dir, { recursive: true });
   const logFile = join(dir, "redis.log");
+  const address = { server: "the local redis-server", host: "127.0.0.1", port, setting: "LOCAL_REDIS_PORT" };
+  const child = await retryWhileBusy(address, logger, () => spawnRedisServer(bin, port, url, dir, logFile, logger));
+  logger.info("redis-server ready", { url });
+  let stopping = false;
+  void child.exited.then((code) => {
+    if (!stopping) logger.error("redis-server exited unexpectedly", { exitCode: code, log: logFile });
+  });
+  return {
+    url,
+    stop: async () => {
+      stopping = true;
+      await stopChild(child, 10_000);
+      logger.info("redis-server stopped", { exitCode: child.exitCode });
+    },
+  };
+}
+
+/** One redis-server, once it answers; a bind it was refused (its log says so) fails as EADDRINUSE. */
+async function spawnRedisServer(
+  bin: string,
+  port: number,
+  url: string,
+  dir: string,
+  logFile: string,
+  logger: Logger,
+): Promise<Subprocess> {
+  const logStart = sizeOf(logFile);
   // Snapshots off (--save ""): the append-only file alone is the durable copy, written on every second.
   const child = spawnChild(
     [
@@ -84,23 +117,30 @@ async function startRedisServer(
   while (!(await redisAnswers(url))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stopChild(child, 2_000);
+      // The log is appended to by every start: only this one's lines say why this one failed.
+      const written = readFrom(logFile, logStart);
+      if (/Address already in use/i.test(written)) throw addressInUse(written.trim());
       throw new StartupError(`redis-server did not start on port ${port} (log ${logFile}): ${tail(logFile)}`);
     }
     await Bun.sleep(100);
   }
-  logger.info("redis-server ready", { url });
-  let stopping = false;
-  void child.exited.then((code) => {
-    if (!stopping) logger.error("redis-server exited unexpectedly", { exitCode: code, log: logFile });
-  });
-  return {
-    url,
-    stop: async () => {
-      stopping = true;
-      await stopChild(child, 10_000);
-      logger.info("redis-server stopped", { exitCode: child.exitCode });
-    },
-  };
+  return child;
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function readFrom(file: string, offset: number): string {
+  try {
+    return readFileSync(file).subarray(offset).toString("utf8");
+  } catch {
+    return "";
+  }
 }
 
 function tail(file: string): string {

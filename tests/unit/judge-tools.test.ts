@@ -10,6 +10,8 @@ const machine = (isRoot: boolean, hasApt: boolean, ...present: string[]) => ({
 });
 const FRESH = ["mount"];
 const ALL = ["mount", "bwrap", "gcc", "libseccomp-dev"];
+// Redis, and what `bun run test` needs besides the judge's tools.
+const TEST_TOOLS = ["redis-server", "python3-prometheus-client", "curl", "jq", "zip"];
 
 describe("bun run setup", () => {
   test("a fresh Debian as root: installs bubblewrap, gcc and libseccomp with apt-get", () => {
@@ -61,6 +63,8 @@ describe("bun run setup's languages and Redis", () => {
     if (plan.kind !== "install") return;
     const packages = plan.command.slice(4);
     const wanted = ["g++", "python3", "default-jdk-headless", "golang-go", "rustc", "nodejs", "redis-server"];
+    // What `bun run test` needs besides: the Prometheus project's parser for the metrics test.
+    wanted.push("python3-prometheus-client", "curl", "jq", "zip");
     // The linters a C or C++ stage may run (docs/config-reference.md "Stages").
     for (const pkg of [...wanted, "clang-tidy", "cppcheck", "cpplint"]) expect(packages).toContain(pkg);
     expect(new Set(packages).size).toBe(packages.length);
@@ -69,7 +73,7 @@ describe("bun run setup's languages and Redis", () => {
   test("SETUP_PRESETS leaves the others out, and names what it does not know", () => {
     const chosen = presetsToSet("c, cpp,python3,cobol");
     expect(chosen).toEqual({ presets: ["c", "cpp", "python3"], unknown: ["cobol"] });
-    const plan = planSetup(machine(true, true, ...ALL, "redis-server"), setupExtras(chosen.presets));
+    const plan = planSetup(machine(true, true, ...ALL, ...TEST_TOOLS), setupExtras(chosen.presets));
     expect(plan).toMatchObject({
       kind: "install",
       command: [
@@ -85,7 +89,7 @@ describe("bun run setup's languages and Redis", () => {
       ],
     });
     // Without C or C++ no linter is installed.
-    expect(planSetup(machine(true, true, ...ALL, "redis-server"), setupExtras(["python3"]))).toMatchObject({
+    expect(planSetup(machine(true, true, ...ALL, ...TEST_TOOLS), setupExtras(["python3"]))).toMatchObject({
       command: ["apt-get", "install", "-y", "--no-install-recommends", "python3"],
     });
     expect(presetsToSet(undefined).presets).toEqual(PRESET_NAMES);
