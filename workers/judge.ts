@@ -24,7 +24,8 @@ try {
   if (leaked.length > 0) {
     throw new StartupError(
       `the judge's environment holds the server's secrets (${leaked.join(", ")}): a judge needs none ` +
-        'of them, and keeps none. Start it with only its own settings (docs/operations.md "Who gets which settings"); ' +
+        "of them, and keeps none. Start it with only its own settings " +
+        '(docs/operations.md "Who gets which settings"); ' +
         "a .env file beside it is read by Bun unless it starts with `bun --no-env-file`.",
     );
   }
@@ -36,7 +37,8 @@ try {
   );
   if (process.getuid?.() !== 0) {
     throw new StartupError(
-      "the judge must start as root: it runs every program as an unprivileged slot uid, which only root can switch to (no program ever runs as root)",
+      "the judge must start as root: it runs every program as an unprivileged slot uid, which only root can " +
+        "switch to (no program ever runs as root)",
     );
   }
   if (!Bun.which("bwrap"))

@@ -15,8 +15,21 @@ const QUIET_MS = 10_000;
 const PG_CODES = new Set(["57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006", "53300"]);
 /** Bun's own PostgreSQL client (the hot reads' pool, db/statements.ts): a connection that failed or is gone. */
 const BUN_PG_CODES = /^ERR_POSTGRES_(CONNECTION_(CLOSED|REFUSED|FAILED|TIMEOUT)|IDLE_TIMEOUT|LIFETIME_TIMEOUT)$/;
-const PG_MESSAGES =
-  /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|Connection ended unexpectedly|connection error/i;
+const PG_MESSAGES = new RegExp(
+  [
+    "Connection terminated",
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "EPIPE",
+    "ETIMEDOUT",
+    "timeout exceeded when trying to connect",
+    "the database system is (starting up|shutting down|in recovery mode)",
+    "terminating connection due to administrator command",
+    "Connection ended unexpectedly",
+    "connection error",
+  ].join("|"),
+  "i",
+);
 const REDIS_MESSAGES =
   /Connection is closed|max retries per request|Stream isn't writeable|ECONNREFUSED.*6379|Redis connection/i;
 

@@ -5,8 +5,8 @@ import { JUDGE_JOB, queueConnection, type CaseResult, type RecordJudgePayload } 
 /**
  * The job catalogue: which queues exist, which jobs run on each and what their payloads are.
  * `enqueue()` is the only way the API touches BullMQ. Features add their jobs to `JobCatalogue`
- * (records: `record.judge` on `judge`; configs: `config.unpack` and `similarity.report` on `configs`), and each worker's
- * handler table must then cover them (a missing handler is a compile error, see workers/).
+ * (records: `record.judge` on `judge`; configs: `config.unpack` and `similarity.report` on `configs`), and
+ * each worker's handler table must then cover them (a missing handler is a compile error, see workers/).
  */
 export const QUEUE_NAMES = ["judge", "configs"] as const;
 export type QueueName = (typeof QUEUE_NAMES)[number];

@@ -8,7 +8,8 @@ export function presetGap(preset: LanguagePreset, has = sandboxHas): string | nu
   const missing = preset.toolchain.filter((tool) => !has(tool.command));
   if (missing.length === 0) return null;
   const packages = [...new Set(missing.map((tool) => tool.pkg))].join(" ");
-  return `${missing.map((tool) => tool.command).join(", ")} not installed (apt-get install ${packages}, or bun run setup)`;
+  const commands = missing.map((tool) => tool.command).join(", ");
+  return `${commands} not installed (apt-get install ${packages}, or bun run setup)`;
 }
 
 /** Which presets this judge can run, and why not the others: logged at start-up. */

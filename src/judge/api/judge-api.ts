@@ -107,7 +107,8 @@ export class JudgeApi {
     private readonly guard?: OutputGuard,
     private readonly retryWindowMs = RETRY_WINDOW_MS,
   ) {
-    this.authorization = `Basic ${Buffer.from(`${settings.accessKeyId}:${settings.secretAccessKey}`).toString("base64")}`;
+    const credentials = `${settings.accessKeyId}:${settings.secretAccessKey}`;
+    this.authorization = `Basic ${Buffer.from(credentials).toString("base64")}`;
     this.addresses = new Addresses(settings.serverUrls);
   }
 

@@ -29,7 +29,9 @@ static void look_file(int pid, int self, const char *what) {
   long size = 0;
   ssize_t got;
   /* mem has nothing at offset 0; reading it at all is what counts. */
-  while (strcmp(what, "mem") != 0 && size < (long)sizeof data && (got = read(fd, data + size, sizeof data - size)) > 0) size += got;
+  while (strcmp(what, "mem") != 0 && size < (long)sizeof data &&
+         (got = read(fd, data + size, sizeof data - size)) > 0)
+    size += got;
   if (strcmp(what, "mem") == 0) {
     unsigned char byte;
     got = read(fd, &byte, 1);

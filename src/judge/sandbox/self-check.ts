@@ -109,7 +109,8 @@ export async function selfCheck(
     if (problems.length > 0) {
       throw new Error(
         `the sandbox would let a submitted program see what it must not:\n  - ${problems.join("\n  - ")}\n` +
-          'Check the bubblewrap version (0.8 or newer, with --as-pid-1) and the kernel; see docs/judge.md "The sandbox".',
+          "Check the bubblewrap version (0.8 or newer, with --as-pid-1) and the kernel; " +
+          'see docs/judge.md "The sandbox".',
       );
     }
   } finally {

@@ -50,7 +50,8 @@ export function doneReport(stage: ResolvedStage, found: Scored[], note = ""): St
   const parts = [
     forbidding
       ? `forbidden: ${forbidding.message} (${forbidding.file}:${forbidding.line}); the score is 0`
-      : `${ordered.length} finding${ordered.length === 1 ? "" : "s"}, ${deduction} point${deduction === 1 ? "" : "s"} off`,
+      : `${ordered.length} finding${ordered.length === 1 ? "" : "s"}, ` +
+        `${deduction} point${deduction === 1 ? "" : "s"} off`,
     total > deduction ? `(${total} before the cap of ${stage.maxDeduction})` : "",
     ordered.length > comments.length ? `; the first ${comments.length} are listed` : "",
     note,

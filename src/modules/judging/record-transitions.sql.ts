@@ -91,11 +91,14 @@ export function reportSql(to: RecordState | null, working: StateList, final: Sta
   const ends = to !== null && final.includes(to);
   const fromTotals = (column: string, total = `t.${column}`) =>
     `${column} = case when jsonb_array_length(r.cases) > 0 then ${total} else coalesce(?::int, r.${column}) end`;
+  const lease = ends
+    ? "judged_at = ?::timestamptz, lease_expires_at = null"
+    : "lease_expires_at = now() + make_interval(secs => ?)";
   const update = `
     update records r set state = ${to === null ? "r.state" : `'${to}'`}, updated_at = now(), stages = cur.stages,
            ${fromTotals("score", afterStages("t.score", "cur.stages"))}, ${fromTotals("time_ms")},
            ${fromTotals("memory_kb")},
-           ${ends ? "judged_at = ?::timestamptz, lease_expires_at = null" : "lease_expires_at = now() + make_interval(secs => ?)"}
+           ${lease}
       from cur, lateral (select coalesce(sum((c->>'score')::int), 0) as score,
                                 coalesce(sum((c->>'timeMs')::int), 0) as time_ms,
                                 greatest(0, coalesce(max((c->>'memoryKb')::int), 0)) as memory_kb

@@ -6,8 +6,8 @@ import type { ProblemSetCreateInput, ProblemSetView } from "./problem-sets.schem
 
 /**
  * A set's contest and homework rules (docs/contests.md): the scoreboard's rule, ICPC's penalty, the freeze,
- * the late steps, whether runs are allowed (docs/api.md "Runs") and the grade book shows stages, as a create or an edit gives them (an absent field keeps what the set has), and as
- * the set's view shows them.
+ * the late steps, whether runs are allowed (docs/api.md "Runs") and the grade book shows stages, as a create
+ * or an edit gives them (an absent field keeps what the set has), and as the set's view shows them.
  */
 type RuleInput = Pick<
   ProblemSetCreateInput,
@@ -37,6 +37,7 @@ export function rulesView(
   | "penaltyVerdicts"
   | "freezeAt"
   | "unfrozenAt"
+  | "finalizedAt"
   | "latePenalty"
   | "runsAllowed"
   | "gradeStages"
@@ -47,6 +48,7 @@ export function rulesView(
     penaltyVerdicts: set.penaltyVerdicts ?? null,
     freezeAt: isoTime(set.freezeAt ?? null),
     unfrozenAt: isoTime(set.unfrozenAt ?? null),
+    finalizedAt: isoTime(set.finalizedAt ?? null),
     latePenalty: set.latePenalty ?? [],
     runsAllowed: set.runsAllowed,
     gradeStages: set.gradeStages,

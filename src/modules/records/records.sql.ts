@@ -102,7 +102,8 @@ export function recordPageSql(where: readonly string[], ordering: ListOrdering):
      select c.count, p.*
        from (select (select coalesce(sum(records), 0)::int from record_counts where ${condition}) as count) c
        left join lateral (select ${LIST_COLUMNS}, ${pageColumns.map((c) => `page.${c} as page_${c}`).join(", ")}
-         from page cross join lateral (select * from records where records.id = page.id limit 1) r ${LIST_JOINS}) p on true
+         from page cross join lateral (select * from records where records.id = page.id limit 1) r
+              ${LIST_JOINS}) p on true
       order by ${ordering.map(([, direction], i) => `p.page_${columns[i]} ${direction}`).join(", ")}`;
 }
 

@@ -29,7 +29,8 @@ export const RUN_LIMITS_SQL = `select count(*) filter (where state in ('queued',
  */
 export const CREATE_RUN_SQL = `
   with b as (
-    insert into blobs (digest, size, created_at) select u.d, u.s, now() from jsonb_to_recordset(?::jsonb) u(d text, s bigint)
+    insert into blobs (digest, size, created_at)
+    select u.d, u.s, now() from jsonb_to_recordset(?::jsonb) u(d text, s bigint)
     on conflict (digest) do update set created_at = now()),
   r as (
     insert into runs (id, domain_id, problem_id, problem_set_id, owner_id, language, mode, task_id, priority,
@@ -39,7 +40,8 @@ export const CREATE_RUN_SQL = `
     returning id, created_at, expires_at),
   f as (
     insert into run_files (id, run_id, kind, path, digest, size)
-    select gen_random_uuid(), r.id, u.k, u.p, u.d, u.s from r, jsonb_to_recordset(?::jsonb) u(k text, p text, d text, s bigint))
+    select gen_random_uuid(), r.id, u.k, u.p, u.d, u.s
+      from r, jsonb_to_recordset(?::jsonb) u(k text, p text, d text, s bigint))
   select id, created_at, expires_at from r`;
 
 /** The files of a run (kind `config` or `code`). Parameter: the run's id. */
@@ -61,15 +63,17 @@ export const RENEW_RUN_SQL = `update runs set ${LEASE} where ${HOLDER} and lease
  * The holder gives the run back: queued again under a new task, the attempt not counted. Parameters: the new
  * task, run, domain, old task, judger.
  */
-export const RELEASE_RUN_SQL = `update runs set state = 'queued', task_id = ?, judger_id = null, lease_expires_at = null,
-    cases = '[]', attempts = greatest(attempts - 1, 0), updated_at = now() where ${HOLDER} returning priority`;
+export const RELEASE_RUN_SQL = `update runs set state = 'queued', task_id = ?, judger_id = null,
+    lease_expires_at = null, cases = '[]', attempts = greatest(attempts - 1, 0), updated_at = now()
+  where ${HOLDER} returning priority`;
 
 /** The holder's final report. Parameters: the final state, run, domain, task, judger. */
 export const FINISH_RUN_SQL = `update runs set state = ?, judged_at = now(), lease_expires_at = null, updated_at = now()
   where ${HOLDER} and lease_expires_at > now() returning id`;
 
 /** The holder's cases, read under the row's lock before a merge. Parameters: run, domain, task, judger. */
-export const HELD_CASES_SQL = `select cases, jsonb_array_length(sources) as n from runs where ${HOLDER} and lease_expires_at > now() for update`;
+export const HELD_CASES_SQL = `select cases, jsonb_array_length(sources) as n from runs
+  where ${HOLDER} and lease_expires_at > now() for update`;
 
 /** Whether the caller holds the run with a live lease. Parameters: run, domain, judger. */
 export const HOLDS_RUN_SQL = `select 1 from runs where id = ? and domain_id = ? and judger_id = ? and state = 'running'
@@ -90,8 +94,9 @@ export const LAPSED_RUNS_SQL = `select id, attempts from runs where state = 'run
   order by lease_expires_at limit 500`;
 
 /** A lapsed run back in the queue under a new task. Parameters: the new task, run. */
-export const REQUEUE_RUN_SQL = `update runs set state = 'queued', task_id = ?, judger_id = null, lease_expires_at = null,
-    cases = '[]', updated_at = now() where id = ? and state = 'running' and lease_expires_at <= now()
+export const REQUEUE_RUN_SQL = `update runs set state = 'queued', task_id = ?, judger_id = null,
+    lease_expires_at = null, cases = '[]', updated_at = now()
+  where id = ? and state = 'running' and lease_expires_at <= now()
   returning domain_id, owner_id`;
 
 /** A run abandoned too often ends failed. Parameters: its cases (JSON), run. */

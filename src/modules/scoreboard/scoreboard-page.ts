@@ -17,7 +17,8 @@ body{font:20px/1.35 system-ui,sans-serif;margin:0;padding:1.1rem 1.5rem;color:#1
 header{display:flex;align-items:baseline;flex-wrap:wrap;gap:.4rem 1.2rem;margin-bottom:.5rem}
 h1{font-size:1.8rem;margin:0}
 .meta{color:#57606a;font-size:.85rem;display:flex;gap:1rem;align-items:baseline}
-.state::before{content:"";display:inline-block;width:.65em;height:.65em;border-radius:50%;margin-right:.35em;background:#8c959f}
+.state::before{content:"";display:inline-block;width:.65em;height:.65em;border-radius:50%;margin-right:.35em;
+  background:#8c959f}
 .state.live::before{background:#1a7f37}.state.stale::before{background:#d29922}.state.off::before{background:#cf222e}
 .banner{padding:.5rem .9rem;margin:.3rem 0 .7rem;border-radius:.35rem;font-weight:600}
 .banner.frozen{background:#ddf4ff;color:#0a3069;border:1px solid #54aeff}

@@ -20,7 +20,8 @@ tr.pair{cursor:pointer}tr.pair:hover,tr.pair.open{background:#f3f6fb}
 .bar span{display:block;height:100%;background:#c0392b}
 #detail{margin-top:1.5rem}
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:1rem}
-pre{margin:0;font:12px/1.45 ui-monospace,monospace;background:#fafafa;border:1px solid #ddd;overflow:auto;max-height:70vh}
+pre{margin:0;font:12px/1.45 ui-monospace,monospace;background:#fafafa;border:1px solid #ddd;overflow:auto;
+  max-height:70vh}
 pre div{padding:0 .4rem;white-space:pre}
 pre div.n{color:#999}
 .f0{background:#ffe3a3}.f1{background:#c9f0d3}.f2{background:#cfe3ff}.f3{background:#f6d0f0}.f4{background:#d9d2ff}
@@ -30,7 +31,9 @@ const SCRIPT = `
 const data = JSON.parse(document.getElementById("report").textContent);
 const rows = document.getElementById("pairs");
 const detail = document.getElementById("detail");
-const cell = (tr, text) => { const td = document.createElement("td"); td.textContent = text; tr.append(td); return td; };
+const cell = (tr, text) => {
+  const td = document.createElement("td"); td.textContent = text; tr.append(td); return td;
+};
 const name = (side) => side.username || side.user || "(deleted user)";
 data.pairs.forEach((pair) => {
   const tr = document.createElement("tr");
@@ -67,9 +70,13 @@ function show(index, tr) {
   const pair = { ...summary, left: { ...summary.left, ...left }, right: { ...summary.right, ...right } };
   detail.replaceChildren();
   const title = document.createElement("h2");
-  title.textContent = name(pair.left) + " (" + pair.left.path + ") \\u2194 " + name(pair.right) + " (" + pair.right.path + "): " + (pair.similarity * 100).toFixed(1) + " %";
+  title.textContent = name(pair.left) + " (" + pair.left.path + ") \\u2194 " +
+    name(pair.right) + " (" + pair.right.path + "): " + (pair.similarity * 100).toFixed(1) + " %";
   const sides = document.createElement("div"); sides.className = "sides";
-  sides.append(source(pair.left, pair.fragments.map((f) => f.left)), source(pair.right, pair.fragments.map((f) => f.right)));
+  sides.append(
+    source(pair.left, pair.fragments.map((f) => f.left)),
+    source(pair.right, pair.fragments.map((f) => f.right)),
+  );
   detail.append(title, sides);
 }
 `;
@@ -103,7 +110,9 @@ export function reportPage(report: SimilarityReport, problemTitle: string): stri
 <h1>Code similarity: ${escapeHtml(problemTitle)}</h1>
 <p class="meta">${escapeHtml(status)}. A high similarity is a reason to look, not proof of copying.</p>
 <table>
-<thead><tr><th>pair</th><th>users</th><th>language</th><th>similarity</th><th></th><th>longest fragment</th></tr></thead>
+<thead><tr>
+<th>pair</th><th>users</th><th>language</th><th>similarity</th><th></th><th>longest fragment</th>
+</tr></thead>
 <tbody id="pairs"></tbody>
 </table>
 <section id="detail"></section>

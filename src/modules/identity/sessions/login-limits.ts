@@ -27,7 +27,8 @@ local function bucket(key, burst, per_minute, now)
   local state = redis.call('HMGET', key, 'tokens', 'at')
   local tokens = tonumber(state[1]) or burst
   local at = tonumber(state[2]) or now
-  return { key = key, burst = burst, per_ms = per_ms, tokens = math.min(burst, tokens + math.max(0, now - at) * per_ms) }
+  return { key = key, burst = burst, per_ms = per_ms,
+           tokens = math.min(burst, tokens + math.max(0, now - at) * per_ms) }
 end
 local function wait(b) return math.ceil((1 - b.tokens) / b.per_ms) end
 local function save(b, now)

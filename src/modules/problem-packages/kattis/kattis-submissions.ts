@@ -110,7 +110,8 @@ export function kattisSubmissions(
           language: null,
           skipped:
             `submissions/${folder}/ is not a folder the ${legacy ? "legacy " : ""}format defines ` +
-            `(${Object.keys(defaults).join(", ")}) and submissions.yaml gives it no rule: what it should earn is unknown`,
+            `(${Object.keys(defaults).join(", ")}) and submissions.yaml gives it no rule: ` +
+            "what it should earn is unknown",
         };
     return { path, files: paths, expected: folder, rules, ...(score ? { score } : {}), ...choice };
   });
