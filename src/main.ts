@@ -7,6 +7,7 @@ import { connectRedis, exitOnStartupError } from "./core/startup";
 import { onShutdown } from "./core/shutdown";
 import { BUN_BODY_LIMIT } from "./http/body-limits";
 import { closeLiveStreams } from "./modules/record-events/record-events.routes";
+import { retryWhileBusy } from "./runtime/busy-port";
 
 type ShutdownStep = { name: string; run: () => unknown; timeoutMs?: number };
 
@@ -58,8 +59,11 @@ export async function runApi(config: Config, logger: Logger, around: AroundApi =
       shuttingDown = true;
     },
   );
+  const address = { server: "the API", host: config.host, port: config.port, setting: "PORT" };
   // The route limits are ours (body-limits.ts), so that a refusal is the envelope, not Bun's bare 413.
-  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: BUN_BODY_LIMIT });
+  await retryWhileBusy(address, logger, () =>
+    app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: BUN_BODY_LIMIT }),
+  );
   logger.info("api listening", {
     host: config.host,
     port: config.port,

@@ -46,6 +46,9 @@ export async function redisAnswers(redisUrl: string): Promise<boolean> {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     connectTimeout: 1_000,
+    // A port held by something that is not Redis accepts the connection and never answers: without a
+    // limit the ready check (INFO) and the PING wait for ever, and `bun run start` with them.
+    commandTimeout: 1_000,
     retryStrategy: () => null,
   });
   probe.on("error", () => {});

