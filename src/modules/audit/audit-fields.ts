@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   "problem_set.extension_grant",
   "problem_set.extension_revoke",
   "problem_set.unfreeze",
+  "problem_set.finalize",
+  "problem_set.unfinalize",
   "record.rejudge",
   "judger.create",
 ] as const;
@@ -65,6 +67,7 @@ export const PROBLEM_SET_FIELDS = [
   "penaltyVerdicts",
   "freezeAt",
   "unfrozenAt",
+  "finalizedAt",
   "latePenalty",
   "runsAllowed",
   "gradeStages",
@@ -106,6 +109,8 @@ const RECORDED = new Set([
   "states",
   "language",
   "config",
+  // What a rejudge that un-finalized a set judged again: a record's or a problem's id (problem_set.unfinalize).
+  "rejudged",
   // A role's permission flags, one field each (`problem.edit`), so an edit shows only the flags it flipped.
   ...DOMAIN_SCOPES.flatMap((scope) => Object.keys(DOMAIN_PERMISSION_DEFAULTS[scope]).map((flag) => `${scope}.${flag}`)),
 ]);

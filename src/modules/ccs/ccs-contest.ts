@@ -90,7 +90,11 @@ export function stateOf(set: ProblemSet, now: Date): S.CcsStateView {
   const ended = at(end);
   const unfrozen = frozen && set.unfrozenAt && set.unfrozenAt >= frozen ? set.unfrozenAt : null;
   const thawed = ended && unfrozen ? new Date(Math.max(unfrozen.getTime(), end.getTime())) : null;
-  const finalized = ended && (!frozen || thawed) ? (thawed ?? ended) : null;
+  // Finalized when staff said so (after the end, maybe still frozen: the resolver's cue), or by itself at the end
+  // of a contest never frozen, or at the thaw: whichever came first. Never before the end.
+  const declared = ended && set.finalizedAt ? new Date(Math.max(set.finalizedAt.getTime(), end.getTime())) : null;
+  const itself = ended && (!frozen || thawed) ? (thawed ?? ended) : null;
+  const finalized = declared && itself ? new Date(Math.min(declared.getTime(), itself.getTime())) : (declared ?? itself);
   const time = (when: Date | null) => (when ? ccsTime(when) : null);
   return {
     started: time(started),

@@ -33,6 +33,11 @@ export const ProblemSet = defineEntity({
     freezeAt: p.datetime().nullable(),
     /** When staff unfroze the board (it is live again for everyone), or null. */
     unfrozenAt: p.datetime().nullable(),
+    /**
+     * When staff declared the results final (the Contest API's `finalized`), or null: after the end, while the
+     * board may still be frozen, so the resolver can reveal it at the ceremony. A rejudge clears it.
+     */
+    finalizedAt: p.datetime().nullable(),
     /** Late steps: from `after` past the due time, a score is multiplied by `factor` (the latest step that applies). */
     latePenalty: p.json<{ after: string; factor: number }[]>().defaultRaw("'[]'::jsonb"),
     /** Whether its students may run their programs on their own input or the samples (docs/api.md "Runs"). */

@@ -111,6 +111,9 @@ const setFields = {
   penaltyVerdicts: t.Nullable(t.Array(t.String())),
   freezeAt: t.Nullable(DateTime),
   unfrozenAt: t.Nullable(DateTime),
+  finalizedAt: t.Nullable(DateTime, {
+    description: "when staff declared the results final (POST …/scoreboard/finalize; extension), or null",
+  }),
   latePenalty: t.Array(LateStep),
   runsAllowed: t.Boolean({
     default: true,

@@ -10,6 +10,7 @@ import { gradeCsv } from "./grade-export.service";
 import { SCOREBOARD_PAGE_HEADERS, scoreboardPage } from "./scoreboard-page";
 import { GradesQuery, ScoreboardQuery, ScoreboardResp } from "./scoreboard.schemas";
 import { unfreeze } from "./unfreeze.service";
+import { finalize } from "./finalize.service";
 import { ProblemSetResp } from "../problem-sets/problem-sets.schemas";
 
 const CSV_DOC = {
@@ -114,6 +115,21 @@ export function scoreboardRoutes(deps: AppDeps) {
         detail: {
           operationId: "v1_unfreeze_problem_set_scoreboard",
           summary: "Unfreeze the board (and publish an OI set's results): live for everyone from now (extension)",
+        },
+      },
+    )
+    .post(
+      "/problem_sets/:problemSet/scoreboard/finalize",
+      async ({ em, access, params }) =>
+        ok(toProblemSetView(await finalize(em, access, await findProblemSet(em, access, params.problemSet)))),
+      {
+        domainPermission: "problemSet.edit",
+        params: SetParams,
+        response: ProblemSetResp,
+        detail: {
+          operationId: "v1_finalize_problem_set_scoreboard",
+          summary:
+            "Declare the results final after the end, the board still frozen if it is: the resolver's cue (extension)",
         },
       },
     );

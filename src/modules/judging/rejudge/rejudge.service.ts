@@ -14,6 +14,7 @@ import * as transitions from "../record-transitions";
 import type { RejudgeOptions, RejudgeResult } from "../record-transitions";
 import type { ProblemRejudgeInput, RejudgeConfigChoice, RejudgeQueuedView } from "./rejudge.schemas";
 import { audit } from "../../audit/audit.service";
+import { unfinalize } from "../../problem-sets/unfinalize";
 import { randomUUID } from "node:crypto";
 
 /** Records one bulk statement takes: bounded, so no statement locks a whole problem's records at once. */
@@ -46,6 +47,7 @@ export async function rejudgeRecord(
     const before = await judgementOf(tx, selection.values);
     const result = await transitions.rejudge(tx, selection, options);
     if (result.queued.length === 1) {
+      await unfinalize(tx, access, { ofRecord: id }, `record ${id} rejudged`);
       audit(tx, access, {
         action: "record.rejudge",
         target: { type: "record", id },
@@ -128,6 +130,12 @@ export async function rejudgeProblem(
   const release = await lockProblem(jobs, problemId);
   const answer = await rejudgeBatches(bulk).finally(release);
   logger.info("bulk rejudge queued", { problemId, by: access.userId, ...answer });
+  if (answer.queued > 0) {
+    const why = `problem ${problemId} rejudged (${answer.queued} records)`;
+    const sets = target.set ? { ids: [target.set.id] } : { ofProblem: problemId };
+    const unfinalized = await em.transactional((tx) => unfinalize(tx, access, sets, why));
+    if (unfinalized.length > 0) logger.warn("a rejudge un-finalized results", { problemId, sets: unfinalized });
+  }
   return answer;
 }
 
