@@ -71,7 +71,7 @@ const scoreboard = {
       team_id: "t12",
       score: { num_solved: 1, total_time: 41, time: 21 },
       problems: [
-        { problem_id: "a-plus-b", num_judged: 2, num_pending: 0, solved: true, time: 21, first_to_solve: true },
+        { problem_id: "a-plus-b", num_judged: 2, num_pending: 0, solved: true, time: 21 },
         { problem_id: "bracelet", num_judged: 0, num_pending: 1, solved: false },
       ],
     },
@@ -153,6 +153,10 @@ describe("what breaks it fails at the right path", () => {
     const cell = { ...row.problems[1], penalty: 20 };
     const board = { ...scoreboard, rows: [{ ...row, problems: [row.problems[0], cell] }] };
     expect(paths(ccs.CcsScoreboard, board)).toContain("/rows/0/problems/1/penalty");
+    // 2023-06's published schema has no first_to_solve (check-api.sh refuses it): neither does ours.
+    const first = { ...row.problems[0], first_to_solve: true };
+    const withFirst = { ...scoreboard, rows: [{ ...row, problems: [first, row.problems[1]] }] };
+    expect(paths(ccs.CcsScoreboard, withFirst)).toContain("/rows/0/problems/0/first_to_solve");
   });
 
   test("a TIME without the T, the milliseconds or a zone", () => {

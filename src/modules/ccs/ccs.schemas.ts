@@ -208,11 +208,9 @@ function scoreboardRow() {
       ]),
       problems: t.Array(
         t.Union([
-          // first_to_solve is not in 2023-06's table; the spec's later drafts add it and clients ignore it.
-          t.Object(
-            { ...cell, solved: t.Boolean(), first_to_solve: t.Optional(t.Boolean()) },
-            closed("CcsPassFailCell"),
-          ),
+          // No first_to_solve: later drafts add it, but 2023-06's published schema refuses it (the spec's own
+          // check-api.sh); the `first-to-solve-…` awards carry it.
+          t.Object({ ...cell, solved: t.Boolean() }, closed("CcsPassFailCell")),
           t.Object({ ...cell, score: t.Number() }, closed("CcsPointsCell")),
         ]),
       ),
