@@ -48,7 +48,7 @@ const submission = {
   team_id: "t07",
   time: "2026-11-26T02:17:42.318Z",
   contest_time: "0:17:42.318",
-  entry_point: "main.py",
+  entry_point: null,
   files: [{ href: "contests/pc2026/submissions/1047/files", filename: "files.zip", mime: "application/zip" }],
 };
 const judgement = {
@@ -157,6 +157,13 @@ describe("what breaks it fails at the right path", () => {
     const first = { ...row.problems[0], first_to_solve: true };
     const withFirst = { ...scoreboard, rows: [{ ...row, problems: [first, row.problems[1]] }] };
     expect(paths(ccs.CcsScoreboard, withFirst)).toContain("/rows/0/problems/0/first_to_solve");
+  });
+
+  test("a submission without entry_point, or without files: 2023-06's published schema needs both", () => {
+    const { entry_point: _entry, ...noEntry } = submission;
+    expect(paths(ccs.CcsSubmission, { ...noEntry, language_id: "c" })).toContain("/entry_point");
+    const { files: _files, ...noFiles } = submission;
+    expect(paths(ccs.CcsSubmission, noFiles)).toContain("/files");
   });
 
   test("a TIME without the T, the milliseconds or a zone", () => {

@@ -94,7 +94,8 @@ export function stateOf(set: ProblemSet, now: Date): S.CcsStateView {
   // of a contest never frozen, or at the thaw: whichever came first. Never before the end.
   const declared = ended && set.finalizedAt ? new Date(Math.max(set.finalizedAt.getTime(), end.getTime())) : null;
   const itself = ended && (!frozen || thawed) ? (thawed ?? ended) : null;
-  const finalized = declared && itself ? new Date(Math.min(declared.getTime(), itself.getTime())) : (declared ?? itself);
+  const finalized =
+    declared && itself ? new Date(Math.min(declared.getTime(), itself.getTime())) : (declared ?? itself);
   const time = (when: Date | null) => (when ? ccsTime(when) : null);
   return {
     started: time(started),
@@ -159,6 +160,9 @@ export async function snapshotOf(ctx: CcsContext): Promise<Snapshot> {
       team_id: row.team,
       time: ccsTime(row.created_at),
       contest_time: rel(row.created_at),
+      // Said as null, not left out: 2023-06's published schema lets a C or C++ submission pass only with an
+      // explicit null (its two branches both match an absent one), and null suits every language we judge.
+      entry_point: null,
       // The public view shows no code, as an empty list: 2023-06's published schema requires `files`.
       files: view === "admin" ? [codeFile(ctx, row.id)] : [],
     });

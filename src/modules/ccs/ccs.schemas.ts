@@ -149,7 +149,7 @@ export const CcsSubmission = t.Object(
     team_id: Id,
     time: Time,
     contest_time: RelTime,
-    entry_point: t.Optional(t.Nullable(t.String())),
+    entry_point: t.Null({ description: "no language of ours needs one (languages' entry_point_required)" }),
     // Empty in the public view: the CCS requirements show a submission's files to admins and analysts only. The
     // spec's text calls the property optional; its published schema (check-api.sh) requires it.
     files: t.Array(SubmissionArchive, { maxItems: 1 }),
