@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { addMembership, makeCast, makeDomain, type Cast } from "../helpers/domain-factories";
@@ -253,12 +251,6 @@ describe("the page in a real browser", () => {
         expect(rows[1].kinds[3]).toBe("tried");
         expect([rows[3].kinds[1], rows[3].text[5]]).toEqual(["pending", "1 try1 pending"]);
         expect(await page.locator("td.first").first().getAttribute("title")).toBe("first to solve");
-        if (process.env.WRITE_SCREENSHOT) {
-          mkdirSync(join(import.meta.dir, "../../docs/images"), { recursive: true });
-          // As tall as the board: the page's full height once the window is shorter than it.
-          await page.setViewportSize({ width: 1000, height: 200 });
-          await page.screenshot({ path: join(import.meta.dir, "../../docs/images/scoreboard.png"), fullPage: true });
-        }
         expectOnlyOwnRequests(opened, contest);
       } finally {
         await opened.context.close();

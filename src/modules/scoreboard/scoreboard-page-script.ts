@@ -5,13 +5,24 @@
  * A slow poll stays on beside the stream: the board also changes with time alone (a freeze begins, an OI set
  * ends), and a viewer whose role may not list others' records hears only of their own.
  *
+ * A board longer than the screen turns its pages (a projector has nobody to scroll it): every BOARD_PAGE_MS the
+ * next screenful of whole rows, then the top again; a viewer who scrolls or presses a key holds it for BOARD_HOLD_MS.
+ *
  * Everything is written with textContent and DOM calls, never as markup: usernames and titles are anyone's text.
  * Plain ASCII (one escape, doubled for this template literal), so the text hashed is the text the browser reads.
  */
+
+/** Long enough to find one's team on a page (14 rows at 1080p): 40 teams take three pages, 36 s in all. */
+export const BOARD_PAGE_MS = 12_000;
+/** How long a viewer's own scrolling holds the page still: a laptop, not the projector. */
+export const BOARD_HOLD_MS = 120_000;
+
 export const PAGE_SCRIPT = `
 "use strict";
 const DEBOUNCE_MS = 500;
 const POLL_MS = 60000;
+const PAGE_MS = ${BOARD_PAGE_MS};
+const HOLD_MS = ${BOARD_HOLD_MS};
 const RULES = { icpc: "ICPC", ioi: "IOI", oi: "OI", best: "best score", last: "last score" };
 const initial = JSON.parse(document.getElementById("board-data").textContent);
 // The same view of the board as the page's (?view=public: as participants see it, for staff's projector).
@@ -81,7 +92,8 @@ function cellOf(cell, icpc) {
     // The minute of the solve, as ICPC boards show it (the penalty is the row's).
     if (cell.solvedMinute !== null) notes.push(cell.solvedMinute + " min");
   } else {
-    td.append(el("div", "main", cell.state === "pending" ? "?" : number(cell.score)));
+    // A pending score is its mark alone (the style's "?").
+    td.append(el("div", "main", cell.state === "pending" ? "" : number(cell.score)));
     if (cell.state !== "pending" && cell.rawScore !== cell.score) notes.push("raw " + number(cell.rawScore));
     if (cell.subtasks && cell.subtasks.length > 1) notes.push(cell.subtasks.map(number).join(" + "));
   }
@@ -110,6 +122,12 @@ function render(board) {
   const head = el("tr");
   head.append(el("th", "rank", "#"), el("th", "name", "Name"));
   if (icpc) head.append(el("th", "num", "Solved"), el("th", "num", "Penalty"));
+  // Fixed columns (the style's widths; the problems share what is left), so a redraw never moves them.
+  const columns = [el("col", "rank"), el("col", "name")];
+  if (icpc) columns.push(el("col", "num"), el("col", "num"));
+  columns.push(...board.problems.map(() => el("col", "problem")));
+  if (!icpc) columns.push(el("col", "num"));
+  document.getElementById("columns").replaceChildren(...columns);
   board.problems.forEach((problem, i) => {
     const th = el("th", "problem");
     th.title = problem.title;
@@ -122,6 +140,43 @@ function render(board) {
   document.getElementById("empty").hidden = board.rows.length > 0;
   for (const key of document.querySelectorAll(".key.icpc")) key.hidden = !icpc;
   for (const key of document.querySelectorAll(".key.scored")) key.hidden = icpc;
+  fit();
+}
+
+/** The first row of the page shown, how many whole rows a page holds, and until when a viewer holds it. */
+let pageStart = 0;
+let perPage = 1;
+let heldUntil = 0;
+const box = document.getElementById("board");
+const tbody = document.getElementById("rows");
+
+/**
+ * Rows as tall as the tallest needs, then stretched so that a whole number of them fills the board's box: no row
+ * is cut at the bottom edge, where half a row would be read as someone else's.
+ */
+function fit() {
+  tbody.style.removeProperty("--row");
+  const rows = tbody.rows;
+  if (rows.length === 0) return;
+  let tallest = 0;
+  for (const row of rows) tallest = Math.max(tallest, row.getBoundingClientRect().height);
+  const room = box.clientHeight - document.getElementById("head").getBoundingClientRect().height;
+  perPage = Math.max(1, Math.floor(room / tallest));
+  tbody.style.setProperty("--row", room / perPage + "px");
+  if (pageStart >= rows.length) pageStart = 0;
+  // A viewer scrolling by hand keeps their place through a redraw.
+  if (Date.now() >= heldUntil) showPage();
+}
+/** Scrolls the board's box so that the page's first row sits just under the (sticky) header. */
+function showPage() {
+  const row = tbody.rows[pageStart];
+  const head = document.getElementById("head").getBoundingClientRect().height;
+  if (row) box.scrollTop += row.getBoundingClientRect().top - box.getBoundingClientRect().top - head;
+}
+function turn() {
+  if (Date.now() < heldUntil || tbody.rows.length <= perPage) return;
+  pageStart = pageStart + perPage < tbody.rows.length ? pageStart + perPage : 0;
+  showPage();
 }
 
 let timer = null;
@@ -183,4 +238,8 @@ render(initial);
 document.getElementById("updated").textContent = "updated " + clock(new Date());
 listen();
 setInterval(soon, POLL_MS);
+setInterval(turn, PAGE_MS);
+addEventListener("resize", fit);
+for (const type of ["wheel", "keydown", "pointerdown", "touchstart"])
+  addEventListener(type, () => (heldUntil = Date.now() + HOLD_MS), { passive: true });
 `;
