@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -19,7 +19,9 @@ let browser: ReturnType<typeof chromiumFor>;
 let cast: Cast;
 let contest: string;
 const teams: TestUser[] = [];
-const shots = mkdtempSync(join(tmpdir(), "joj-board-"));
+/** Where the screenshots go, each run's over the last's: to look at, not compared. */
+const shots = join(tmpdir(), "joj-board-page");
+mkdirSync(shots, { recursive: true });
 const TITLES = ["Two Sum", "Balanced Brackets", "Shortest Path", "Matrix Chain Multiplication", "Segment Tree"];
 const MORE_TITLES = ["字符串匹配", "Dynamic Connectivity", "Geometry: Convex Hull"];
 /** Forty teams as a hall has them: Chinese, accented and long names, other scripts. */
