@@ -28,6 +28,7 @@ import { problemGroupsRoutes, problemsRoutes } from "../modules/problems/problem
 import { configsRoutes } from "../modules/problem-configs/configs.routes";
 import { problemSetsRoutes } from "../modules/problem-sets/problem-sets.routes";
 import { problemSetExtensionsRoutes } from "../modules/problem-sets/problem-set-extensions.routes";
+import { clarificationsRoutes } from "../modules/clarifications/clarifications.routes";
 import { submissionsRoutes } from "../modules/submissions/submissions.routes";
 import { recordsRoutes } from "../modules/records/records.routes";
 import { judgeRoutes } from "../modules/judging/protocol/judge.routes";
@@ -108,6 +109,7 @@ function compose(deps: AppDeps, routes: () => readonly RouteInfo[]) {
           .use(configsRoutes(deps))
           .use(problemSetsRoutes(deps))
           .use(problemSetExtensionsRoutes(deps))
+          .use(clarificationsRoutes(deps))
           .use(submissionsRoutes(deps))
           .use(recordEventsRoutes(deps))
           .use(recordsRoutes(deps))

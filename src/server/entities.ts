@@ -18,6 +18,7 @@ import { SimilarityReport } from "../modules/similarity/similarity-report.entity
 import { ProblemSetExtension } from "../modules/problem-sets/problem-set-extension.entity";
 import { PackageVerification, ProblemAttachment } from "../modules/problem-packages/package-verification.entity";
 import { Run, RunFile } from "../modules/runs/run.entity";
+import { Clarification } from "../modules/clarifications/clarification.entity";
 
 /** The explicit entity list: discovery never scans the file system. */
 export const entities = [
@@ -45,4 +46,5 @@ export const entities = [
   ProblemAttachment,
   Run,
   RunFile,
+  Clarification,
 ];

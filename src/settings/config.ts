@@ -110,6 +110,8 @@ export interface RateLimitSettings {
   loginsPerAccount: Rate;
   registrationsPerIp: Rate;
   submissionsPerUser: Rate;
+  /** Questions to a set's jury (clarifications); staff's answers and announcements are not counted. */
+  clarificationsPerUser: Rate;
 }
 
 /** What one submission may carry. */
@@ -177,6 +179,7 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
       loginsPerAccount: readRate(read, "RATE_LOGINS_PER_ACCOUNT", 10, 20),
       registrationsPerIp: readRate(read, "RATE_REGISTRATIONS_PER_IP", 30, 30),
       submissionsPerUser: readRate(read, "RATE_SUBMISSIONS_PER_USER", 60, 30),
+      clarificationsPerUser: readRate(read, "RATE_CLARIFICATIONS_PER_USER", 2, 10),
     },
     passwordHashConcurrency: read.integer("PASSWORD_HASH_CONCURRENCY", affordableHashes(), 1, 256),
     passwordHashMaxWaitMs: read.integer("PASSWORD_HASH_MAX_WAIT_MS", 3_000, 100, 600_000),

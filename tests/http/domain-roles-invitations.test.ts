@@ -30,6 +30,7 @@ describe("roles", () => {
       manage: false,
       edit: false,
       viewConfig: false,
+      clarify: false,
     });
     const detail = await t.api.get(`${roles(cast)}/user`, { token: cast.member.token });
     expect(detail.body.data).toMatchObject({

@@ -33,6 +33,8 @@ export const AUDIT_ACTIONS = [
   "problem_set.unfreeze",
   "problem_set.finalize",
   "problem_set.unfinalize",
+  "problem_set.clarification_answer",
+  "problem_set.clarification_announce",
   "record.rejudge",
   "judger.create",
 ] as const;
@@ -111,6 +113,12 @@ const RECORDED = new Set([
   "config",
   // What a rejudge that un-finalized a set judged again: a record's or a problem's id (problem_set.unfinalize).
   "rejudged",
+  // A clarification's answer or announcement: which message, about which problem, to whom; never its text
+  // (a private answer may repeat a student's question; the message is kept in its own table).
+  "clarificationId",
+  "replyToId",
+  "problemId",
+  "public",
   // A role's permission flags, one field each (`problem.edit`), so an edit shows only the flags it flipped.
   ...DOMAIN_SCOPES.flatMap((scope) => Object.keys(DOMAIN_PERMISSION_DEFAULTS[scope]).map((flag) => `${scope}.${flag}`)),
 ]);

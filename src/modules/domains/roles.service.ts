@@ -91,7 +91,7 @@ export async function updateRole(
   if (role === DOMAIN_ROOT_ROLE)
     throw new BizError("DomainRoleReadOnlyError", "the root role always holds every permission");
   if (input.permission === undefined) return row;
-  const permission = normalizePermissionSet(input.permission, normalizePermissionSet(row.permission));
+  const permission = normalizePermissionSet(input.permission, normalizePermissionSet(row.permission), false);
   assertNoEscalation(access, permission);
   return auditedUpdate(em, access, audited(access, row, "domain_role.update"), () => {
     row.permission = permission;

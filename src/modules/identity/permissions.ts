@@ -32,6 +32,8 @@ export const DOMAIN_PERMISSION_DEFAULTS = {
     manage: false,
     edit: false,
     viewConfig: false,
+    /** Extension: answer a set's clarifications and post announcements; a set that does not say takes `edit`. */
+    clarify: false,
   },
   /** `similarity` (extension): code-similarity reports; a set that does not say takes its `code` flag. */
   record: { view: false, detail: false, code: false, judge: false, rejudge: false, similarity: false },
@@ -85,6 +87,8 @@ export function isReadOnlyDomainRole(role: string): boolean {
 export function normalizePermissionSet(
   stored: unknown,
   fallback: DomainPermissionSet = defaultUserPermissions(),
+  /** Whether an unsaid `problemSet.clarify` follows `edit`; a merge into a stored set keeps the stored one. */
+  clarifyFollowsEdit = true,
 ): DomainPermissionSet {
   const source = (stored && typeof stored === "object" ? stored : {}) as Record<string, Record<string, unknown>>;
   const result = structuredClone(fallback);
@@ -101,6 +105,9 @@ export function normalizePermissionSet(
   // unless the set says otherwise; sets stored before the flag existed included.
   if (typeof (source.record as Record<string, unknown> | undefined)?.similarity !== "boolean")
     result.record.similarity = result.record.code;
+  // Who manages a set answers its questions, in roles stored before the flag existed too.
+  if (clarifyFollowsEdit && typeof (source.problemSet as Record<string, unknown> | undefined)?.clarify !== "boolean")
+    result.problemSet.clarify = result.problemSet.edit;
   return result;
 }
 

@@ -27,6 +27,10 @@ return id`;
 export const RUN_CHANGE = "run:";
 export const runChange = (runId: string) => `${RUN_CHANGE}${runId}`;
 
+/** A clarification's announcement: list streams send it as a `clarification` event to those who may read it. */
+export const CLARIFICATION_CHANGE = "clarification:";
+export const clarificationChange = (id: string) => `${CLARIFICATION_CHANGE}${id}`;
+
 export const channelOf = (queuePrefix: string) => `${queuePrefix}:records:events`;
 export const logOf = (queuePrefix: string, domainId: string) => `${queuePrefix}:records:log:${domainId}`;
 
