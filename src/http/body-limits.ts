@@ -18,7 +18,10 @@ export interface BodyLimits {
   archive: number;
 }
 
-/** The largest config archive an upload may carry (archive-reader.ts's limits start from it). */
+/**
+ * The largest config archive or problem package an upload may carry (archive-reader.ts's limits start from it):
+ * a package is a whole contest's export, its cases and images, as sent (an FPS .xml) or zipped.
+ */
 export const ARCHIVE_MAX_BYTES = 64 * 1024 * 1024;
 
 // Multipart framing: boundaries and part headers around the files themselves.
@@ -42,11 +45,12 @@ export const BUN_BODY_LIMIT = 2 ** 40;
 const SUBMIT = /^\/api\/v1\/domains\/[^/]+\/(?:problems\/[^/]+|problem_sets\/[^/]+\/problems\/[^/]+\/submit)\/?$/;
 const RUN = /^\/api\/v1\/domains\/[^/]+\/(?:problem_sets\/[^/]+\/)?problems\/[^/]+\/runs\/?$/;
 const CONFIG_UPLOAD = /^\/api\/v1\/domains\/[^/]+\/problems\/[^/]+\/configs\/?$/;
+const PACKAGE_UPLOAD = /^\/api\/v1\/domains\/[^/]+\/problem_packages\/?$/;
 
 export function bodyLimitFor(method: string, path: string, limits: BodyLimits): number {
   if (method === "POST" && SUBMIT.test(path)) return limits.submission;
   if (method === "POST" && RUN.test(path)) return limits.run;
-  if (method === "POST" && CONFIG_UPLOAD.test(path)) return limits.archive;
+  if (method === "POST" && (CONFIG_UPLOAD.test(path) || PACKAGE_UPLOAD.test(path))) return limits.archive;
   return limits.json;
 }
 
