@@ -22,7 +22,7 @@ import {
 // failing test shows every problem at once. Paths are JSON pointers, as TypeBox's.
 
 type Contest = typeof CcsContest.static;
-type State = typeof CcsState.static;
+export type State = typeof CcsState.static;
 type Scoreboard = typeof CcsScoreboard.static;
 
 /** Every way `value` breaks `schema`. */
