@@ -51,9 +51,11 @@ const JAVA_BUILD = [
 ].join("; ");
 
 export const PRESETS = {
+  // ONLINE_JUDGE as HUSTOJ, Codeforces, Hydro and DOMjudge define it: solutions written for them open in.txt
+  // under `#ifndef ONLINE_JUDGE`, which here would read a file that is not there.
   c: {
     source: "main.c",
-    compileArgs: ["gcc", "-std=gnu17", "-O2", "-pipe", "-static", "-o", "main", "main.c", "-lm"],
+    compileArgs: ["gcc", "-std=gnu17", "-O2", "-pipe", "-static", "-DONLINE_JUDGE", "-o", "main", "main.c", "-lm"],
     executeFiles: ["main"],
     executeArgs: ["./main"],
     toolchain: [{ command: "gcc", pkg: "gcc" }],
@@ -61,7 +63,7 @@ export const PRESETS = {
   },
   cpp: {
     source: "main.cpp",
-    compileArgs: ["g++", "-std=gnu++17", "-O2", "-pipe", "-static", "-o", "main", "main.cpp"],
+    compileArgs: ["g++", "-std=gnu++17", "-O2", "-pipe", "-static", "-DONLINE_JUDGE", "-o", "main", "main.cpp"],
     executeFiles: ["main"],
     executeArgs: ["./main"],
     toolchain: [{ command: "g++", pkg: "g++" }],
@@ -81,7 +83,8 @@ export const PRESETS = {
       "main.py",
     ],
     executeFiles: ["main.py"],
-    executeArgs: ["python3", "-S", "main.py"],
+    // ONLINE_JUDGE=1 in the environment, as DOMjudge sets it (Codeforces and HUSTOJ set nothing for Python).
+    executeArgs: ["env", "ONLINE_JUDGE=1", "python3", "-S", "main.py"],
     toolchain: [{ command: "python3", pkg: "python3" }],
     runtimeMb: 16,
     outOfMemory: /^MemoryError\b/m,
@@ -90,8 +93,10 @@ export const PRESETS = {
     source: "Main.java",
     compileArgs: ["sh", "-c", JAVA_BUILD, "javac", "Main.java", JAVA_CLASS],
     executeFiles: ["main.jar"],
+    // The ONLINE_JUDGE system property, as Codeforces and DOMjudge set it (`System.getProperty("ONLINE_JUDGE")`).
     executeArgs: [
       "java",
+      "-DONLINE_JUDGE=true",
       "-Xmx{memoryMb}m",
       "-Xss64m",
       "-XX:+UseSerialGC",

@@ -24,8 +24,10 @@ const MAX_FILES = 20_000;
  * left out: a compile's memory is no grade (its page cache is reclaimable, so it never makes an OOM kill).
  */
 function runtimeOf(name: PresetName): string | null {
-  const run: string | undefined = PRESETS[name].executeArgs[0];
-  return run && !run.startsWith(".") && run !== "env" ? run : null;
+  // `env NAME=value … command`: the command after the variables (python3 runs with ONLINE_JUDGE=1).
+  const args: readonly string[] = PRESETS[name].executeArgs;
+  const run = args[0] === "env" ? args.slice(1).find((arg) => !arg.includes("=")) : args[0];
+  return run && !run.startsWith(".") ? run : null;
 }
 
 /** The trees a runtime reads on every run besides its executable and its libraries. */
