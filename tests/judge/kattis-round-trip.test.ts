@@ -42,7 +42,7 @@ async function importPackage(files: Files | Uint8Array): Promise<string> {
 
 async function exportPackage(problem: string): Promise<{ zip: Uint8Array; files: Map<string, Buffer> }> {
   const response = await t.app.handle(
-    new Request(`http://localhost/api/v1${domain()}/problems/${problem}/package?format=kattis`, {
+    new Request(`http://localhost/api/v1${domain()}/problems/${problem}/package?format=kattis&formatVersion=2025-09`, {
       headers: { authorization: `Bearer ${cast.admin.token}` },
     }),
   );

@@ -15,7 +15,13 @@ import { kattisPackage } from "./kattis/kattis-export";
 import { attachmentBody, attachmentLinks, attachmentName, storedAttachments } from "./package-attachments";
 import { importView, verificationView, verifyPackage } from "./package-verification.service";
 import { createFromPackage } from "./problem-packages.service";
-import { ImportResp, PackageImportResp, PackageUpload, VerificationResp } from "./problem-packages.schemas";
+import {
+  ExportQuery,
+  ImportResp,
+  PackageImportResp,
+  PackageUpload,
+  VerificationResp,
+} from "./problem-packages.schemas";
 
 /** How long the API waits for the configs worker to read a package (as for a config archive). */
 const READ_WAIT_MS = 60_000;
@@ -121,9 +127,9 @@ export function problemPackageRoutes(deps: AppDeps) {
     )
     .get(
       "/problems/:problem/package",
-      async ({ em, access, params }) => {
+      async ({ em, access, params, query }) => {
         const problem = await findProblem(em, access, params.problem);
-        const files = await kattisPackage(em, store, problem);
+        const files = await kattisPackage(em, store, problem, query.formatVersion ?? query.format_version);
         const name = `${problem.url ?? problem.id}-kattis.zip`.replace(/[^A-Za-z0-9._-]/g, "_");
         return new Response(zipArchive(files), {
           headers: { "content-type": "application/zip", "content-disposition": `attachment; filename="${name}"` },
@@ -132,10 +138,10 @@ export function problemPackageRoutes(deps: AppDeps) {
       {
         domainPermission: ["problem.viewConfig"],
         params: ProblemParams,
-        query: t.Object({ format: t.Optional(t.Literal("kattis", { description: "the only format exported" })) }),
+        query: ExportQuery,
         detail: {
           operationId: "v1_export_problem_package",
-          summary: "The problem's latest config version as a Kattis package, 2025-09 layout (extension)",
+          summary: "The problem's latest config version as a Kattis package in the format version asked (extension)",
           responses: { 200: { description: "zip", content: { "application/zip": { schema: { type: "string" } } } } },
         },
       },

@@ -3,6 +3,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Envelope, OutInt } from "../../http/schemas";
 import { UrlSlug } from "../domains/domains.schemas";
 import { ProblemDetail } from "../problems/problems.schemas";
+import { DEFAULT_KATTIS_VERSION, KATTIS_VERSIONS } from "./kattis/kattis-export-version";
 
 /** Problem packages' bodies and answers (extensions; docs/problem-packages.md). */
 
@@ -90,3 +91,18 @@ export const VerificationResp = Envelope(
   ),
   "PackageVerificationResp",
 );
+
+const KattisVersion = t.Union(
+  KATTIS_VERSIONS.map((v) => t.Literal(v)),
+  {
+    description:
+      `the Kattis problem format version written; ${DEFAULT_KATTIS_VERSION} when absent, the newest ` +
+      "problemtools' verifyproblem loads",
+  },
+);
+
+export const ExportQuery = t.Object({
+  format: t.Optional(t.Literal("kattis", { description: "the only format exported" })),
+  formatVersion: t.Optional(KattisVersion),
+  format_version: t.Optional(KattisVersion),
+});

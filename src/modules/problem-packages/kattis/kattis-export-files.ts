@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { Document, parse, parseDocument, stringify } from "yaml";
+import { Document, parse, parseDocument } from "yaml";
 
 /**
  * The files of an exported Kattis package besides its cases (kattis-export.ts): the tree's folders at their
@@ -67,22 +67,15 @@ export interface ProblemFacts {
   languages: string[];
 }
 
-/** problem.yaml: the package's own keys, legacy ones converted, then name, type, uuid and limits set. */
-export function problemYamlOf(source: Yaml, facts: ProblemFacts): string {
-  const types = [...(facts.scoring ? ["scoring"] : []), ...(facts.interactive ? ["interactive"] : [])];
+/**
+ * problem.yaml's fields in 2025-09's words (kattis-export-version.ts writes them in the version asked): the
+ * package's own keys, legacy ones converted, then uuid and limits set; and the name per statement language.
+ */
+export function problemYamlOf(source: Yaml, facts: ProblemFacts): { yaml: Yaml; names: Record<string, string> } {
   const { problem_format_version: _, name, type: _type, uuid, limits: _limits, ...rest } = currentKeys(source);
   const limits = limitsOf(source, facts);
-  return stringify(
-    {
-      problem_format_version: "2025-09",
-      name: nameOf(name, facts.title, facts.languages),
-      type: types.length === 0 ? "pass-fail" : types.length === 1 ? types[0] : types,
-      uuid: uuid ?? facts.id,
-      ...rest,
-      ...(limits ? { limits } : {}),
-    },
-    { lineWidth: 0 },
-  );
+  const yaml = { ...rest, uuid: uuid ?? facts.id, ...(limits ? { limits } : {}) };
+  return { yaml, names: namesOf(name, facts.title, facts.languages) };
 }
 
 /**
@@ -106,18 +99,24 @@ function currentKeys(source: Yaml): Yaml {
 }
 
 /**
- * A per-language name map is kept while the title is one of its names; a changed title replaces the name import
- * showed (kattis-statement.ts: English's, else the first).
+ * A name for each statement language (verifyproblem wants exactly those): the package's per-language name map
+ * kept while the title is one of its names, a changed title replacing the name import showed (kattis-statement.ts:
+ * English's, else the first); a language the map lacks, and a plain name (English's), get the title.
  */
-function nameOf(source: unknown, title: string, languages: string[]): unknown {
+function namesOf(source: unknown, title: string, languages: string[]): Record<string, string> {
+  let names: Record<string, unknown> = {};
   if (source && typeof source === "object" && !Array.isArray(source)) {
-    const names = source as Record<string, unknown>;
+    names = source as Record<string, unknown>;
     const shown = "en" in names ? "en" : Object.keys(names)[0];
-    if (shown === undefined) return title;
-    return Object.values(names).includes(title) ? names : { ...names, [shown]: title };
+    if (shown !== undefined && !Object.values(names).includes(title)) names = { ...names, [shown]: title };
   }
-  // A plain name is English's; a package whose only statement is in another language names it in that one.
-  return languages.length === 1 && languages[0] !== "en" ? { [languages[0]]: title } : title;
+  const wanted = languages.length > 0 ? languages : ["en"];
+  return Object.fromEntries(
+    wanted.map((language) => {
+      const name = names[language];
+      return [language, typeof name === "string" && name.trim() ? name : title];
+    }),
+  );
 }
 
 /**

@@ -1,13 +1,22 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { posix } from "node:path";
 import { BizError } from "../../../core/errors";
 import { resolveLanguages, type JudgeCase, type JudgeLanguage } from "../../../core/config-model/config-json";
 import { parseMemory, parseTime } from "../../../core/config-model/limits";
 import type { BlobStore } from "../../../storage/blob-store";
 import type { ArchiveSource } from "../../problem-configs/archive-writer";
 import { readConfigJson } from "../../problem-configs/configs.service";
-import { latestConfig, treeOf, type TreeEntry } from "../../problem-configs/versions.service";
+import { latestConfig, treeOf } from "../../problem-configs/versions.service";
 import type { Problem } from "../../problems/problem.entity";
+import { PackageVerification } from "../package-verification.entity";
+import {
+  cannot,
+  clean,
+  copyDataFiles,
+  exporting,
+  type Exporting,
+  placeCases,
+  type Layout,
+} from "./kattis-export-cases";
 import {
   defaultFlags,
   folderPath,
@@ -18,36 +27,37 @@ import {
   validatorArgsFile,
   validatorPath,
 } from "./kattis-export-files";
+import { ownFiles, versionFiles } from "./kattis-export-own";
+import { DEFAULT_KATTIS_VERSION, type KattisVersion } from "./kattis-export-version";
 
 /**
- * A problem's latest config version as a Kattis package, 2025-09 layout (docs/running-a-course.md "Problem
- * packages"). A package imported here goes out as it came in: its cases at their paths with their groups'
- * files, its statements, attachments, submissions, validators and problem.yaml's keys, legacy names said the
- * current way; what the config changed since (a group's score, the limits, the judging) is written over it.
- * A problem from elsewhere gets generated case names. What Kattis cannot say (file I/O, a testlib checker,
- * cases judged in different ways) is refused, not exported wrongly.
+ * A problem's latest config version as a Kattis package in `version`'s layout (docs/problem-packages.md "Export
+ * as a Kattis package"). A package imported here goes out as it came in: its cases at their paths with their
+ * groups' files, its statements, attachments, submissions, validators and problem.yaml's keys said the way the
+ * version says them; what the config changed since (a group's score, the limits, the judging) is written over it.
+ * A problem from another format gets its statement, attachments and solutions placed as Kattis wants them. What
+ * Kattis cannot say (file I/O, a testlib checker, cases judged in different ways) is refused, not exported wrongly.
  */
-const cannot = (why: string) => new BizError("FileDownloadError", `cannot export as a Kattis package: ${why}`);
 
-const CASE = /^data\/(sample|secret)\/.+\.in$/;
-const STATEMENT = /^statement\/problem(\.([A-Za-z]{2,3}(-[A-Za-z0-9]+)?))?\.(md|tex|pdf)$/;
-const clean = (path: string) => path.replace(/^(\.\/)+/, "");
-const isSample = (c: JudgeCase) => c.category === "pretest" || c.category === "sample";
-/** A secret case's group folder: data/secret/<group>/…/<name>.in. */
-const groupOf = (path: string) =>
-  path.startsWith("data/secret/") && path.split("/").length > 3 ? path.split("/")[2] : null;
-
-export async function kattisPackage(em: EntityManager, store: BlobStore, problem: Problem): Promise<ArchiveSource[]> {
-  const version = await latestConfig(em, problem);
-  if (!version) throw new BizError("ProblemConfigNotFoundError", "the problem has no config version to export");
-  const [language] = resolveLanguages(await readConfigJson(em, store, version));
+export async function kattisPackage(
+  em: EntityManager,
+  store: BlobStore,
+  problem: Problem,
+  version: KattisVersion = DEFAULT_KATTIS_VERSION,
+): Promise<ArchiveSource[]> {
+  const config = await latestConfig(em, problem);
+  if (!config) throw new BizError("ProblemConfigNotFoundError", "the problem has no config version to export");
+  const [language] = resolveLanguages(await readConfigJson(em, store, config));
   const program = judgingOf(language.cases);
-  const x = exporting(store, new Map((await treeOf(em, version)).map((f) => [f.path, f])));
-  const source = readYaml(await x.textOf("problem.yaml"));
-  const given = givenFlags(source, await x.textOf("data/secret/test_group.yaml"));
+  const x = exporting(store, new Map((await treeOf(em, config)).map((f) => [f.path, f])));
+  const imported = await em.findOne(PackageVerification, { problem });
+  // Another format's files are not a Kattis layout (Hydro's problem.yaml has title, tag, pid): none pass as such.
+  const kattis = !imported || imported.format === "kattis";
+  const source = kattis ? readYaml(await x.textOf("problem.yaml")) : {};
+  const given = kattis ? givenFlags(source, await x.textOf("data/secret/test_group.yaml")) : [];
   const flags = program ? (program.flags ?? []) : defaultFlags(given, language.cases[0]);
   for (const [path, entry] of x.tree) {
-    const to = folderPath(path, x.tree);
+    const to = kattis && folderPath(path, x.tree);
     if (to) x.copy(to, entry);
   }
   const layout = placeCases(language, x.tree);
@@ -56,48 +66,29 @@ export async function kattisPackage(em: EntityManager, store: BlobStore, problem
   copyDataFiles(x, moved);
   writeCases(x, language.cases, layout);
   await writeGroupFiles(x, language, layout);
-  // The validator's flags where 2025-09 has them: output_validator_args of data/sample and data/secret.
+  // The validator's flags where 2025-09 has them (import reads them there): data/sample's and data/secret's.
   for (const top of ["data/sample", "data/secret"]) {
     if (!layout.inputs.some((path) => path.startsWith(`${top}/`))) continue;
     const file = validatorArgsFile(await x.exported(`${top}/test_group.yaml`), flags);
     if (file !== null) x.add(`${top}/test_group.yaml`, file);
   }
-  if (program) for (const file of program.files) x.copyFrom(validatorPath(clean(file), program.files.map(clean)), file);
-  // The problem's own text only for a package without a statement: never one relabelled as English.
-  if (![...x.out.keys()].some((path) => STATEMENT.test(path)) && problem.content)
-    x.add("statement/problem.en.md", problem.content);
-  await writeProblemYaml(x, source, problem, language);
-  return [...x.out.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (program) copyValidator(x, program.files.map(clean));
+  const interactive = Boolean(language.cases[0].interactor);
+  await ownFiles(em, store, x, { problem, imported, kattis, interactive, version });
+  const facts = await problemFacts(x, problem, language);
+  const { yaml, names } = problemYamlOf(source, facts);
+  const types = [...(facts.scoring ? ["scoring"] : []), ...(interactive ? ["interactive"] : [])];
+  return versionFiles(x, version, { yaml, names, types, custom: Boolean(program), flags }, program?.files ?? []);
 }
 
-type Exporting = ReturnType<typeof exporting>;
-
-/** The package being written (`out`, by path) from the version's files (`tree`). */
-function exporting(store: BlobStore, tree: Map<string, TreeEntry>) {
-  const out = new Map<string, ArchiveSource>();
-  const copy = (to: string, entry: TreeEntry) =>
-    out.set(to, { path: to, size: entry.size, read: () => store.get(entry.digest) });
-  const textOf = async (path: string) => {
-    const entry = tree.get(path);
-    return entry ? new TextDecoder().decode(await store.get(entry.digest)) : undefined;
-  };
-  return {
-    tree,
-    out,
-    copy,
-    textOf,
-    /** A tree file's text when it is exported at its own path. */
-    exported: (path: string) => (out.has(path) ? textOf(path) : Promise.resolve(undefined)),
-    add: (to: string, text: string) => {
-      const data = new TextEncoder().encode(text);
-      out.set(to, { path: to, size: data.byteLength, read: async () => data });
-    },
-    copyFrom: (to: string, from: string) => {
-      const entry = tree.get(clean(from));
-      if (!entry) throw cannot(`${from} is not in the config version`);
-      copy(to, entry);
-    },
-  };
+/**
+ * The output validator as one folder of its files: the whole of its package folder (a header beside a source
+ * goes with it, or the program does not compile), else the files the config names.
+ */
+function copyValidator(x: Exporting, files: string[]) {
+  const folder = /^(output_validators\/[^/]+|output_validator)\//.exec(files[0])?.[1];
+  const all = folder ? [...x.tree.keys()].filter((path) => path.startsWith(`${folder}/`)) : files;
+  for (const file of all) x.copyFrom(validatorPath(file, all), file);
 }
 
 /** Each case's input and answer at its place in the package (over what the tree's files put there). */
@@ -127,17 +118,15 @@ async function writeGroupFiles(x: Exporting, language: JudgeLanguage, layout: La
   }
 }
 
-async function writeProblemYaml(
-  x: Exporting,
-  source: Record<string, unknown>,
-  problem: Problem,
-  language: JudgeLanguage,
-) {
+/** What verifyproblem takes as a statement: Markdown or LaTeX named by its language. */
+const STATEMENT = /^statement\/problem\.([a-z]{2,3}|[a-z]{2}-[A-Z]{2})\.(md|tex)$/;
+
+async function problemFacts(x: Exporting, problem: Problem, language: JudgeLanguage) {
   const languages = [...x.out.keys()].flatMap((path) => {
     const match = STATEMENT.exec(path);
-    return match ? [match[2] ?? "en"] : [];
+    return match ? [match[1]] : [];
   });
-  const facts = {
+  return {
     id: problem.id,
     title: problem.title,
     scoring: language.subtasks.length > 0,
@@ -147,7 +136,6 @@ async function writeProblemYaml(
     timelimit: await x.textOf(".timelimit"),
     languages: [...new Set(languages)],
   };
-  x.add("problem.yaml", problemYamlOf(source, facts));
 }
 
 /** The one output validator all cases are judged by (null: the default one), or why Kattis cannot say it. */
@@ -167,84 +155,4 @@ function judgingOf(cases: JudgeCase[]) {
   if (!program && first.compare === "lines-unordered")
     throw cannot('"compare": "lines-unordered" has no Kattis equivalent');
   return program;
-}
-
-/** Each case's input in the package (its answer beside it, .ans), each subtask's group folder in data/secret/. */
-type Layout = { inputs: string[]; groups: string[] };
-
-/**
- * Where each case goes. A case keeps its path where import would read it back the same: a sample under
- * data/sample and in no subtask, a secret case under data/secret, in its subtask's group folder (one folder
- * per subtask, holding only that subtask's cases) or, when there are subtasks and it is in none, in no folder.
- * The others get generated names (001.in…, by case number), a subtask without a folder a new one (group1…).
- */
-function placeCases(language: JudgeLanguage, tree: Map<string, TreeEntry>): Layout {
-  const { cases, subtasks } = language;
-  const subtaskOf = new Map(subtasks.flatMap((s, k) => s.cases.map((i) => [i, k] as const)));
-  const own = cases.map((c, i) => {
-    const path = clean(c.executeInputFile);
-    if (!CASE.test(path) || !tree.has(path) || path.startsWith("data/sample/") !== isSample(c)) return null;
-    return isSample(c) && subtaskOf.has(i) ? null : path;
-  });
-  const sole = subtasks.map((s) => {
-    const folders = new Set(s.cases.map((i) => (own[i] ? groupOf(own[i]) : null)));
-    return folders.size === 1 ? [...folders][0] : null;
-  });
-  const groups: (string | null)[] = sole.map((f, k) =>
-    f && sole.indexOf(f) === k && sole.lastIndexOf(f) === k ? f : null,
-  );
-  const used = new Set<string>();
-  const inputs: (string | null)[] = own.map((path, i) => {
-    const k = subtaskOf.get(i);
-    const fits = k === undefined ? subtasks.length === 0 || (path && groupOf(path) === null) : groups[k] !== null;
-    if (!path || !fits || used.has(path)) return null;
-    used.add(path);
-    return path;
-  });
-  const taken = new Set(inputs.flatMap((path) => (path && groupOf(path) ? [groupOf(path)] : [])));
-  for (const [k, folder] of groups.entries()) {
-    if (folder !== null) continue;
-    let name = `group${k + 1}`;
-    for (let n = 2; taken.has(name); n++) name = `group${k + 1}-${n}`;
-    groups[k] = name;
-    taken.add(name);
-  }
-  return {
-    groups: groups as string[],
-    inputs: inputs.map((path, i) => {
-      if (path) return path;
-      const k = subtaskOf.get(i);
-      const dir = isSample(cases[i]) ? "data/sample" : k === undefined ? "data/secret" : `data/secret/${groups[k]}`;
-      let name = `${dir}/${String(i + 1).padStart(3, "0")}`;
-      while (used.has(`${name}.in`)) name = `${name}-${i + 1}`;
-      used.add(`${name}.in`);
-      return `${name}.in`;
-    }),
-  };
-}
-
-/**
- * The other files under data/sample and data/secret that go with what is exported: a case's own files (.ans,
- * .desc, .hint, .png, .yaml, .in.statement, .files/…, by its name; `moved`: each case's input in the tree to its
- * input in the package), and the settings and notes of the folders a case kept is in (testdata.yaml,
- * test_group.yaml), up to data/. A dropped case's files stay out.
- */
-function copyDataFiles(x: Exporting, moved: Map<string, string>) {
-  const stems = new Set([...x.tree.keys()].filter((path) => CASE.test(path)).map((path) => path.slice(0, -3)));
-  const folders = new Set<string>();
-  for (const [from, to] of moved)
-    for (let folder = posix.dirname(to); from === to && folder !== "."; folder = posix.dirname(folder))
-      folders.add(folder);
-  for (const [path, entry] of x.tree) {
-    if (!/^data\/(sample|secret)\//.test(path) && posix.dirname(path) !== "data") continue;
-    if (CASE.test(path)) continue;
-    // The longest case name the file's name extends (a.b.ans belongs to a.b.in, not to a.in).
-    const stem = [...path.matchAll(/\./g)]
-      .map((dot) => path.slice(0, dot.index))
-      .reverse()
-      .find((candidate) => stems.has(candidate));
-    const to = stem !== undefined && moved.get(`${stem}.in`);
-    if (to) x.copy(`${to.slice(0, -3)}${path.slice(stem.length)}`, entry);
-    else if (stem === undefined && folders.has(posix.dirname(path))) x.copy(path, entry);
-  }
 }
