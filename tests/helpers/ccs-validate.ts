@@ -6,6 +6,7 @@ import {
   CCS_POS_RELTIME,
   CCS_RELTIME,
   CCS_TIME,
+  type CcsClarification,
   type CcsContest,
   CcsEvent,
   type CcsJudgement,
@@ -109,6 +110,13 @@ export function judgementRules(judgement: typeof CcsJudgement.static, contest?: 
 
 export function runRules(run: typeof CcsRun.static): string[] {
   return milliseconds("/run_time", run.run_time);
+}
+
+/** "At least one of from_team_id and to_team_id has to be null. That is, teams cannot send messages to other teams." */
+export function clarificationRules(clarification: typeof CcsClarification.static): string[] {
+  return clarification.from_team_id !== null && clarification.to_team_id !== null
+    ? ["/to_team_id: null when from_team_id is not"]
+    : [];
 }
 
 const STATE_ORDER = [

@@ -12,6 +12,7 @@ import { ccsRelTime, ccsTime } from "./ccs.schemas";
 import * as ids from "./ccs-ids";
 import { CCS_LATEST_CONFIGS_SQL, CCS_RECORDS_SQL, CCS_TEAMS_SQL } from "./ccs.sql";
 import { judgementsOf, type RecordRow } from "./ccs-judgements";
+import { clarificationsOf } from "./ccs-clarifications";
 
 /**
  * A problem set as a Contest API contest (docs/contest-api.md): its objects as one caller may see them. The
@@ -44,6 +45,7 @@ export interface Snapshot {
   submissions: S.CcsSubmissionView[];
   judgements: (S.CcsJudgementView & { record: string })[];
   runs: (S.CcsRunView & { record: string })[];
+  clarifications: S.CcsClarificationView[];
 }
 
 export const viewOf = (access: DomainAccess): CcsView => (managesProblemSets(access) ? "admin" : "public");
@@ -149,6 +151,10 @@ export async function snapshotOf(ctx: CcsContext): Promise<Snapshot> {
     submissions: [],
     judgements: [],
     runs: [],
+    clarifications: await clarificationsOf({
+      ...{ em, set, view, start, problems: byUuid },
+      teams: new Set(teams.map((team) => team.id)),
+    }),
   };
   for (const row of seesRecords ? rows : []) {
     const problem = byUuid.get(row.problem);

@@ -20,7 +20,7 @@ import { CCS_ENDPOINT_SCHEMAS } from "./ccs.schemas";
  * Errors are the spec's `{code, message}` (errors.plugin.ts answers so under this prefix, route checks included).
  */
 const COLLECTIONS = ["judgement-types", "languages", "problems", "groups", "organizations", "teams"] as const;
-const LIVE = ["submissions", "judgements", "runs", "awards"] as const;
+const LIVE = ["submissions", "judgements", "runs", "clarifications", "awards"] as const;
 type Collection = (typeof COLLECTIONS)[number] | (typeof LIVE)[number];
 const Params = t.Object({ domain: t.String(), contest: t.String() });
 const ObjectParams = t.Object({

@@ -21,10 +21,10 @@ const Minutes = t.Integer({ minimum: 0, description: "whole minutes of contest t
 const Seconds = t.Number({ minimum: 0, description: "seconds, a multiple of 0.001" });
 const closed = (title: string) => ({ title, additionalProperties: false }) as const;
 
-/** Event types, in the spec's order; only those we serve (no persons, accounts, clarifications, commentary). */
+/** Event types, in the spec's order; only those we serve (no persons, accounts, commentary). */
 export const CCS_EVENT_TYPES = [
   ...["contest", "judgement-types", "languages", "problems", "groups", "organizations", "teams"],
-  ...["state", "submissions", "judgements", "runs", "awards"],
+  ...["state", "submissions", "judgements", "runs", "clarifications", "awards"],
 ] as const;
 
 /** The 33 ids of the spec's "Known judgement types" table (its Big 5, their refinements, and the errors). */
@@ -185,6 +185,22 @@ export const CcsRun = t.Object(
   closed("CcsRun"),
 );
 
+// A question has from_team_id, a private answer to_team_id, never both (the spec). The four ids are always
+// sent, null when none: the published schema allows that, and its own first example does so.
+export const CcsClarification = t.Object(
+  {
+    id: Id,
+    from_team_id: t.Nullable(Id),
+    to_team_id: t.Nullable(Id),
+    reply_to_id: t.Nullable(Id),
+    problem_id: t.Nullable(Id),
+    text: t.String(),
+    time: Time,
+    contest_time: RelTime,
+  },
+  closed("CcsClarification"),
+);
+
 // team_ids null: nobody keeps this award up to date (yet); [] means kept, but nobody has earned it.
 export const CcsAward = t.Object(
   { id: Id, citation: t.String(), team_ids: t.Nullable(t.Array(Id)) },
@@ -241,6 +257,7 @@ export const CCS_ENDPOINT_SCHEMAS: Record<string, TSchema> = {
   ...{ contest: CcsContest, contests: CcsContest, "judgement-types": CcsJudgementType, languages: CcsLanguage },
   ...{ problems: CcsProblem, groups: CcsGroup, organizations: CcsOrganization, teams: CcsTeam },
   ...{ state: CcsState, submissions: CcsSubmission, judgements: CcsJudgement, runs: CcsRun, awards: CcsAward },
+  clarifications: CcsClarification,
   ...{ scoreboard: CcsScoreboard, "event-feed": CcsEvent },
 };
 
@@ -256,4 +273,5 @@ export type CcsSubmissionView = typeof CcsSubmission.static;
 export type CcsJudgementView = typeof CcsJudgement.static;
 export type CcsRunView = typeof CcsRun.static;
 export type CcsAwardView = typeof CcsAward.static;
+export type CcsClarificationView = typeof CcsClarification.static;
 export type CcsScoreboardView = typeof CcsScoreboard.static;
