@@ -4,11 +4,11 @@ import { pairDetails } from "./similarity-fragments";
 import { bestPairs } from "./similarity-pairs";
 
 /**
- * Code similarity the way Dolos measures it (docs/running-a-course.md "Code similarity"): each source is parsed with
- * tree-sitter and turned into its syntax tree's node types in pre-order, each node's children in
- * parentheses, so names, comments, literals and layout do not matter; Dolos's index (@dodona/dolos-core)
- * fingerprints the token streams by winnowing and scores each pair by the share of both files that their
- * common fingerprints cover. Framework-free: the analysis job feeds it sources and stores what it returns.
+ * Code similarity the way Dolos measures it (docs/running-a-course.md "Code similarity"): each source is
+ * parsed with tree-sitter and turned into its syntax tree's node types in pre-order, each node's children
+ * in parentheses, so names, comments, literals and layout do not matter; the token streams are winnowed
+ * into fingerprints and each pair scored by the share of both files that their common fingerprints cover,
+ * the figures Dolos's Pair gives. Framework-free: the analysis job feeds it sources and stores what it returns.
  */
 
 /** The tree-sitter grammars a submission's files are parsed with, by file extension. */
