@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readArchive } from "../../src/modules/problem-configs/archive-reader";
+import { archiveOf } from "../helpers/archive-builders";
+import { makeCast, type Cast } from "../helpers/domain-factories";
+import { type KattisVersion, verifyKattis } from "../helpers/kattis-verify";
+import { spawnApp, type TestApp } from "../helpers/spawn-app";
+
+// One package of each format we import (ours, built here), exported in each Kattis format version: our verifier
+// of what problemtools' verifyproblem checks finds nothing, and the export imports again to the same problem.
+// Nothing is judged: the packages' submissions wait in the queue, which no judge reads here.
+let t: TestApp;
+let cast: Cast;
+
+beforeAll(async () => {
+  t = await spawnApp({}, { configsWorker: true });
+  cast = await makeCast(t);
+}, 60_000);
+afterAll(() => t?.close());
+
+const domain = () => `/domains/${cast.domain.id}`;
+const VERSIONS: KattisVersion[] = ["legacy", "2023-07-draft", "2025-09"];
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+const SUM_C = '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);return 0;}\n';
+const HALF_C = '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a);return 0;}\n';
+
+const KATTIS = {
+  "problem.yaml":
+    "problem_format_version: 2023-07-draft\nname: Guess\ntype: interactive\nuuid: 5d9c2f7e-1b3a-4c8d-9e0f-7a6b5c4d3e2f\n",
+  "statement/problem.en.md": "Guess the number.\n",
+  "output_validator/validate.cc": '#include "validate.h"\nint main(int, char** argv){return judge(argv[1]);}\n',
+  "output_validator/validate.h": "#include <cstdio>\ninline int judge(const char*){return 42;}\n",
+  "data/sample/1.in": "7\n",
+  "data/sample/1.ans": "",
+  "data/sample/1.interaction": "<5\n>higher\n<7\n>correct\n",
+  "data/secret/1.in": "3\n",
+  "data/secret/1.ans": "",
+  "submissions/accepted/guess.c": '#include <stdio.h>\nint main(void){puts("7");return 0;}\n',
+};
+const tests = `<tests><test method="manual" sample="true"/><test method="manual"/></tests>`;
+const POLYGON = {
+  "problem.xml": `<?xml version="1.0" encoding="utf-8"?>
+<problem revision="1" short-name="sum"><names><name language="english" value="Sum"/></names>
+<judging input-file="" output-file=""><testset name="tests"><time-limit>2000</time-limit>
+<memory-limit>268435456</memory-limit><input-path-pattern>tests/%02d</input-path-pattern>
+<answer-path-pattern>tests/%02d.a</answer-path-pattern>${tests}</testset></judging>
+<assets><solutions><solution tag="main"><source path="solutions/sum.c" type="c.gcc"/></solution>
+<solution tag="wrong-answer"><source path="solutions/half.c" type="c.gcc"/></solution></solutions></assets></problem>`,
+  "statement-sections/english/legend.tex": "Add $a$ and $b$.\n",
+  "tests/01": "1 2\n",
+  "tests/01.a": "3\n",
+  "tests/02": "5 6\n",
+  "tests/02.a": "11\n",
+  "solutions/sum.c": SUM_C,
+  "solutions/half.c": HALF_C,
+};
+const FPS = `<?xml version="1.0" encoding="UTF-8"?>
+<fps version="1.2"><item><title>两数之和</title><time_limit unit="s">1</time_limit>
+<memory_limit unit="mb">128</memory_limit><description><![CDATA[<p>输入两个整数，输出它们的和。</p>
+<img src="/upload/图 1.png">]]></description><img><src>/upload/图 1.png</src><base64>${PNG.toString("base64")}</base64></img>
+<sample_input>1 2</sample_input><sample_output>3</sample_output><test_input>5 6</test_input><test_output>11</test_output>
+<solution language="C"><![CDATA[${SUM_C}]]></solution></item></fps>`;
+const HYDRO = {
+  "problem.yaml": "title: 两数之和\ntag: [入门]\npid: P1000\n",
+  "problem_zh.md": "计算两个整数的和。\n\n![图](file://figure.png)\n",
+  "additional_file/figure.png": PNG,
+  "testdata/config.yaml":
+    "time: 1s\nmemory: 256m\ncases:\n  - {input: 1.in, output: 1.out}\n  - {input: 2.in, output: 2.out}\n",
+  "testdata/1.in": "1 2\n",
+  "testdata/1.out": "3\n",
+  "testdata/2.in": "5 6\n",
+  "testdata/2.out": "11\n",
+  "std/sum.c": SUM_C,
+};
+
+async function importBytes(bytes: Uint8Array, name: string): Promise<string> {
+  const form = new FormData();
+  form.append("file", new Blob([bytes]), name);
+  const response = await t.app.handle(
+    new Request(`http://localhost/api/v1${domain()}/problem_packages`, {
+      method: "POST",
+      body: form,
+      headers: { authorization: `Bearer ${cast.admin.token}` },
+    }),
+  );
+  const body = (await response.json()) as { errorCode: string; errorMsg?: string; data: any };
+  expect(`${body.errorCode} ${body.errorMsg ?? ""}`.trim()).toBe("Success");
+  return body.data.results[0].id;
+}
+
+async function exported(problem: string, version: KattisVersion) {
+  const response = await t.app.handle(
+    new Request(`http://localhost/api/v1${domain()}/problems/${problem}/package?formatVersion=${version}`, {
+      headers: { authorization: `Bearer ${cast.admin.token}` },
+    }),
+  );
+  expect(response.headers.get("content-type")).toBe("application/zip");
+  const zip = new Uint8Array(await response.arrayBuffer());
+  return { zip, files: new Map((await readArchive(zip)).map((e) => [e.path, new Uint8Array(e.data)])) };
+}
+
+const get = async (path: string) => (await t.api.get(`${domain()}${path}`, { token: cast.admin.token })).body.data;
+/** What a re-import must keep: the cases' data, the limits, the judging, the subtasks, the statement. */
+async function problemOf(problem: string, markdown: boolean) {
+  const config = (await get(`/problems/${problem}/configs/latest/json`)).data.languageDefault;
+  const verification = await get(`/problems/${problem}/package/verification`);
+  const { content, title } = await get(`/problems/${problem}`);
+  const cases = config.cases.map((c: any) => [
+    c.category,
+    c.time,
+    c.memory,
+    (c.checker ?? c.interactor)?.files?.length ?? 0,
+  ]);
+  const submissions = verification.results.map((r: any) => r.expected).sort();
+  return {
+    title,
+    cases,
+    subtasks: config.subtasks,
+    compare: config.caseDefault?.compare,
+    submissions,
+    ...(markdown ? { content: linksOf(content) } : {}),
+  };
+}
+
+/** Attachments' links by their file's extension: the export renames a file verifyproblem would refuse (图 1.png). */
+const linksOf = (content: string) =>
+  content.replace(/\/api\/v1\/domains\/[^)>\s"]*\/attachments\/[^)>\s"]*(\.\w+)/g, "ATTACHMENT$1");
+
+const PACKAGES: [string, () => Promise<Uint8Array>, string][] = [
+  ["Kattis", async () => archiveOf("zip", KATTIS), "package.zip"],
+  ["Polygon", async () => archiveOf("zip", POLYGON), "package.zip"],
+  ["FPS", async () => new TextEncoder().encode(FPS), "problems.xml"],
+  ["Hydro", async () => archiveOf("zip", HYDRO), "package.zip"],
+];
+
+describe.each(PACKAGES)("a %s package exported", (format, build, name) => {
+  let problem: string;
+  beforeAll(async () => {
+    problem = await importBytes(await build(), name);
+  }, 60_000);
+
+  test.each(VERSIONS)(
+    "as %s passes the verifier and imports again to the same problem",
+    async (version) => {
+      const { files, zip } = await exported(problem, version);
+      // Hydro keeps its samples in the statement only: there is no sample case to export.
+      expect(verifyKattis(files, version)).toEqual(format === "Hydro" ? ["warning: no sample data"] : []);
+      if (format === "Kattis") {
+        // The sample's interaction and the validator's header beside its source, in the version's folder.
+        const validator = version === "legacy" ? "output_validators/validator" : "output_validator";
+        expect(files.has("data/sample/1.interaction") && files.has(`${validator}/validate.h`)).toBe(true);
+      }
+      const again = await importBytes(zip, "export.zip");
+      // Legacy's statement is LaTeX beside the Markdown one import shows: the text is compared where Markdown.
+      const before = await problemOf(problem, version !== "legacy" || !!files.get("problem_statement/problem.en.md"));
+      const after = await problemOf(again, version !== "legacy" || !!files.get("problem_statement/problem.en.md"));
+      expect({ ...after, submissions: after.submissions.length }).toEqual({
+        ...before,
+        submissions: before.submissions.length,
+      });
+    },
+    60_000,
+  );
+});
+
+describe("what the export says", () => {
+  test("the default version is 2023-07-draft; Hydro's own keys stay out; a Chinese statement is problem.zh.md", async () => {
+    const problem = await importBytes(await archiveOf("zip", HYDRO), "package.zip");
+    const response = await t.app.handle(
+      new Request(`http://localhost/api/v1${domain()}/problems/${problem}/package`, {
+        headers: { authorization: `Bearer ${cast.admin.token}` },
+      }),
+    );
+    const files = new Map(
+      (await readArchive(new Uint8Array(await response.arrayBuffer()))).map((e) => [e.path, e.data]),
+    );
+    const yaml = new TextDecoder().decode(files.get("problem.yaml"));
+    expect(yaml).toContain("problem_format_version: 2023-07-draft");
+    expect(yaml).not.toMatch(/title|tag|pid/);
+    expect(
+      [...files.keys()].filter((path) => path.startsWith("statement/") || path.startsWith("submissions/")),
+    ).toEqual(["statement/figure.png", "statement/problem.zh.md", "submissions/accepted/sum.c"]);
+    expect(new TextDecoder().decode(files.get("statement/problem.zh.md"))).toContain("![图](figure.png)");
+  }, 60_000);
+});
