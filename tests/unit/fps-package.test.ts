@@ -266,7 +266,7 @@ describe("what an item may leave out or say otherwise", () => {
     expect(problem.checker).toMatchObject({ files: ["spj/spj.cc", "spj/testlib.h"], protocol: "testlib" });
   });
 
-  test("a solution HUSTOJ compiled inside <prepend> and <append> code is not judged", () => {
+  test("a solution beside <prepend> and <append> code is judged as written (they wrap users' submissions)", () => {
     const [problem] = readFps(
       upload(
         fps(
@@ -274,12 +274,13 @@ describe("what an item may leave out or say otherwise", () => {
             el("title", "函数"),
             test1,
             el("append", "int main(){}", ' language="C"'),
-            el("solution", "int f;", ' language="C"'),
+            el("solution", "int main(){}", ' language="C"'),
           ),
         ),
       ),
     );
-    expect(problem.submissions[0].skipped).toContain("<prepend> and <append>");
+    expect(problem.submissions[0]).toMatchObject({ language: "c", path: "solutions/1.c" });
+    expect(problem.submissions[0].skipped ?? null).toBeNull();
   });
 });
 

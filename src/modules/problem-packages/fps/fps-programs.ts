@@ -78,16 +78,16 @@ export function checkerOf(
   return { ...built, files: [path, "spj/testlib.h"], protocol: "testlib" };
 }
 
-/** Each `<solution>` must be accepted; one HUSTOJ compiled between `<prepend>` and `<append>` is not judged. */
+/**
+ * Each `<solution>` must be accepted, judged as written: HUSTOJ wraps users' submissions in the item's
+ * `<prepend>` and `<append>`, never the item's own solutions, which are whole programs.
+ */
 export function solutionsOf(
   item: Node,
   where: string,
   files: Map<string, Uint8Array>,
   notes: string[],
 ): PackageSubmission[] {
-  const wrapped = new Set(
-    [...list(item.prepend), ...list(item.append)].map((node) => (attrOf(node, "language") ?? "").toLowerCase()),
-  );
   const parts = ["prepend", "template", "append"].filter((tag) => list(item[tag]).length > 0);
   if (parts.length > 0) notes.push(`${where}: ${parts.map((tag) => `<${tag}>`).join(", ")} code not imported`);
   return list(item.solution).flatMap((node, i) => {
@@ -100,9 +100,7 @@ export function solutionsOf(
     const path = `solutions/${i + 1}.${EXTENSIONS[language.toLowerCase()] ?? "txt"}`;
     files.set(path, encoder.encode(source));
     const rule = { permitted: ["accepted" as const], required: [], source: `<solution language="${language}">` };
-    const choice = wrapped.has(language.toLowerCase())
-      ? { language: null, skipped: `HUSTOJ compiled it inside the item's <prepend> and <append> code, not imported` }
-      : languageOf([path], files, LANGUAGES, language || null);
+    const choice = languageOf([path], files, LANGUAGES, language || null);
     return [{ path, files: [path], expected: "solution", rules: [rule], ...choice }];
   });
 }

@@ -1,5 +1,6 @@
 import { NodeHtmlMarkdown } from "node-html-markdown";
 import { refuse } from "../model/package-model";
+import { decodeEntities, dollars, mathToTex } from "../model/statement-math";
 import type { PackageAttachment } from "../model/package-model";
 
 /**
@@ -8,6 +9,8 @@ import type { PackageAttachment } from "../model/package-model";
  * Markdown text, its samples as fenced blocks, and the images it carries as base64 `<img>` elements, stored
  * under safe names and linked by their `<src>` exactly as the HTML links them.
  */
+
+export { decodeEntities };
 
 export interface FpsSections {
   description: string;
@@ -140,10 +143,12 @@ const MATH = /\$\$[^$<]+\$\$|\$[^$<\n]+\$|\\\((?:[^<\n\\]|\\[^()<\n])*\\\)|\\\[(
 /** One HTML section as Markdown; the srcs of the images it links are added to `links`. */
 export function markdownOf(html: string, links: Set<string>, what: string, notes: string[]): string {
   const math: string[] = [];
-  const prepared = html
-    .replace(/\[md\]/gi, '<div class="md">')
-    .replace(/\[\/md\]/gi, "</div>")
-    .replace(MATH, (span) => `\uE000${math.push(decodeEntities(span)) - 1}\uE001`);
+  const marked = html.replace(/\[md\]/gi, '<div class="md">').replace(/\[\/md\]/gi, "</div>");
+  // Rendered formulas (KaTeX, MathJax, MathML) first, as their TeX, then TeX written as TeX: both kept as written.
+  const held = (tex: string) => `\uE000${math.push(tex) - 1}\uE001`;
+  const prepared = mathToTex(marked, (tex, display) => held(dollars(tex, display))).replace(MATH, (span) =>
+    held(decodeEntities(span)),
+  );
   const seen = { links, dataImages: 0 };
   const converter = converterFor(seen);
   let markdown: string;
@@ -199,15 +204,4 @@ function converterFor(seen: { links: Set<string>; dataImages: number }): NodeHtm
       },
     },
   );
-}
-
-const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
-
-/** HTML's character references and its commonest names (HUSTOJ stores a title's commas as `&#44;`). */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (entity, body: string) => {
-    if (!body.startsWith("#")) return NAMED[body.toLowerCase()] ?? entity;
-    const code = body[1] === "x" || body[1] === "X" ? Number.parseInt(body.slice(2), 16) : Number(body.slice(1));
-    return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : entity;
-  });
 }

@@ -5,6 +5,7 @@ import { judgingOf } from "./hydro-judging";
 import { isMapping, readTestdata, type TestdataIndex, type Yaml } from "./hydro-testdata";
 import { languageOf } from "../model/package-languages";
 import { refuse, text } from "../model/package-model";
+import { mathToTex } from "../model/statement-math";
 import type { PackageAttachment, PackageProblem, PackageStatement, PackageSubmission } from "../model/package-model";
 
 /**
@@ -80,7 +81,9 @@ function readProblem(files: Map<string, Uint8Array>, root: string): PackageProbl
   const testdata = readTestdata(config, { at, index, interactive: judging.interactor !== null });
   const statements = statementsOf(files);
   const shown = shownStatement(statements);
-  const content = shown ? text(files.get(shown.path)) : typeof yaml.content === "string" ? yaml.content : "";
+  const written = shown ? text(files.get(shown.path)) : typeof yaml.content === "string" ? yaml.content : "";
+  // A statement pasted from a rendered page holds each formula as KaTeX's or MathJax's HTML: its TeX, once.
+  const content = mathToTex(written);
   for (const other of statements.filter((s) => s !== shown))
     notes.push(`${other.path} kept among the files (not shown)`);
   const attachments = attachmentsOf(files, notes);
