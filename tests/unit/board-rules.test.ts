@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { rankBoard } from "../../src/modules/scoreboard/board-rank";
+import { participantsOf } from "../../src/modules/scoreboard/board-people";
 import {
   type BoardRecord,
   type BoardRule,
@@ -240,5 +241,83 @@ describe("homework: late penalties and extensions", () => {
     ]);
     expect(board.rows[1].cells[0]).toMatchObject({ score: 80, rawScore: 100, late: true });
     expect(board.rows[0].cells[0]).toMatchObject({ late: false });
+  });
+});
+
+describe("who is on the board: every participant a row, no one else's records", () => {
+  test("the rule: members whose role submits and does not manage sets, and record holders no longer members", () => {
+    const members = [
+      { user_id: "amy", username: "amy", participant: true },
+      { user_id: "ta", username: "ta", participant: false },
+      { user_id: "watcher", username: "watcher", participant: false },
+    ];
+    const held = [
+      { userId: "ta", username: "ta" },
+      { userId: "gone", username: "gone" },
+      { userId: "gone", username: "gone" },
+    ];
+    expect([...participantsOf(members, held).keys()]).toEqual(["amy", "gone"]);
+    expect([...participantsOf(members, held, true).keys()]).toEqual(["amy", "ta", "watcher", "gone"]);
+  });
+
+  // amy solved A; ben tried A and failed; cid and dee never submitted; the TA's accepted test is no row.
+  const records = [
+    rec("amy", "A", "09:30", "AC"),
+    rec("ben", "A", "09:40", "WA"),
+    rec("ta", "A", "09:05", "AC"),
+    rec("ta", "B", "09:06", "AC"),
+  ];
+  const people = new Map(["dee", "cid", "ben", "amy"].map((name) => [name, name]));
+  const ranked = (rule: BoardRule) =>
+    rankBoard(records, PROBLEMS, settingsFor(rule), viewer("staff", true), people).rows.map((r) => [
+      r.rank,
+      r.username,
+      r.total,
+      r.cells.length,
+    ]);
+
+  test("ICPC: those who never submitted rank with those who solved nothing, after the solvers, by name", () => {
+    expect(ranked("icpc")).toEqual([
+      [1, "amy", 1, 1],
+      [2, "ben", 0, 1],
+      [2, "cid", 0, 0],
+      [2, "dee", 0, 0],
+    ]);
+    // The TA's first solve is not the first to solve: amy's is.
+    const board = rankBoard(records, PROBLEMS, settingsFor("icpc"), viewer("staff", true), people);
+    expect(board.rows[0].cells[0]).toMatchObject({ firstToSolve: true, solvedMinute: 30 });
+  });
+
+  test("homework and IOI: a row with no score, tied with zero; homework lists those who reached it first", () => {
+    expect(ranked("best")).toEqual([
+      [1, "amy", 100, 1],
+      [2, "ben", 0, 1],
+      [2, "cid", 0, 0],
+      [2, "dee", 0, 0],
+    ]);
+    expect(ranked("ioi")).toEqual(ranked("oi"));
+    expect(ranked("ioi")).toEqual([
+      [1, "amy", 100, 1],
+      [2, "ben", 0, 1],
+      [2, "cid", 0, 0],
+      [2, "dee", 0, 0],
+    ]);
+  });
+
+  test("homework: within a tie of nothing, a row that submitted comes before one that never did", () => {
+    const board = rankBoard(
+      [rec("zed", "A", "09:40", "WA")],
+      PROBLEMS,
+      settingsFor("last"),
+      viewer("staff", true),
+      new Map([
+        ["abe", "abe"],
+        ["zed", "zed"],
+      ]),
+    );
+    expect(board.rows.map((r) => [r.rank, r.username])).toEqual([
+      [1, "zed"],
+      [1, "abe"],
+    ]);
   });
 });

@@ -10,7 +10,8 @@ import { uuidArray } from "../../db/addressing";
 import type * as S from "./ccs.schemas";
 import { ccsRelTime, ccsTime } from "./ccs.schemas";
 import * as ids from "./ccs-ids";
-import { CCS_LATEST_CONFIGS_SQL, CCS_RECORDS_SQL, CCS_TEAMS_SQL } from "./ccs.sql";
+import { setParticipants } from "../scoreboard/board-people";
+import { CCS_LATEST_CONFIGS_SQL, CCS_RECORDS_SQL } from "./ccs.sql";
 import { judgementsOf, type RecordRow } from "./ccs-judgements";
 import { clarificationsOf } from "./ccs-clarifications";
 
@@ -123,7 +124,10 @@ export async function snapshotOf(ctx: CcsContext): Promise<Snapshot> {
     judged_at: row.judged_at === null ? null : new Date(row.judged_at),
     updated_at: new Date(row.updated_at),
   }));
-  const teams = await em.execute<{ id: string; username: string }[]>(CCS_TEAMS_SQL, [set.domain.id, set.id]);
+  // The teams are the board's people (board-people.ts): staff who tested the set are none.
+  const teams = [...(await setParticipants(em, ctx.store, set))]
+    .map(([id, username]) => ({ id, username }))
+    .sort((a, b) => (a.username === b.username ? (a.id < b.id ? -1 : 1) : a.username < b.username ? -1 : 1));
   const hidden = (row: RecordRow) => view === "public" && frozenNow(set, now) && row.created_at >= set.freezeAt!;
   // Others' submissions and verdicts are what the records list shows: to holders of record.view alone.
   const seesRecords = view === "admin" || holds(ctx.access, "record.view");

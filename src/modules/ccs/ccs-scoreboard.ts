@@ -8,8 +8,9 @@ import { type CcsContext, scoresPoints, type Snapshot, windowOf } from "./ccs-co
  * The Contest API's scoreboard and awards, made from our own ICPC (or IOI: points) board (scoreboard.service.ts) as the caller
  * may see it — the public view is the board `?view=public` shows, frozen for everyone — so the two can never
  * disagree: rank, solved and penalty per row, and per problem the judged and pending attempts, the solve
- * minute and the first to solve. A team without a submission gets a row of nothing solved, ranked with the
- * board's rows that solved nothing and have no penalty (after all of them when there are none).
+ * minute and the first to solve. Every team is a row of the board, with a submission or not (the one rule of
+ * board-people.ts); a team the board has not met yet (it joined between the two reads) gets a row of nothing
+ * solved, ranked with the board's rows that solved nothing and have no penalty (after all of them if none).
  */
 export async function boardOf(ctx: CcsContext): Promise<ScoreboardView> {
   return (await scoreboard(ctx.em, ctx.store, ctx.access, ctx.set, { asPublic: ctx.view === "public" })).view();

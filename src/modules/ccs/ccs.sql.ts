@@ -1,5 +1,3 @@
-import { PARTICIPANTS_SQL } from "../domains/domains.sql";
-
 /** The Contest API's reads (ccs-contest.ts); tests/db/statements-prepare.test.ts prepares each. */
 
 /**
@@ -15,21 +13,10 @@ export const CCS_RECORDS_SQL = `
    where r.domain_id = ? and r.problem_set_id = ? and r.problem_id is not null
    order by r.created_at, r.id`;
 
-/**
- * The teams: the domain's participants (members whose role may submit and does not manage sets; `root` manages
- * whatever its row says) and anyone else with a record in the set, staff testing included, as the board shows
- * them. Parameters: domain, set.
- */
-export const CCS_TEAMS_SQL = `
-  select u.id::text as id, u.username from users u
-   where u.id in (${PARTICIPANTS_SQL})
-      or u.id in (select committer_id from records where problem_set_id = ?)
-   order by u.username, u.id`;
-
 /** Each problem's latest config version. Parameters: problem ids. */
 export const CCS_LATEST_CONFIGS_SQL = `
   select distinct on (problem_id) problem_id::text as problem, id::text as config
     from problem_configs where problem_id = any(?::uuid[]) order by problem_id, version desc`;
 
 /** Every statement this file can produce, for the prepare test. */
-export const SAMPLE_STATEMENTS: string[] = [CCS_RECORDS_SQL, CCS_TEAMS_SQL, CCS_LATEST_CONFIGS_SQL];
+export const SAMPLE_STATEMENTS: string[] = [CCS_RECORDS_SQL, CCS_LATEST_CONFIGS_SQL];

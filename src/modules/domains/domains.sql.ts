@@ -27,9 +27,9 @@ export const SEARCH_GROUPS_SQL = `select distinct d."group" from domains d
       order by d."group" limit 100`;
 
 /**
- * A domain's participants, the one rule the grade book and the Contest API's teams share: members whose role
- * may submit and does not manage the domain's problem sets (`root` manages whatever its row says). Staff who
- * test a set are not its students. Parameter: the domain's id.
+ * A domain's participants: members whose role may submit and does not manage the domain's problem sets (`root`
+ * manages whatever its row says). Staff who test a set are not its students. The members' part of who is on a
+ * set's board, its grade book and its Contest API teams (scoreboard/board-people.ts). Parameter: the domain's id.
  */
 export const PARTICIPANTS_SQL = `select du.user_id from domain_users du
        join domain_roles dr on dr.domain_id = du.domain_id and dr.role = du.role

@@ -7,6 +7,11 @@ export interface ArchiveLimits {
   maxFileBytes: number;
   maxFiles: number;
   maxPathLength: number;
+  /**
+   * A zip's symbolic links returned as entries with their `link` target rather than refused: a problem
+   * package's reader follows the ones inside the package (package-links.ts); a config archive never has any.
+   */
+  keepLinks?: boolean;
 }
 
 export type ArchiveErrorReason =
@@ -37,6 +42,8 @@ export class ArchiveError extends Error {
 export interface ArchiveEntry {
   path: string;
   data: Uint8Array;
+  /** A symbolic link's target, as written (only with `keepLinks`); its data is then empty. */
+  link?: string;
 }
 
 export const MiB = 1024 * 1024;
@@ -94,6 +101,7 @@ export function requireFilePath(raw: string, limits: ArchiveLimits): string {
   return path;
 }
 
+const MAX_LINK_TARGET = 4096;
 const linkRefused = (name: string) =>
   new ArchiveError("link", `${quote(name)} is a link; problem archives may only contain regular files and folders.`);
 const specialFileRefused = (name: string, kind: string) =>
@@ -108,6 +116,7 @@ export type EntryKind = "file" | "directory" | "link" | { special: string };
 /** Counts what is actually produced, so limits hold whatever sizes the headers claim. */
 export class EntryCollector {
   private readonly files = new Map<string, Uint8Array>();
+  private readonly links = new Set<string>();
   private totalBytes = 0;
   private entryCount = 0;
 
@@ -136,6 +145,17 @@ export class EntryCollector {
     }
     const path = requireFilePath(name, this.limits);
     this.admitFile(path, claimedBytes);
+    return path;
+  }
+
+  /** A zip's symbolic link, admitted like a file when links are kept: its content is its target. */
+  admitLink(name: string, claimedBytes: number): string {
+    if (!this.limits.keepLinks) throw linkRefused(name);
+    const path = requireFilePath(name, this.limits);
+    if (claimedBytes > MAX_LINK_TARGET)
+      throw new ArchiveError("link", `${quote(path)} is a link to a target longer than ${MAX_LINK_TARGET} bytes.`);
+    this.admitFile(path, claimedBytes);
+    this.links.add(path);
     return path;
   }
 
@@ -190,6 +210,10 @@ export class EntryCollector {
           throw new ArchiveError("duplicate-path", `${quote(folder)} is both a file and a folder in the archive.`);
       }
     }
-    return [...this.files].map(([path, data]) => ({ path, data })).sort((a, b) => (a.path < b.path ? -1 : 1));
+    return [...this.files]
+      .map(([path, data]) =>
+        this.links.has(path) ? { path, data: new Uint8Array(), link: new TextDecoder().decode(data) } : { path, data },
+      )
+      .sort((a, b) => (a.path < b.path ? -1 : 1));
   }
 }

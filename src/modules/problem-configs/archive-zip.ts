@@ -30,7 +30,11 @@ export async function readZip(bytes: Buffer, collector: EntryCollector): Promise
     collector.countEntry();
     // unzipper's own `path` is decoded loosely; judge the raw bytes the central directory holds.
     const name = decodeZipName(file.pathBuffer);
-    const path = collector.admitEntry(name, zipEntryKind(file, name), file.uncompressedSize);
+    const kind = zipEntryKind(file, name);
+    const path =
+      kind === "link" && collector.limits.keepLinks
+        ? collector.admitLink(name, file.uncompressedSize)
+        : collector.admitEntry(name, kind, file.uncompressedSize);
     if (path === null) continue;
     checkZipEntry(file, bytes, path);
     const entry = file.stream();

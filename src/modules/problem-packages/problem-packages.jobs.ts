@@ -15,6 +15,7 @@ import { isFps, readFps } from "./fps/fps-package";
 import { isHydro, readHydro } from "./hydro/hydro-package";
 import { isKattis, readKattis } from "./kattis/kattis-package";
 import { configOf } from "./model/package-config";
+import { followLinks } from "./package-links";
 import { refuse, type PackageProblem } from "./model/package-model";
 import { isPolygon, readPolygon } from "./polygon/polygon-package";
 
@@ -128,11 +129,13 @@ async function filesOf(store: BlobStore, digest: string): Promise<Files> {
   if (head.startsWith("<")) return new Map([["problems.xml", bytes]]);
   let entries: ArchiveEntry[];
   try {
-    entries = await readArchive(bytes, DEFAULT_ARCHIVE_LIMITS);
+    // Packages are zipped with their own links (Kattis's data/secret linking to samples): followed, not refused.
+    entries = await readArchive(bytes, { ...DEFAULT_ARCHIVE_LIMITS, keepLinks: true });
   } catch (error) {
     if (error instanceof ArchiveError) throw new BizError("FileValidationError", error.message);
     throw error;
   }
+  entries = followLinks(entries, DEFAULT_ARCHIVE_LIMITS);
   entries = entries.filter((e) => !e.path.startsWith("__MACOSX/") && !e.path.endsWith(".DS_Store"));
   const top = entries[0]?.path.split("/")[0];
   const wrapped = top && entries.every((e) => e.path.startsWith(`${top}/`));

@@ -13,8 +13,10 @@ import {
  * The whole board (docs/contests.md "Ranking"): each user's cells in the set's problem order and their totals,
  * ranked by the rule — ICPC by problems solved, then the penalty; the others by total score — with ties
  * sharing a rank (listed by name within it). Homework's best and last keep their old order: total, then
- * problems accepted, then who reached their total first. Rows are made per user and ranked apart, so a board
- * for one viewer can be another's with only their own row made again (scoreboard.service.ts).
+ * problems accepted, then who reached their total first. Every participant has a row (board-people.ts): one
+ * without a record has nothing, tied with the rows that scored nothing, listed after them within the tie
+ * (homework: it reached nothing). Rows are made per user and ranked apart, so a board for one viewer can be
+ * another's with only their own row made again (scoreboard.service.ts).
  */
 
 export interface BoardRow {
@@ -59,6 +61,13 @@ export function groupRecords(records: readonly BoardRecord[], problems: readonly
   return byUser;
 }
 
+/** The board's people only (board-people.ts), each with a row: records of anyone else (staff) do not count. */
+export function forPeople(grouped: Grouped, people: ReadonlyMap<string, string>): Grouped {
+  const kept: Grouped = new Map();
+  for (const [userId, username] of people) kept.set(userId, grouped.get(userId) ?? { username, byProblem: new Map() });
+  return kept;
+}
+
 /** One user's row, unranked: their cells as `shown` lets the viewer see them. */
 export function userRow(
   userId: string,
@@ -84,7 +93,8 @@ export function userRow(
     solved,
     penalty: cells.reduce((sum, c) => sum + (c.penaltyMinutes ?? 0), 0),
     total: settings.rule === "icpc" ? solved : totalScore,
-    reachedAt: Math.max(0, ...cells.map((c) => c.submittedAt?.getTime() ?? 0)),
+    // A row showing no result reached nothing yet: after those that did, within a tie.
+    reachedAt: Math.max(0, ...cells.map((c) => c.submittedAt?.getTime() ?? 0)) || Number.MAX_SAFE_INTEGER,
     cells,
   };
 }
@@ -130,13 +140,16 @@ export function rankRows(rows: readonly UserRow[], settings: BoardSettings): Boa
   return ranked;
 }
 
+/** A board made whole (tests/unit/board-rules.test.ts); `people`: the board's people, else whoever has a record. */
 export function rankBoard(
   records: readonly BoardRecord[],
   problems: readonly { id: string }[],
   settings: BoardSettings,
   viewer: Viewer,
+  people?: ReadonlyMap<string, string>,
 ): Board {
-  const rows = userRows(groupRecords(records, problems), problems, settings, viewer);
+  const grouped = groupRecords(records, problems);
+  const rows = userRows(people ? forPeople(grouped, people) : grouped, problems, settings, viewer);
   return {
     frozen: frozen(settings, viewer) && !viewer.manages,
     sealed: sealed(settings, viewer),

@@ -20,17 +20,16 @@ interface Person {
 const BOM = "\uFEFF";
 
 /**
- * The set's grades for a grade book: one row per student of the domain (its participants, the rule the
- * Contest API's teams follow: a member whose role submits and does not manage sets), and per anyone else with
- * a judged record in the set who is no member now (removed since), by student id; staff rows (the teacher,
- * TAs who tested) only when staff ask for them (`staffRows`). Each problem gives its score (the
- * set's rule, after any late penalty; empty when no result is shown), the raw score beside it and a late
- * flag (and, when the set asks for them, each stage's deduction: `gradeStages`), then the total. The same
- * scoreboard decides the figures, so the file and `GET …/scoreboard` always agree.
+ * The set's grades for a grade book: one row per row of the board — the set's participants (board-people.ts:
+ * the domain's students, submitted or not, and anyone else with a record in the set who is no member now),
+ * by student id; staff rows (every member: the teacher, TAs who tested) only when staff ask (`staffRows`).
+ * Each problem gives its score (the set's rule, after any late penalty; empty when no result is shown), the
+ * raw score beside it and a late flag (and, when the set asks for them, each stage's deduction:
+ * `gradeStages`), then the total. The same scoreboard decides the figures, so the file and
+ * `GET …/scoreboard` always agree.
  *
- * Student ids and real names are private everywhere else, and the roster is the staff's: a caller who
- * does not manage problem sets gets what the scoreboard shows them (its rows, without those columns'
- * values), not every classmate's id and name.
+ * Student ids and real names are private everywhere else: a caller who does not manage problem sets gets
+ * what the scoreboard shows them (its rows, without those columns' values), not every classmate's id and name.
  *
  * Cells a spreadsheet would run as a formula (a name starting with `=`, `+`, `-`, `@`) are prefixed
  * with `'` (csv-stringify's `escape_formulas`): a student's chosen name must not execute on the
@@ -43,23 +42,10 @@ export async function gradeCsv(
   set: ProblemSet,
   options: { staffRows?: boolean } = {},
 ): Promise<string> {
-  const board = (await scoreboard(em, store, access, set)).view();
-  const ranked = new Map(board.rows.map((row) => [row.userId, row]));
   const staff = managesProblemSets(access);
-  const withStaff = staff && options.staffRows === true;
-  const d = access.domainId;
-  const people = await em.execute<Person[]>(GRADE_PEOPLE_SQL, [
-    staff,
-    staff,
-    staff,
-    d,
-    withStaff,
-    d,
-    uuidArray([...ranked.keys()]),
-    withStaff,
-    d,
-    d,
-  ]);
+  const board = (await scoreboard(em, store, access, set, { staffRows: staff && options.staffRows === true })).view();
+  const ranked = new Map(board.rows.map((row) => [row.userId, row]));
+  const people = await em.execute<Person[]>(GRADE_PEOPLE_SQL, [staff, staff, uuidArray([...ranked.keys()])]);
   people.sort((a, b) => compareText(a.student_id, b.student_id) || compareText(a.username, b.username));
   const header = ["student id", "real name", "username"];
   // Stage results are the records' details: staff's columns, as student ids and real names are.

@@ -1,8 +1,8 @@
 import { PARTICIPANTS_SQL } from "../domains/domains.sql";
 
 /**
- * The scoreboard's hand-written SQL (the board and its grade export); tests/db/statements-prepare.test.ts
- * prepares every one of SAMPLE_STATEMENTS against the migrated schema.
+ * The scoreboard's hand-written SQL (the board, who is on it, and its grade export);
+ * tests/db/statements-prepare.test.ts prepares every one of SAMPLE_STATEMENTS against the migrated schema.
  */
 
 /**
@@ -43,20 +43,33 @@ export const BOARD_CHANGED_SQL = `select s.count as stamp_count, s.latest as sta
        left join (select ${BOARD_COLUMNS} where r.problem_set_id = ? and r.updated_at >= ?) c on true`;
 
 /**
- * The people of a grade export: for staff the domain's participants (PARTICIPANTS_SQL), for anyone those
- * ranked on the board, never a member who is staff (who tested the set) unless staff rows are asked for
- * (then every member). A ranked user no longer a member (removed after submitting) stays. Student ids and
- * real names for staff only. Parameters: staff (three times), the domain, staff rows, the domain, the ranked
- * users' ids as an array, staff rows, the domain (twice).
+ * The domain's members as a board sees them: each with their username and whether their role makes them a
+ * participant (PARTICIPANTS_SQL). Who else is on a board (a removed student) comes from the set's records
+ * (board-people.ts). Parameters: the domain (twice).
+ */
+export const BOARD_MEMBERS_SQL = `select du.user_id::text as user_id, u.username,
+            du.user_id in (${PARTICIPANTS_SQL}) as participant
+       from domain_users du join users u on u.id = du.user_id
+      where du.domain_id = ?`;
+
+/**
+ * A stamp of the domain's members and roles, for the boards kept (scoreboard.service.ts): how many members,
+ * and the sums of the members' and the roles' row versions (xmin, new with every committed insert or update).
+ * A member added, removed or given another role, or a role's permissions edited, moves it: with the count
+ * unchanged a sum still moves, the new rows' versions being newer than those of the rows they replace.
+ * Parameters: the domain (twice).
+ */
+export const BOARD_MEMBERS_STAMP_SQL = `select (select count(*)::text || ':' || coalesce(sum(xmin::text::bigint), 0)
+                 from domain_users where domain_id = ?)
+            || ':' || (select coalesce(sum(xmin::text::bigint), 0) from domain_roles where domain_id = ?) as stamp`;
+
+/**
+ * The people of a grade export, the board's rows (grade-export.service.ts). Student ids and real names for staff
+ * only. Parameters: staff (twice), the rows' user ids as an array.
  */
 export const GRADE_PEOPLE_SQL = `select u.id, u.username, case when ? then u.student_id else '' end as student_id,
             case when ? then u.real_name else '' end as real_name
-       from users u
-      where (?::boolean and u.id in (select du.user_id from domain_users du where du.domain_id = ?
-                                        and (?::boolean or du.user_id in (${PARTICIPANTS_SQL}))))
-         or (u.id = any(?::uuid[])
-             and (?::boolean or u.id in (${PARTICIPANTS_SQL})
-                  or not exists (select 1 from domain_users m where m.domain_id = ? and m.user_id = u.id)))`;
+       from users u where u.id = any(?::uuid[])`;
 
 /** The stages of the records a grade book counts (grade-export.service.ts). Parameters: domain, record ids. */
 export const GRADE_STAGES_SQL = "select id, stages from records where domain_id = ? and id = any(?::uuid[])";
@@ -66,6 +79,8 @@ export const SAMPLE_STATEMENTS: string[] = [
   BOARD_STAMP_SQL,
   BOARD_ROWS_SQL,
   BOARD_CHANGED_SQL,
+  BOARD_MEMBERS_SQL,
+  BOARD_MEMBERS_STAMP_SQL,
   GRADE_PEOPLE_SQL,
   GRADE_STAGES_SQL,
 ];
