@@ -82,8 +82,11 @@ async function board(set: string, token: string, query = "") {
   return response.body.data;
 }
 const named = (username: string) => username.split("-")[0];
-const summary = (b: { rows: { rank: number; username: string; solved: number; penalty: number }[] }) =>
-  b.rows.map((r) => [r.rank, named(r.username), r.solved, r.penalty]);
+/** The rows of those who submitted; every other participant has a row with nothing (checked on its own). */
+const submitted = <R extends { cells: unknown[] }>(b: { rows: R[] }) => b.rows.filter((r) => r.cells.length > 0);
+const summary = (b: {
+  rows: { rank: number; username: string; solved: number; penalty: number; cells: unknown[] }[];
+}) => submitted(b).map((r) => [r.rank, named(r.username), r.solved, r.penalty]);
 const ac: [Verdict, number][] = [
   ["AC", 50],
   ["AC", 50],
@@ -138,6 +141,11 @@ describe("an ICPC contest", () => {
     expect(firsts.sort()).toEqual(["alice:1", "bob:0", "carol:1", "carol:2"]);
     const bobB = live.rows[2].cells[1];
     expect(bobB).toMatchObject({ attempts: 3, pending: 0, solvedMinute: 150, penaltyMinutes: 190 });
+    // The participants who never submitted follow, nothing solved, tied; the admin (staff) is no row.
+    const idle = live.rows.filter((r: any) => r.cells.length === 0);
+    const never = ["dina", "erik", "fay"].map((name) => students.get(name)!.user.id);
+    expect(idle.map((r: any) => r.userId).sort()).toEqual([...never, cast.member.user.id].sort());
+    expect(idle.map((r: any) => [r.rank, r.solved, r.penalty])).toEqual(idle.map(() => [4, 0, 0]));
   });
 
   test("a student sees others frozen from the freeze instant, their own always; the CSV agrees with the board", async () => {
@@ -276,7 +284,7 @@ describe("an IOI contest and an OI one", () => {
       ["AC", 50],
     ]); // 70
     const ioi = await board(set, cast.admin.token);
-    expect(ioi.rows.map((r: any) => [r.rank, named(r.username), r.total, r.cells[0].subtasks])).toEqual([
+    expect(submitted(ioi).map((r: any) => [r.rank, named(r.username), r.total, r.cells[0].subtasks])).toEqual([
       [1, "dina", 70, [20, 0, 50]],
       [1, "fay", 70, [20, 0, 50]],
       [3, "erik", 50, [20, 30, 0]],
@@ -300,7 +308,7 @@ describe("an IOI contest and an OI one", () => {
     const dina = students.get("dina")!.token;
     const sealed = await board(set, dina);
     expect(sealed.sealed).toBe(true);
-    expect(sealed.rows[0].cells[0]).toMatchObject({ state: "pending", score: 0, pending: 1 });
+    expect(submitted(sealed)[0].cells[0]).toMatchObject({ state: "pending", score: 0, pending: 1 });
     const record = (await t.api.get(`${domain()}/records/${good}`, { token: dina })).body.data;
     expect(record).toMatchObject({ state: "judging", score: 0, timeMs: 0, cases: [], history: [] });
     const list = (await t.api.get(`${domain()}/records?problemSet=${set}`, { token: dina })).body.data.results;
@@ -353,7 +361,8 @@ describe("homework: late penalties and an extension", () => {
     const edited = await t.api.patch(`${domain()}/problem_sets/${set}`, window, { token: cast.admin.token });
     expect(edited.body.data.latePenalty).toEqual([...steps].reverse());
     const hw = await board(set, cast.admin.token);
-    expect(hw.rows.map((r: any) => [named(r.username), r.totalScore, r.cells[0].rawScore, r.cells[0].late])).toEqual([
+    const rows = submitted(hw).map((r: any) => [named(r.username), r.totalScore, r.cells[0].rawScore, r.cells[0].late]);
+    expect(rows).toEqual([
       ["bob", 100, 100, false],
       ["alice", 80, 100, true],
       ["carol", 26.4, 33, true],

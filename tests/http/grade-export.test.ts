@@ -148,8 +148,10 @@ describe("GET …/problem_sets/{set}/scoreboard.csv", () => {
     expect(response.status).toBe(200);
     const text = new TextDecoder().decode(new Uint8Array(await response.arrayBuffer()).slice(3));
     const rows = text.split("\r\n").filter(Boolean).slice(1);
-    // Only those with a judged record, as on the scoreboard, and no private column filled in.
-    expect(rows).toHaveLength(3);
+    // The scoreboard's rows, every student's (the four and the cast's member), none of staff's, and no
+    // private column filled in.
+    expect(rows).toHaveLength(1 + PEOPLE.length);
+    expect(text).not.toContain(cast.admin.user.username);
     for (const row of rows) expect(row.startsWith(",,")).toBe(true);
     for (const person of PEOPLE) if (person.studentId) expect(text).not.toContain(person.studentId);
     expect(text).not.toContain("Vonnie");

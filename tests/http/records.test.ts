@@ -170,28 +170,38 @@ describe("scoreboard", () => {
       .data.id;
     for (const p of [problem, p2])
       await t.api.post(`${domain()}/problem_sets/${set}/problems`, { problem: p }, { token: cast.admin.token });
+    // A classmate with the same total, no problem accepted; the admin's test is on no board (staff).
+    const rival = await createUser(t);
+    await addMembership(t, cast.domain, rival, "user");
     await finish(cast.member.token, set, problem, 30);
     await finish(cast.member.token, set, problem, 10);
-    await finish(cast.admin.token, set, problem, 10);
-    await finish(cast.admin.token, set, p2, 20);
+    await finish(rival.token, set, problem, 10);
+    await finish(rival.token, set, p2, 20);
+    await finish(cast.admin.token, set, p2, 30);
     // Not judged yet: a pending attempt, no score.
     await submit(t, cast.member.token, `${domain()}/problem_sets/${set}/problems/${p2}/submit`);
     const path = `${domain()}/problem_sets/${set}/scoreboard`;
     const best = (await t.api.get(path, { token: cast.member.token })).body.data;
     expect(best.rule).toBe("best");
     expect(best.problems.map((p: { id: string }) => p.id)).toEqual([problem, p2]);
-    // Equal totals: more problems accepted ranks first.
+    // Equal totals: more problems accepted ranks first. Then the other students, who scored nothing.
     expect(
-      best.rows.map((r: { username: string; totalScore: number; rank: number; accepted: number }) => [
-        r.username,
-        r.totalScore,
-        r.rank,
-        r.accepted,
-      ]),
+      best.rows
+        .slice(0, 2)
+        .map((r: { username: string; totalScore: number; rank: number; accepted: number }) => [
+          r.username,
+          r.totalScore,
+          r.rank,
+          r.accepted,
+        ]),
     ).toEqual([
       [cast.member.user.username, 30, 1, 1],
-      [cast.admin.user.username, 30, 2, 0],
+      [rival.user.username, 30, 2, 0],
     ]);
+    expect(best.rows.slice(2).map((r: { totalScore: number }) => r.totalScore)).toEqual(
+      best.rows.slice(2).map(() => 0),
+    );
+    expect(best.rows.map((r: { userId: string }) => r.userId)).not.toContain(cast.admin.user.id);
     const member = best.rows.find((r: { userId: string }) => r.userId === cast.member.user.id);
     expect(member.cells).toHaveLength(2);
     expect(member.cells[0]).toMatchObject({ problemId: problem, score: 30, submissions: 2, state: "accepted" });
