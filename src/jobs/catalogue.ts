@@ -102,7 +102,8 @@ export interface JobCatalogue {
    */
   "package.read": {
     queue: "configs";
-    payload: { uploadDigest: string; format?: PackageFormat };
+    /** `fileName`: the uploaded file's name, which a bare FPS file is read (and named in refusals) under. */
+    payload: { uploadDigest: string; format?: PackageFormat; fileName?: string };
     result: PackageRead;
   };
   /** A problem's code-similarity report (docs/running-a-course.md "Code similarity"), requested by staff. */

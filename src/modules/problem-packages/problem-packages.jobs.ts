@@ -35,11 +35,11 @@ const READERS: { format: PackageFormat; is: (files: Files) => boolean; read: (fi
 type Files = Map<string, Uint8Array>;
 
 export async function readProblemPackage(
-  payload: { uploadDigest: string; format?: PackageFormat },
+  payload: { uploadDigest: string; format?: PackageFormat; fileName?: string },
   ctx: { em: EntityManager; store: BlobStore },
 ): Promise<PackageRead> {
   try {
-    const files = await filesOf(ctx.store, payload.uploadDigest);
+    const files = await filesOf(ctx.store, payload.uploadDigest, payload.fileName);
     if (files.has("config.json")) throw refuse("this is a config archive (it has config.json): upload it to …/configs");
     const reader = payload.format
       ? READERS.find((r) => r.format === payload.format)!
@@ -120,13 +120,15 @@ function servedName(link: string, path: string): string {
  * The upload's files: an FPS file as it is (one .xml), or an archive's entries (the same hostile-archive rules
  * as a config upload), a lone top folder unwrapped.
  */
-async function filesOf(store: BlobStore, digest: string): Promise<Files> {
+async function filesOf(store: BlobStore, digest: string, fileName = ""): Promise<Files> {
   const bytes = await store.get(digest);
   const head = new TextDecoder()
     .decode(bytes.subarray(0, 512))
     .replace(/^\uFEFF/, "")
     .trimStart();
-  if (head.startsWith("<")) return new Map([["problems.xml", bytes]]);
+  // Under its own name (a refusal then says which file), when that is a plain .xml name.
+  const name = fileName.split(/[\\/]/).at(-1) ?? "";
+  if (head.startsWith("<")) return new Map([[/^[^\0]{1,200}\.xml$/i.test(name) ? name : "problems.xml", bytes]]);
   let entries: ArchiveEntry[];
   try {
     // Packages are zipped with their own links (Kattis's data/secret linking to samples): followed, not refused.

@@ -46,7 +46,7 @@ export function problemPackageRoutes(deps: AppDeps) {
         const upload = await storeBlob(em, store, new Uint8Array(await body.file.arrayBuffer()));
         const read = await jobs.run(
           "package.read",
-          { uploadDigest: upload.digest, ...(body.format ? { format: body.format } : {}) },
+          { uploadDigest: upload.digest, fileName: body.file.name, ...(body.format ? { format: body.format } : {}) },
           { queue: "configs", timeoutMs: READ_WAIT_MS, jobId: randomUUID() },
         );
         const imported = await createFromPackage(em, access, read, { url: body.url });

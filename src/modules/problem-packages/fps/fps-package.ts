@@ -14,8 +14,6 @@ import type { PackageCase, PackageProblem } from "../model/package-model";
  * accepted; `<tpj>` or one that includes testlib.h: testlib's). Each item becomes a problem with its own files.
  */
 
-export const MAX_FPS_ITEMS = 100;
-
 const TIME_UNITS: Record<string, number> = { s: 1000, ms: 1 };
 const MEMORY_UNITS: Record<string, number> = { mb: 1, kb: 1 / 1024 };
 
@@ -34,8 +32,6 @@ export function readFps(files: Map<string, Uint8Array>): PackageProblem[] {
   const root = parseFps(path, files.get(path)!);
   const items = list(root.item) as Node[];
   if (items.length === 0) throw refuse(`${path}: <fps> holds no <item>, so no problem`);
-  if (items.length > MAX_FPS_ITEMS)
-    throw refuse(`${path} holds ${items.length} items; one file brings at most ${MAX_FPS_ITEMS} problems: split it`);
   const testlib = [...files.keys()].sort().find((p) => p === "testlib.h" || p.endsWith("/testlib.h"));
   const language = attrOf(root, "xml:lang");
   return items.map((item, i) =>
