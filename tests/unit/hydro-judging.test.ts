@@ -112,8 +112,9 @@ describe("packages we cannot honour are refused, naming the file and the field",
 
   test("a testlib checker without the package's testlib.h says where to put it", () => {
     expect(withConfig("checker_type: testlib\nchecker: chk.cc\n", { "testdata/chk.cc": CHECKER })).toBe(
-      "package: testdata/config.yaml: the checker chk.cc includes testlib.h, which is not in testdata/ " +
-        "(Hydro's judge supplies its own; this one bundles none: add the testlib.h it was written for)",
+      "package: testdata/config.yaml: the checker chk.cc includes testlib.h, which is not in the package " +
+        "(Hydro's judge supplies its own; this one bundles none). To import it, put the testlib.h it was written " +
+        "for in testdata/, beside chk.cc, zip the package again and upload it",
     );
   });
 });

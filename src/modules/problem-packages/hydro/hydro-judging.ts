@@ -116,8 +116,9 @@ function programFor(source: unknown, name: "checker" | "interactor", extra: stri
   const headers = [...files.keys()].filter((p) => beside(p) && /\.(h|hpp)$/i.test(p) && p !== path).sort();
   if (/#\s*include\s*[<"]testlib\.h[>"]/.test(text(files.get(path))) && !files.has(`${folder}testlib.h`))
     throw refuse(
-      `${at}: the ${name} ${file} includes testlib.h, which is not in testdata/ ` +
-        "(Hydro's judge supplies its own; this one bundles none: add the testlib.h it was written for)",
+      `${at}: the ${name} ${file} includes testlib.h, which is not in the package (Hydro's judge supplies its ` +
+        `own; this one bundles none). To import it, put the testlib.h it was written for in ${folder || "testdata/"}` +
+        `, beside ${file}, zip the package again and upload it`,
     );
   const built = programOf([path], name, `${at}: ${name} ${file}`);
   return { ...built, files: [path, ...headers, ...extra.filter((p) => p !== path && !headers.includes(p))] };
