@@ -6,6 +6,7 @@ import { serialised } from "../record-events/bursts";
 import type { ScoreboardView } from "../scoreboard/scoreboard.schemas";
 import { type CcsContext, contestOf, frozenNow, type Snapshot, snapshotOf, stateOf } from "./ccs-contest";
 import { awardsOf, boardOf } from "./ccs-scoreboard";
+import { type FeedRead, joinReads, readShared } from "./ccs-feed-reads";
 
 /**
  * The Contest API's event feed (docs/contest-api.md "Event feed"): every object of the contest as a
@@ -20,6 +21,8 @@ export interface FeedDeps {
   domainId: string;
   /** The contest as the caller sees it now: a fresh database context and the set read again. */
   context: () => Promise<CcsContext>;
+  /** Feeds of equal keys see the same contest, and share their reads of it (ccs-feed-reads.ts). */
+  shareKey: string;
 }
 
 type Notification = { type: string; id: string | null; data: unknown };
@@ -79,23 +82,26 @@ export async function watchFeed(
   let stopped = false;
   const emit = (n: Notification, token: string) =>
     sink.send(n.type, { type: n.type, id: n.id, data: n.data, token }, token);
-  const read = async () => {
+  const readWhole = async (): Promise<FeedRead> => {
     const ctx = await deps.context();
     const snapshot = await snapshotOf(ctx);
     // A hidden scoreboard (scoreboardHidden) gives no awards to those who may not see it.
-    return { ctx, all: notificationsOf(snapshot, await boardOf(ctx).catch(hiddenBoard)) };
+    const all = notificationsOf(snapshot, await boardOf(ctx).catch(hiddenBoard));
+    const texts = new Map([...all].map(([key, n]) => [key, { ...n, text: JSON.stringify(n.data) }]));
+    return { ctx, tag: tagOf(ctx), all: texts };
   };
-
   // Everything now (or, resuming, what changed since), each object's text kept to send only changes later.
+  const opened = performance.now();
   const position = await deps.bus.lastId(deps.domainId);
-  const first = await read();
-  let tag = tagOf(first.ctx);
+  // A read begun after the feed opened: shared with the contest's other feeds of the same view.
+  const first = await readShared(deps.shareKey, opened, readWhole);
+  let tag = first.tag;
   // The records changed since the token; everything (null) when the freeze moved since, or when the log was
   // trimmed past the token between the route's check and now.
   const missed = since && since.tag === tag ? await deps.bus.changesSince(deps.domainId, since.position) : null;
   const changed = missed ? new Set(missed.map((c) => c.recordId)) : null;
   for (const [key, n] of first.all) {
-    sent.set(key, JSON.stringify(n.data));
+    sent.set(key, n.text);
     if (!changed || !LIVE.has(n.type) || (n.record && changed.has(n.record))) await emit(n, `${position}~${tag}`);
   }
   if (!stream) {
@@ -103,21 +109,23 @@ export async function watchFeed(
     return () => {};
   }
 
+  // When the newest change this feed heard came: a burst takes a shared read begun after it.
+  let heardAt = opened;
+  const leave = joinReads(deps.shareKey);
   const burst = serialised(
     async (position) => {
       if (stopped) return;
-      const { ctx, all } = await read();
-      tag = tagOf(ctx);
+      const read = await readShared(deps.shareKey, heardAt, readWhole);
+      tag = read.tag;
       const token = `${position}~${tag}`;
-      for (const [key, n] of all) {
-        const text = JSON.stringify(n.data);
-        if (sent.get(key) === text) continue;
-        sent.set(key, text);
+      for (const [key, n] of read.all) {
+        if (sent.get(key) === n.text) continue;
+        sent.set(key, n.text);
         await emit(n, token);
       }
       // Gone since (a record deleted with its problem): the spec's deletion, `data: null`.
       for (const key of [...sent.keys()])
-        if (!all.has(key)) {
+        if (!read.all.has(key)) {
           sent.delete(key);
           const [type, id] = [key.slice(0, key.indexOf("/")), key.slice(key.indexOf("/") + 1)];
           await emit({ type, id: id || null, data: null }, token);
@@ -127,13 +135,21 @@ export async function watchFeed(
     BURST_GAP_MS,
   );
   let lastPosition = position;
-  const stop = await deps.bus.listen(deps.domainId, (change) => {
-    // A run on the user's own input is no submission: nothing of a contest changes with it.
-    if (change.recordId.startsWith(RUN_CHANGE)) return;
-    lastPosition = change.id;
-    burst(change.id);
-  });
-  // A change between the first read and the subscription would otherwise wait for the next one.
+  const stop = await deps.bus
+    .listen(deps.domainId, (change) => {
+      // A run on the user's own input is no submission: nothing of a contest changes with it.
+      if (change.recordId.startsWith(RUN_CHANGE)) return;
+      lastPosition = change.id;
+      heardAt = performance.now();
+      burst(change.id);
+    })
+    .catch((error) => {
+      leave();
+      throw error;
+    });
+  // A change between the first read and the subscription would otherwise wait for the next one: a read begun
+  // after the subscription.
+  heardAt = performance.now();
   burst(position);
   // The freeze, the end and the thaw come with no record change, nor does an edit of the set: looked at every second.
   const clock = setInterval(() => {
@@ -143,7 +159,9 @@ export async function watchFeed(
         if (stopped) return;
         const state = JSON.stringify(stateOf(ctx.set, ctx.now));
         const contest = JSON.stringify(contestOf(ctx.set));
-        if (state !== sent.get("state/") || contest !== sent.get("contest/") || tagOf(ctx) !== tag) burst(lastPosition);
+        if (state === sent.get("state/") && contest === sent.get("contest/") && tagOf(ctx) === tag) return;
+        heardAt = performance.now();
+        burst(lastPosition);
       })
       .catch(onError);
   }, STATE_CHECK_MS);
@@ -151,5 +169,6 @@ export async function watchFeed(
     stopped = true;
     clearInterval(clock);
     stop();
+    leave();
   };
 }

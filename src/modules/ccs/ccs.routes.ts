@@ -10,6 +10,7 @@ import { liveStreams } from "../record-events/live-streams";
 import { type CcsContext, type Snapshot, contestOf, isContest, snapshotOf, stateOf, viewOf } from "./ccs-contest";
 import { awardsOf, boardOf, scoreboardOf } from "./ccs-scoreboard";
 import { parseToken, watchFeed } from "./ccs-feed";
+import { shareKeyOf } from "./ccs-feed-reads";
 import { CCS_ENDPOINT_SCHEMAS } from "./ccs.schemas";
 
 /**
@@ -155,6 +156,7 @@ export function ccsRoutes(deps: AppDeps) {
         const feed = {
           bus: live.bus,
           domainId: access.domainId,
+          shareKey: shareKeyOf(ctx.set.id, ctx.view, access),
           context: async () => {
             const fresh = deps.orm.em.fork();
             return contextOf(fresh, access, await fresh.findOneOrFail(ProblemSet, { id: ctx.set.id }));
