@@ -124,7 +124,10 @@ describe("a client that does not read", () => {
     const path = `/domains/${cast.domain.id}/problems/${problem}`;
     const earlier: string[] = [];
     for (let i = 0; i < 8; i++) earlier.push((await submit(t, cast.member.token, path)).body.data.id);
-    const droppedBefore = (await liveStreamsDropped.get()).values.find((v) => v.labels.reason === "slow_reader");
+    // A number, copied at once: prom-client hands out its own value objects, which count on.
+    const dropped = async () =>
+      (await liveStreamsDropped.get()).values.find((v) => v.labels.reason === "slow_reader")?.value ?? 0;
+    const droppedBefore = await dropped();
     // Both replay the eight records' rows (~4 KiB): more than the stalled client may leave unread.
     const stalled = await listStream(t, cast, cast.admin.token, { "last-event-id": "0-0" });
     const reading = await listStream(t, cast, cast.admin.token, { "last-event-id": "0-0" });
@@ -133,8 +136,7 @@ describe("a client that does not read", () => {
     expect([stalled.response.status, reading.response.status]).toEqual([200, 200]);
 
     await eventually(() => t.logs.some((l) => l.msg === "live stream dropped: its client does not read"), 15_000);
-    const droppedAfter = (await liveStreamsDropped.get()).values.find((v) => v.labels.reason === "slow_reader");
-    expect((droppedAfter?.value ?? 0) - (droppedBefore?.value ?? 0)).toBe(1);
+    expect((await dropped()) - droppedBefore).toBe(1);
     // Its slots are free: only the reading stream holds one.
     expect(await siteSlots(t, 1)).toBe(1);
     // What it had queued is gone: its body ends in an error, not with the rest of the events.
