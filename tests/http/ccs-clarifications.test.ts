@@ -7,7 +7,7 @@ import * as check from "../helpers/ccs-validate";
 import { CCS_ENDPOINT_SCHEMAS, CcsClarification, CcsList } from "../../src/modules/ccs/ccs.schemas";
 
 // A contest's clarifications through the ICPC Contest API: every message in the admin view, only those to all
-// teams in the public one, in the collection and by id.
+// teams in the public one, in the collection, by id and in the event feed, live too.
 let t: TestApp;
 let cast: Cast;
 let alice: TestUser;
@@ -32,6 +32,34 @@ async function get(path: string, token = cast.admin.token) {
     new Request(`http://localhost${ccs()}${path}`, { headers: { authorization: `Bearer ${token}` } }),
   );
   return { status: response.status, body: (await response.json()) as any };
+}
+
+/** The event feed read line by line; `until` waits for a line that matches, or the feed's end. */
+async function feed(query: string, token: string) {
+  const abort = new AbortController();
+  const response = await t.app.handle(
+    new Request(`http://localhost${ccs()}/contests/${contest}/event-feed${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: abort.signal,
+    }),
+  );
+  const lines: any[] = [];
+  const reader = response.body!.getReader();
+  let text = "";
+  let ended = false;
+  const until = async (match: (line: any) => boolean) => {
+    while (!ended && !lines.some(match)) {
+      const next = await reader.read();
+      if (next.done) ended = true;
+      else text += new TextDecoder().decode(next.value);
+      for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n")) {
+        if (nl > 0) lines.push(JSON.parse(text.slice(0, nl)));
+        text = text.slice(nl + 1);
+      }
+    }
+    return lines.find(match);
+  };
+  return { lines, until, close: () => abort.abort() };
 }
 
 beforeAll(async () => {
@@ -131,6 +159,44 @@ describe("GET …/contests/{id}/clarifications", () => {
       expect(endpoints.find((e: any) => e.type === "clarifications").properties).toEqual(
         Object.keys(CcsClarification.properties),
       );
+    }
+  });
+});
+
+describe("clarifications in the event feed", () => {
+  test("after runs and before awards, each valid; the public feed has only the messages to all", async () => {
+    const admin = await feed("?stream=false", cast.admin.token);
+    await admin.until(() => false);
+    expect(admin.lines.flatMap((line) => check.eventProblems(line))).toEqual([]);
+    const types = [...new Set(admin.lines.map((line) => line.type))];
+    expect(types.indexOf("clarifications")).toBeGreaterThan(types.indexOf("state"));
+    if (types.includes("awards")) expect(types.indexOf("clarifications")).toBeLessThan(types.indexOf("awards"));
+    const sent = (lines: any[]) => lines.filter((l) => l.type === "clarifications").map((l) => l.id);
+    expect(sent(admin.lines)).toHaveLength(5);
+    const open = await feed("?stream=false", bob.token);
+    await open.until(() => false);
+    expect(sent(open.lines)).toEqual([messages.toAll, messages.news]);
+  });
+
+  test("live: a new announcement and public answer reach the public feed; a private answer does not", async () => {
+    const open = await feed("", alice.token);
+    const staff = await feed("", cast.admin.token);
+    try {
+      await open.until((line) => line.id === messages.news);
+      const question = await post(clarifications(), { text: "Live: is n positive?" }, bob);
+      const privately = await post(`${clarifications()}/${question}/answer`, { text: "Live: yes." }, cast.admin);
+      const openly = { text: "Live: n is positive.", public: true };
+      const toAll = await post(`${clarifications()}/${question}/answer`, openly, cast.admin);
+      const last = await post(`${clarifications()}/announcements`, { text: "Live: the last one." }, cast.admin);
+      expect(await open.until((line) => line.id === last)).toMatchObject({ type: "clarifications" });
+      expect(open.lines.some((line) => line.id === toAll)).toBe(true);
+      expect(open.lines.some((line) => line.id === privately || line.id === question)).toBe(false);
+      expect(await staff.until((line) => line.id === last)).toBeTruthy();
+      expect(staff.lines.filter((line) => [question, privately, toAll].includes(line.id))).toHaveLength(3);
+      expect([...open.lines, ...staff.lines].flatMap((line) => check.eventProblems(line))).toEqual([]);
+    } finally {
+      open.close();
+      staff.close();
     }
   });
 });

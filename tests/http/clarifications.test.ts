@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { addMembership, makeCast, type Cast } from "../helpers/domain-factories";
 import { createUser, type TestUser } from "../helpers/factories";
+import { readStream } from "../helpers/sse";
 import type { AuditEventView } from "../../src/modules/audit/audit.schemas";
 import type { ClarificationView } from "../../src/modules/clarifications/clarifications.schemas";
 
@@ -250,5 +251,51 @@ describe("the question limit", () => {
     expect((await listOf(student)).filter((view) => view.kind === "question")).toHaveLength(BURST);
     // Staff's answers are not counted against anyone.
     expect((await announce("Not limited.")).kind).toBe("announcement");
+  });
+});
+
+describe("live, on the records list stream", () => {
+  const open: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((reader) => reader.close()));
+  });
+
+  async function streamOf(user: TestUser) {
+    const abort = new AbortController();
+    const path = `/api/v1/domains/${cast.domain.id}/records/events?problemSet=${setId}`;
+    const headers = { authorization: `Bearer ${user.token}` };
+    const response = await t.app.handle(new Request(`http://localhost${path}`, { signal: abort.signal, headers }));
+    expect(response.headers.get("content-type")).toStartWith("text/event-stream");
+    const reader = readStream(response, abort);
+    open.push(reader);
+    return reader;
+  }
+
+  test("a student's stream has their own private answer and every broadcast, never another's private one", async () => {
+    const [aliceStream, bobStream] = [await streamOf(alice), await streamOf(bob)];
+    const forAlice = await ask(alice, "Live: is n at most 10^5?");
+    const forBob = await ask(bob, "Live: is the graph connected?");
+    const toBob = await answer(forBob.id, "Live: yes, for bob only.", false);
+    const toAlice = await answer(forAlice.id, "Live: yes, for alice only.", false);
+    const toAll = await answer(forBob.id, "Live: yes, for everyone.", true);
+    const news = await announce("Live: the last announcement.");
+    const clarificationIds = (reader: typeof aliceStream) =>
+      reader.events.filter((e) => e.event === "clarification").map((e) => (e.data as ClarificationView).id);
+    // The announcement was the last change: once it is in, every earlier one was read for this stream.
+    for (const reader of [aliceStream, bobStream])
+      expect(await reader.until((e) => (e.data as ClarificationView).id === news.id)).toBeTruthy();
+    expect(clarificationIds(aliceStream)).toEqual([forAlice.id, toAlice.id, toAll.id, news.id]);
+    expect(clarificationIds(bobStream)).toEqual([forBob.id, toBob.id, toAll.id, news.id]);
+    const broadcast = aliceStream.events.find((e) => (e.data as ClarificationView).id === toAll.id);
+    expect(broadcast!.data).toMatchObject({ question: "Live: is the graph connected?", userId: null });
+  });
+
+  test("staff's stream has every message", async () => {
+    const staffStream = await streamOf(cast.admin);
+    const question = await ask(alice, "Live: staff see this?");
+    const reply = await answer(question.id, "Live: privately.", false);
+    const seen = await staffStream.until((e) => (e.data as ClarificationView).id === reply.id);
+    expect(seen!.data).toMatchObject({ replyToId: question.id, userId: alice.user.id });
+    expect(staffStream.events.some((e) => (e.data as ClarificationView).id === question.id)).toBe(true);
   });
 });

@@ -61,6 +61,7 @@ export function notificationsOf(
   for (const s of snapshot.submissions) put("submissions", s.id, s, s.id);
   for (const { record, ...j } of snapshot.judgements) put("judgements", j.id, j, record);
   for (const { record, ...r } of snapshot.runs) put("runs", r.id, r, record);
+  for (const clarification of snapshot.clarifications) put("clarifications", clarification.id, clarification);
   for (const award of board ? awardsOf(snapshot, board) : []) put("awards", award.id, award);
   return all;
 }

@@ -6,9 +6,10 @@ import { BizError } from "../../core/errors";
 import { readRecordDetail } from "../records/records.service";
 import { listRowsOf, type RecordListFilters } from "../records/record-list";
 import { isFinal } from "../judging/record-states";
-import { RUN_CHANGE, type Change, type RecordBus } from "./record-events.bus";
+import { CLARIFICATION_CHANGE, RUN_CHANGE, type Change, type RecordBus } from "./record-events.bus";
 import { isUuid } from "../../db/addressing";
 import { ownRunViews } from "../runs/runs.service";
+import { readableClarifications } from "../clarifications/clarifications.service";
 import { holds } from "../identity/access-rules";
 import { ownersOf } from "./change-owners";
 import { serialised } from "./bursts";
@@ -160,6 +161,8 @@ export async function watchList(
     if (performance.now() - seen.at >= STANDING_FRESH_MS) return false;
     const only = filters.submitterId?.toLowerCase() ?? (holds(seen.access, "record.view") ? null : userId);
     if (only === null) return false;
+    // A clarification may be anyone's to read (an announcement): never skipped.
+    if (ids.some((id) => id.startsWith(CLARIFICATION_CHANGE))) return false;
     const owners = await ownersOf(deps.fork(), domainId, ids);
     return ids.every((id) => owners.get(id) !== (id.startsWith(RUN_CHANGE) ? userId : only));
   };
@@ -194,7 +197,8 @@ export async function watchList(
       }
       known = { access, at: performance.now() };
       const runs = ids.filter((id) => id.startsWith(RUN_CHANGE)).map((id) => id.slice(RUN_CHANGE.length));
-      const records = ids.filter((id) => !id.startsWith(RUN_CHANGE));
+      const clarifications = ids.filter((id) => id.startsWith(CLARIFICATION_CHANGE));
+      const records = ids.filter((id) => !id.startsWith(RUN_CHANGE) && !id.startsWith(CLARIFICATION_CHANGE));
       if (records.length > 0)
         for (const row of await listRowsOf(em, access, filters, records)) {
           if (sentAt.get(row.id) === row.updatedAt) continue;
@@ -204,6 +208,11 @@ export async function watchList(
       // The caller's own runs (docs/api.md "Runs"), whatever the list's filters: a run is no record.
       const own = runs.filter(isUuid);
       if (own.length > 0) for (const run of await ownRunViews(em, access, own)) await sink.send("run", run, eventId);
+      // New questions, answers and announcements the caller may read (docs/running-a-course.md), the set's alone
+      // on a stream filtered to one set.
+      const messages = clarifications.map((id) => id.slice(CLARIFICATION_CHANGE.length));
+      for (const message of await readableClarifications(em, access, messages, filters.problemSet))
+        await sink.send("clarification", message, eventId);
       // Bounded memory on a stream left open for a semester.
       if (sentAt.size > 10_000) sentAt.clear();
     },
