@@ -1,14 +1,16 @@
 import { SQL } from "bun";
-import { jwt } from "@elysiajs/jwt";
 import { benchApp, fmt, postgresCpu, report } from "./harness";
 import { createUser } from "../tests/helpers/factories";
 import { submission, submit } from "../tests/helpers/records";
 import { fillRecords } from "../tests/helpers/fill-records";
+import { floors } from "./reads-floors";
+import { SESSION_SETTINGS } from "../src/db/statements";
 
 /**
- * `bun run bench:reads`: the hot reads the hour before a deadline, against a floor measured in the same
- * run — a bare Bun.serve + Bun.sql server on the same port number's neighbour doing the same queries
- * for the same JSON (JWT checked, the same rows read). Load: an in-process client, CONCURRENCY
+ * `bun run bench:reads`: the hot reads the hour before a deadline, against two floors measured in the same
+ * run (reads-floors.ts): bare Bun.serve + Bun.sql servers answering the same requests with the same JSON,
+ * the tight one reading the caller, their standing and the resource in one statement and applying the
+ * same permission rules (the main ratio), the framework one reading the caller and then the resource. Load: an in-process client, CONCURRENCY
  * requests in flight over real HTTP, for SECONDS per route after WARMUP unmeasured seconds, or with
  * LOAD=wrk the same from outside this process (wrk, 64 connections). Records
  * are made by SQL (generate_series, realistic case outputs), first SMALL (10k) and then LARGE (1M).
@@ -26,7 +28,8 @@ const ROUTE = process.env.ROUTE ?? "";
 const APP_ONLY = Boolean(process.env.APP_ONLY);
 
 const { t, cast, problem } = await benchApp({ LOG_LEVEL: "error", RATE_SUBMISSIONS_PER_USER: "0" });
-const sql = new SQL(t.config.databaseUrl!, { max: 10 });
+// The floors' connections run with the app's session settings (no JIT, generic plans: db/statements.ts).
+const sql = new SQL(t.config.databaseUrl!, { max: 10, connection: { ...SESSION_SETTINGS } });
 const domain = cast.domain.id;
 const member = cast.member;
 const seed = (await submit(t, member.token, `/domains/${domain}/problems/${problem}`, submission("c"))).body.data
@@ -36,16 +39,21 @@ const set = (await t.api.post(`/domains/${domain}/problem_sets`, { title: "Week 
 const students = await Promise.all(Array.from({ length: 20 }, () => createUser(t)));
 const population = { domain, set, problem, students: students.map((s) => s.user.id) };
 
-const token = cast.admin.token;
-const routes: [string, string][] = [
-  ["GET /users/me", "/api/v1/users/me"],
-  ["GET /domains/{d}/problems/{p}", `/api/v1/domains/${domain}/problems/${problem}`],
-  ["GET /domains/{d}/records/{id}", `/api/v1/domains/${domain}/records/${seed}`],
-  ["records?limit=100", `/api/v1/domains/${domain}/records?limit=100`],
-  ["records?problem=…", `/api/v1/domains/${domain}/records?limit=100&problem=${problem}`],
-  ["records?submitterId=…", `/api/v1/domains/${domain}/records?limit=100&submitterId=${students[3].user.id}`],
-  ["records?problemSet=…", `/api/v1/domains/${domain}/records?limit=100&problemSet=${set}`],
-  ["records?offset=5000", `/api/v1/domains/${domain}/records?limit=100&offset=5000`],
+// The domain admin's token, and a student's for their own records (no record.view: the list is their own).
+const admin = cast.admin.token;
+const student = students[3];
+await sql`insert into domain_users (id, created_at, updated_at, domain_id, user_id, role)
+  values (gen_random_uuid(), now(), now(), ${domain}, ${student.user.id}, 'user')`;
+const routes: [name: string, path: string, token: string][] = [
+  ["GET /users/me", "/api/v1/users/me", admin],
+  ["GET /domains/{d}/problems/{p}", `/api/v1/domains/${domain}/problems/${problem}`, admin],
+  ["GET /domains/{d}/records/{id}", `/api/v1/domains/${domain}/records/${seed}`, admin],
+  ["records?limit=100", `/api/v1/domains/${domain}/records?limit=100`, admin],
+  ["records?problem=…", `/api/v1/domains/${domain}/records?limit=100&problem=${problem}`, admin],
+  ["records?submitterId=…", `/api/v1/domains/${domain}/records?limit=100&submitterId=${student.user.id}`, admin],
+  ["records?problemSet=…", `/api/v1/domains/${domain}/records?limit=100&problemSet=${set}`, admin],
+  ["records (a student's own)", `/api/v1/domains/${domain}/records?limit=100`, student.token],
+  ["records?offset=5000", `/api/v1/domains/${domain}/records?limit=100&offset=5000`, admin],
 ];
 
 /**
@@ -57,11 +65,12 @@ const routes: [string, string][] = [
 async function load(
   base: string,
   path: string,
+  token: string,
   measured = true,
 ): Promise<{ rps: number; p50: number; p99: number; cpu: number; pg: number }> {
-  if (measured && WARMUP > 0) await load(base, path, false);
+  if (measured && WARMUP > 0) await load(base, path, token, false);
   const seconds = measured ? SECONDS : WARMUP;
-  if (WRK) return wrkLoad(base + path, seconds);
+  if (WRK) return wrkLoad(base + path, token, seconds);
   const latencies: number[] = [];
   let failures = 0;
   const cpuBefore = process.cpuUsage();
@@ -91,7 +100,7 @@ async function load(
  * The same figures with the load from outside: wrk holds CONCURRENCY connections for `seconds`; this
  * process's CPU is then the server's alone. wrk's latency percentiles are read from its --latency table.
  */
-async function wrkLoad(url: string, seconds: number) {
+async function wrkLoad(url: string, token: string, seconds: number) {
   const cpuBefore = process.cpuUsage();
   const pgBefore = await postgresCpu();
   const wrk = Bun.spawn(
@@ -121,59 +130,23 @@ async function wrkLoad(url: string, seconds: number) {
 
 const app = t.app.listen({ hostname: "127.0.0.1", port: 0, idleTimeout: 60 });
 const appBase = `http://127.0.0.1:${app.server!.port}`;
-const floor = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 60, fetch: (request) => floorAnswer(request) });
-const floorBase = `http://127.0.0.1:${floor.port}`;
+const floorHandlers = floors(sql, t.config.jwtSecret, t.config.publicUrl);
+const serve = (fetch: (request: Request) => Promise<Response>) =>
+  Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 60, fetch });
+const tight = serve(floorHandlers.tight);
+const framework = serve(floorHandlers.framework);
+const tightBase = `http://127.0.0.1:${tight.port}`;
+const frameworkBase = `http://127.0.0.1:${framework.port}`;
 
-const floorJwt = jwt({ name: "jwt", secret: t.config.jwtSecret, alg: "HS256" }).decorator.jwt;
-
-/** The floor: the JWT checked, then the same rows read with Bun.sql and returned as JSON. */
-async function floorAnswer(request: Request): Promise<Response> {
-  // A minimal server verifies the JWT on every request; the app remembers verified tokens (auth.plugin.ts).
-  const claims = await floorJwt.verify(request.headers.get("authorization")!.slice(7), { algorithms: ["HS256"] });
-  if (!claims) return new Response("no", { status: 401 });
-  const url = new URL(request.url);
-  const [user] = await sql`select id, username, role, is_active from users where id = ${claims.sub as string}`;
-  const parts = url.pathname.split("/");
-  let data: unknown = user;
-  if (url.pathname.endsWith("/users/me")) data = user;
-  else if (parts[5] === "problems") {
-    // The page holds the caller's newest record for the problem (Horse's latestRecord), so the floor reads it too.
-    data = (
-      await sql`select p.*, (select json_build_object('id', r.id, 'state', r.state, 'createdAt', r.created_at) from records r
-        where r.committer_id = ${user.id} and r.problem_id = p.id and r.problem_set_id is null
-        order by r.created_at desc, r.id desc limit 1) as latest_record
-      from problems p where p.id = ${parts[6]} and p.domain_id = ${domain}`
-    )[0];
-  } else if (parts[6]) data = (await sql`select * from records where id = ${parts[6]} and domain_id = ${domain}`)[0];
-  else {
-    // The same questions, by hand: only the filters given, the page's ids found on the index first,
-    // and the count from the same maintained counts, so that the ratio measures the framework.
-    const q = url.searchParams;
-    const where = ["domain_id = $1"];
-    const values: unknown[] = [domain];
-    for (const [param, column] of [
-      ["problem", "problem_id"],
-      ["submitterId", "committer_id"],
-      ["problemSet", "problem_set_id"],
-    ]) {
-      if (q.get(param)) where.push(`${column} = $${values.push(q.get(param))}`);
-    }
-    const condition = where.join(" and ");
-    const [rows, [{ n }]] = await Promise.all([
-      sql.unsafe(
-        `with page as (select id from records where ${condition} order by created_at desc, id limit 100 offset ${Number(q.get("offset") ?? 0)})
-          select r.id, r.created_at, r.updated_at, r.domain_id, r.state, r.language, r.score, r.time_ms, r.memory_kb, r.judged_at,
-                 r.late, r.problem_set_id, ps.title as problem_set_title, r.problem_id, p.title as problem_title, r.committer_id, u.username
-            from page join records r on r.id = page.id left join problem_sets ps on ps.id = r.problem_set_id
-            left join problems p on p.id = r.problem_id left join users u on u.id = r.committer_id
-           order by r.created_at desc, r.id`,
-        values,
-      ),
-      sql.unsafe(`select coalesce(sum(records), 0)::int as n from record_counts where ${condition}`, values),
-    ]);
-    data = { count: n, results: rows };
+/** The tight floor must answer what the app answers: a route whose JSON differs is named. */
+async function sameAnswers(): Promise<void> {
+  for (const [name, path, token] of routes) {
+    const read = (base: string) =>
+      fetch(base + path, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text());
+    const [app, floor] = await Promise.all([read(appBase), read(tightBase)]);
+    if (app !== floor) console.log(`  (${name}: the tight floor's JSON differs from the app's)`);
+    if (app !== floor && process.env.SHOW_DIFF) console.log(app.slice(0, 600), "\n", floor.slice(0, 600));
   }
-  return Response.json({ errorCode: "Success", errorMsg: null, data });
 }
 
 if (process.env.FILL_ONLY) {
@@ -186,9 +159,10 @@ if (process.env.FILL_ONLY) {
 for (const total of [SMALL, LARGE].filter((n) => n > 0)) {
   await fillRecords(sql, population, total);
   const rows: [string, string][] = [];
-  for (const [name, path] of routes.filter(([name]) => name.includes(ROUTE))) {
+  await sameAnswers();
+  for (const [name, path, token] of routes.filter(([name]) => name.includes(ROUTE))) {
     if (APP_ONLY) {
-      const appResult = await load(appBase, path);
+      const appResult = await load(appBase, path, token);
       rows.push([
         name,
         `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms,` +
@@ -196,14 +170,21 @@ for (const total of [SMALL, LARGE].filter((n) => n > 0)) {
       ]);
       continue;
     }
-    const floorResult = await load(floorBase, path);
-    const appResult = await load(appBase, path);
+    const floorResult = await load(tightBase, path, token);
+    const appResult = await load(appBase, path, token);
+    const frameworkResult = await load(frameworkBase, path, token);
     rows.push([
       name,
       `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms)` +
-        ` · floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · floor ÷ app ${fmt(floorResult.rps / appResult.rps)}` +
+        ` · tight floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · tight ÷ app ${fmt(floorResult.rps / appResult.rps)}` +
         ` · CPU/req app ${fmt(appResult.cpu)} µs, floor ${fmt(floorResult.cpu)} µs` +
         ` · PostgreSQL CPU/req app ${fmt(appResult.pg)} µs, floor ${fmt(floorResult.pg)} µs`,
+    ]);
+    rows.push([
+      "",
+      `  framework floor (caller, then resource; nothing checked) ${fmt(frameworkResult.rps)} req/s` +
+        ` (p99 ${fmt(frameworkResult.p99)} ms) · framework ÷ app ${fmt(frameworkResult.rps / appResult.rps)}` +
+        ` · CPU/req ${fmt(frameworkResult.cpu)} µs, PostgreSQL ${fmt(frameworkResult.pg)} µs`,
     ]);
   }
   report(
@@ -212,7 +193,8 @@ for (const total of [SMALL, LARGE].filter((n) => n > 0)) {
     rows,
   );
 }
-floor.stop(true);
+tight.stop(true);
+framework.stop(true);
 await t.app.stop(true);
 await sql.close();
 await t.close();
