@@ -1,4 +1,4 @@
-import { RUN_CHANGE, type RecordBus } from "../record-events/record-events.bus";
+import { MEMBER_CHANGE, RUN_CHANGE, type RecordBus } from "../record-events/record-events.bus";
 import { BizError } from "../../core/errors";
 import { isStreamId } from "../record-events/record-events.log";
 import type { Sink } from "../record-events/record-events.service";
@@ -12,7 +12,8 @@ import { type FeedRead, joinReads, readShared } from "./ccs-feed-reads";
  * The Contest API's event feed (docs/contest-api.md "Event feed"): every object of the contest as a
  * notification `{type, id, data, token}`, then, live, each object that changes — a submission, its judgement
  * and runs as the judge reports them, the state at the freeze, the end and the thaw, the awards — until the
- * client goes. A token is the domain's change-log position with the caller's view of the freeze (`~f` frozen,
+ * client goes; a member added, removed or given another role sends the teams again (a removed one's deletion),
+ * live and on resume. A token is the domain's change-log position with the caller's view of the freeze (`~f` frozen,
  * `~o` open): `since_token` sends the configuration and the state again, and of the live objects those whose
  * record changed since (all of them when the freeze was lifted since, which changes what the public sees).
  */
@@ -66,6 +67,12 @@ export function notificationsOf(
   return all;
 }
 
+/** The team a membership's announcement names (a team's id is its user's), if it names one. */
+const removedTeam = (changeId: string): string[] =>
+  changeId.startsWith(MEMBER_CHANGE) && changeId.length > MEMBER_CHANGE.length
+    ? [changeId.slice(MEMBER_CHANGE.length)]
+    : [];
+
 /** What an object says, without our own fields (a problem's UUID). */
 function publicFields(object: object): object {
   const { uuid: _uuid, ...rest } = object as { uuid?: string };
@@ -105,6 +112,9 @@ export async function watchFeed(
     sent.set(key, n.text);
     if (!changed || !LIVE.has(n.type) || (n.record && changed.has(n.record))) await emit(n, `${position}~${tag}`);
   }
+  // Teams removed since the token (their membership's announcement): the deletion a live feed sent then.
+  for (const team of new Set((missed ?? []).flatMap((c) => removedTeam(c.recordId))))
+    if (!first.all.has(`teams/${team}`)) await emit({ type: "teams", id: team, data: null }, `${position}~${tag}`);
   if (!stream) {
     sink.end();
     return () => {};

@@ -5,6 +5,7 @@ import { ok, okPage } from "../../http/respond";
 import { EmptyResp, PaginationQuery } from "../../http/schemas";
 import * as invitations from "./invitations.service";
 import { JoinLimiter } from "./join-limiter";
+import { announceRecordChange, memberChange } from "../record-events/record-events.bus";
 import { toUserWithDomainRole } from "./members.service";
 import { UserWithDomainRoleResp } from "./members.schemas";
 import { DomainParams } from "./domains.schemas";
@@ -87,6 +88,8 @@ export function invitationsRoutes(deps: AppDeps) {
         "/join",
         async ({ em, access, query }) => {
           const membership = await invitations.joinDomain(em, access, query.invitationCode, limiter);
+          // A new participant is a new team of the domain's contests: their feeds hear of it (not awaited).
+          void announceRecordChange(deps.jobs, deps.logger, access.domainId, memberChange(access.user.id));
           return ok(toUserWithDomainRole(access.user, membership, access.domainId));
         },
         {

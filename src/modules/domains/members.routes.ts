@@ -7,6 +7,7 @@ import { assertMayReadPermissionsOf } from "../identity/access-rules";
 import * as members from "./members.service";
 import { searchCandidates } from "./candidates.service";
 import { DomainParams } from "./domains.schemas";
+import { announceRecordChange, memberChange } from "../record-events/record-events.bus";
 import {
   CandidateQuery,
   DomainUserAdd,
@@ -20,6 +21,9 @@ import {
 } from "./members.schemas";
 
 export function membersRoutes(deps: AppDeps) {
+  // A contest's teams are the domain's participants: its feeds hear of each change (not awaited).
+  const teamsChanged = (domainId: string, userId: string) =>
+    void announceRecordChange(deps.jobs, deps.logger, domainId, memberChange(userId));
   return new Elysia({ name: "members-routes", prefix: "/domains/:domain", detail: { tags: ["domain"] } })
     .use(authPlugin(deps))
     .get(
@@ -40,6 +44,7 @@ export function membersRoutes(deps: AppDeps) {
       "/users",
       async ({ em, access, body }) => {
         const m = await members.addMember(em, access, body);
+        teamsChanged(access.domainId, m.user.id);
         return ok(members.toUserDetailWithDomainRole(m.user, m.membership, access.domainId));
       },
       {
@@ -67,6 +72,7 @@ export function membersRoutes(deps: AppDeps) {
       "/users/:user",
       async ({ em, access, params, body }) => {
         const m = await members.updateMember(em, access, params.user, body);
+        teamsChanged(access.domainId, m.user.id);
         return ok(members.toUserDetailWithDomainRole(m.user, m.membership, access.domainId));
       },
       {
@@ -80,7 +86,7 @@ export function membersRoutes(deps: AppDeps) {
     .delete(
       "/users/:user",
       async ({ em, access, params }) => {
-        await members.removeMember(em, access, params.user);
+        teamsChanged(access.domainId, await members.removeMember(em, access, params.user));
         return ok({});
       },
       {

@@ -104,7 +104,8 @@ export async function updateMember(
   return member;
 }
 
-export async function removeMember(em: EntityManager, access: DomainAccess, userRef: string): Promise<void> {
+/** Removes a member; answers the removed user's id. */
+export async function removeMember(em: EntityManager, access: DomainAccess, userRef: string): Promise<string> {
   const member = await findMember(em, access, userRef);
   assertMayChangeOwnerMembership(access, member.user.id);
   if (member.membership.role === DOMAIN_ROOT_ROLE)
@@ -118,6 +119,7 @@ export async function removeMember(em: EntityManager, access: DomainAccess, user
     });
     await tx.nativeDelete(DomainUser, { id: member.membership.id });
   });
+  return member.user.id;
 }
 
 /**

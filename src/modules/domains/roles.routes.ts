@@ -5,6 +5,7 @@ import { ok, okPage } from "../../http/respond";
 import { EmptyResp } from "../../http/schemas";
 import * as roles from "./roles.service";
 import { DomainParams } from "./domains.schemas";
+import { announceRecordChange, memberChange } from "../record-events/record-events.bus";
 import {
   DomainRoleCreate,
   DomainRoleDetailResp,
@@ -47,8 +48,12 @@ export function rolesRoutes(deps: AppDeps) {
     )
     .patch(
       "/:role",
-      async ({ em, access, params, body }) =>
-        ok(roles.toRoleView(await roles.updateRole(em, access, params.role, body))),
+      async ({ em, access, params, body }) => {
+        const role = roles.toRoleView(await roles.updateRole(em, access, params.role, body));
+        // Its holders may have become, or stopped being, participants: every feed of the domain looks again.
+        void announceRecordChange(deps.jobs, deps.logger, access.domainId, memberChange());
+        return ok(role);
+      },
       {
         domainPermission: "general.edit",
         params: RoleParams,

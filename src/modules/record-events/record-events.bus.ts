@@ -31,6 +31,14 @@ export const runChange = (runId: string) => `${RUN_CHANGE}${runId}`;
 export const CLARIFICATION_CHANGE = "clarification:";
 export const clarificationChange = (id: string) => `${CLARIFICATION_CHANGE}${id}`;
 
+/**
+ * A membership's announcement (a member added, removed or given another role; a role's permissions edited:
+ * `member:` alone): it changes a contest's teams. Contest API feeds send the teams again, and a removed
+ * one's deletion, live and on resume; record streams pass it over.
+ */
+export const MEMBER_CHANGE = "member:";
+export const memberChange = (userId = "") => `${MEMBER_CHANGE}${userId}`;
+
 export const channelOf = (queuePrefix: string) => `${queuePrefix}:records:events`;
 export const logOf = (queuePrefix: string, domainId: string) => `${queuePrefix}:records:log:${domainId}`;
 

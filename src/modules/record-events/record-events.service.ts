@@ -198,7 +198,8 @@ export async function watchList(
       known = { access, at: performance.now() };
       const runs = ids.filter((id) => id.startsWith(RUN_CHANGE)).map((id) => id.slice(RUN_CHANGE.length));
       const clarifications = ids.filter((id) => id.startsWith(CLARIFICATION_CHANGE));
-      const records = ids.filter((id) => !id.startsWith(RUN_CHANGE) && !id.startsWith(CLARIFICATION_CHANGE));
+      // Records only: a run, a clarification or a membership's announcement is no record's id.
+      const records = ids.filter(isUuid);
       if (records.length > 0)
         for (const row of await listRowsOf(em, access, filters, records)) {
           if (sentAt.get(row.id) === row.updatedAt) continue;

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { addMembership, type Cast, makeCast } from "../helpers/domain-factories";
+import { createUser, type TestUser } from "../helpers/factories";
+import { judgeableProblem } from "../helpers/records";
+import { spawnApp, type TestApp } from "../helpers/spawn-app";
+
+// The Contest API's feed tells a client everything it caches about the teams (docs/contest-api.md "The event
+// feed"): a member removed, added or given a role that does not take part changes the contest's teams, and the
+// feed says so at once, with no record changing, and again to a client resuming from before it.
+let t: TestApp;
+let cast: Cast;
+let contest: string;
+const people = new Map<string, TestUser>();
+const domain = () => `/domains/${cast.domain.id}`;
+const HOUR = 3_600_000;
+
+/** A live NDJSON feed, read in the background; `until` waits for a line (bounded) and answers it. */
+async function openFeed(query = "") {
+  const abort = new AbortController();
+  const response = await t.app.handle(
+    new Request(`http://localhost/api/ccs/domains/${cast.domain.id}/contests/${contest}/event-feed${query}`, {
+      headers: { authorization: `Bearer ${cast.admin.token}` },
+      signal: abort.signal,
+    }),
+  );
+  const lines: any[] = [];
+  const decoder = new TextDecoder();
+  let text = "";
+  void (async () => {
+    try {
+      for await (const chunk of response.body as ReadableStream<Uint8Array>) {
+        text += decoder.decode(chunk, { stream: true });
+        for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n")) {
+          if (nl > 0) lines.push(JSON.parse(text.slice(0, nl)));
+          text = text.slice(nl + 1);
+        }
+      }
+    } catch {
+      // closed by the test
+    }
+  })();
+  const until = async (found: (line: any) => boolean, ms = 10_000) => {
+    for (const deadline = Date.now() + ms; Date.now() < deadline; await Bun.sleep(20)) {
+      const line = lines.find(found);
+      if (line) return line;
+    }
+    return null;
+  };
+  return { lines, until, close: () => abort.abort() };
+}
+
+const team = (who: string, gone = false) => (line: any) =>
+  line.type === "teams" && line.id === people.get(who)!.user.id && (gone ? line.data === null : line.data !== null);
+
+beforeAll(async () => {
+  t = await spawnApp();
+  cast = await makeCast(t);
+  for (const name of ["Amara Okonkwo", "Björn Lindqvist", "Chen Jing", "Dmitri Volkov", "Emeka Obi"]) {
+    const user = await createUser(t, { username: `${name} ${cast.domain.id.slice(0, 4)}` });
+    if (name !== "Chen Jing") await addMembership(t, cast.domain, user, "user");
+    people.set(name.split(" ")[0], user);
+  }
+  const observer = { role: "observer", permission: { problem: { submit: false }, record: { view: true } } };
+  expect((await t.api.post(`${domain()}/roles`, observer, { token: cast.owner.token })).body.errorCode).toBe("Success");
+  const problem = await judgeableProblem(t, cast);
+  const now = Date.now();
+  contest = (
+    await t.api.post(
+      `${domain()}/problem_sets`,
+      {
+        title: "Spring qualifier",
+        scoreboardRule: "icpc",
+        unlockAt: new Date(now - HOUR).toISOString(),
+        dueAt: new Date(now + HOUR).toISOString(),
+      },
+      { token: cast.admin.token },
+    )
+  ).body.data.id;
+  await t.api.post(`${domain()}/problem_sets/${contest}/problems`, { problem }, { token: cast.admin.token });
+});
+afterAll(() => t?.close());
+
+test("live: a member removed is a team's deletion, one added a new team, one made an observer a deletion", async () => {
+  const feed = await openFeed();
+  try {
+    expect(await feed.until(team("Björn"))).not.toBeNull();
+    const removed = await t.api.delete(`${domain()}/users/${people.get("Björn")!.user.id}`, {
+      token: cast.owner.token,
+    });
+    expect(removed.body.errorCode).toBe("Success");
+    expect(await feed.until(team("Björn", true))).not.toBeNull();
+    const added = await t.api.post(
+      `${domain()}/users`,
+      { user: people.get("Chen")!.user.id, role: "user" },
+      { token: cast.owner.token },
+    );
+    expect(added.body.errorCode).toBe("Success");
+    expect(await feed.until(team("Chen"))).not.toBeNull();
+    const observed = await t.api.patch(
+      `${domain()}/users/${people.get("Amara")!.user.id}`,
+      { role: "observer" },
+      { token: cast.owner.token },
+    );
+    expect(observed.body.errorCode).toBe("Success");
+    expect(await feed.until(team("Amara", true))).not.toBeNull();
+  } finally {
+    feed.close();
+  }
+});
+
+test("resumed from before a removal: the removed team's deletion comes with the rest", async () => {
+  const first = await openFeed("?stream=false");
+  expect(await first.until(team("Dmitri"))).not.toBeNull();
+  const token = first.lines.at(-1).token as string;
+  first.close();
+  await t.api.delete(`${domain()}/users/${people.get("Dmitri")!.user.id}`, { token: cast.owner.token });
+  const resumed = await openFeed(`?stream=false&since_token=${encodeURIComponent(token)}`);
+  expect(await resumed.until(team("Dmitri", true))).not.toBeNull();
+  // Those still there are sent again, whole; no deletion for them.
+  expect(resumed.lines.some(team("Emeka"))).toBe(true);
+  expect(resumed.lines.some(team("Emeka", true))).toBe(false);
+  resumed.close();
+});
