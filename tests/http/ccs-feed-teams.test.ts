@@ -4,12 +4,14 @@ import { createUser, type TestUser } from "../helpers/factories";
 import { judgeableProblem } from "../helpers/records";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 
-// The Contest API's feed tells a client everything it caches about the teams (docs/contest-api.md "The event
-// feed"): a member removed, added or given a role that does not take part changes the contest's teams, and the
-// feed says so at once, with no record changing, and again to a client resuming from before it.
+// The Contest API's feed tells a client everything it caches about the teams and problems (docs/contest-api.md
+// "The event feed"): a member removed, added or given a role that does not take part changes the contest's
+// teams, and the feed says so at once, with no record changing, and again to a client resuming from before it;
+// a problem added to the set or taken out is a problem's line or its deletion, at once.
 let t: TestApp;
 let cast: Cast;
 let contest: string;
+let spare: string;
 const people = new Map<string, TestUser>();
 const domain = () => `/domains/${cast.domain.id}`;
 const HOUR = 3_600_000;
@@ -49,8 +51,10 @@ async function openFeed(query = "") {
   return { lines, until, close: () => abort.abort() };
 }
 
-const team = (who: string, gone = false) => (line: any) =>
-  line.type === "teams" && line.id === people.get(who)!.user.id && (gone ? line.data === null : line.data !== null);
+const team =
+  (who: string, gone = false) =>
+  (line: any) =>
+    line.type === "teams" && line.id === people.get(who)!.user.id && (gone ? line.data === null : line.data !== null);
 
 beforeAll(async () => {
   t = await spawnApp();
@@ -77,6 +81,7 @@ beforeAll(async () => {
     )
   ).body.data.id;
   await t.api.post(`${domain()}/problem_sets/${contest}/problems`, { problem }, { token: cast.admin.token });
+  spare = await judgeableProblem(t, cast, { body: { title: "Bracelets" } });
 });
 afterAll(() => t?.close());
 
@@ -120,4 +125,23 @@ test("resumed from before a removal: the removed team's deletion comes with the 
   expect(resumed.lines.some(team("Emeka"))).toBe(true);
   expect(resumed.lines.some(team("Emeka", true))).toBe(false);
   resumed.close();
+});
+
+test("live: a problem added to the set is a new problem, one taken out its deletion", async () => {
+  const feed = await openFeed();
+  try {
+    const first = await feed.until((line) => line.type === "problems");
+    expect(first).not.toBeNull();
+    const path = `${domain()}/problem_sets/${contest}/problems`;
+    expect((await t.api.post(path, { problem: spare }, { token: cast.admin.token })).body.errorCode).toBe("Success");
+    const added = await feed.until((line) => line.type === "problems" && line.data?.name === "Bracelets");
+    expect(added).not.toBeNull();
+    const removed = await t.api.delete(`${path}/${spare}`, { token: cast.admin.token });
+    expect(removed.body.errorCode).toBe("Success");
+    expect(
+      await feed.until((line) => line.type === "problems" && line.id === added.id && line.data === null),
+    ).not.toBeNull();
+  } finally {
+    feed.close();
+  }
 });

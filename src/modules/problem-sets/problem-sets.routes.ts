@@ -8,6 +8,7 @@ import { toProblemDetail, toProblemView } from "../problems/problems.service";
 import { withLatestRecords } from "../records/records.service";
 import { ProblemDetailWithLatestRecordResp, ProblemWithLatestRecordListResp } from "../problems/problems.schemas";
 import * as sets from "./problem-sets.service";
+import { announceRecordChange, setChange } from "../record-events/record-events.bus";
 import {
   ProblemSetAddProblem,
   ProblemSetCreate,
@@ -22,6 +23,9 @@ import {
 } from "./problem-sets.schemas";
 
 export function problemSetsRoutes(deps: AppDeps) {
+  // A contest's problems (and so its languages) follow the set's: its feeds hear of each change (not awaited).
+  const changed = (domainId: string, setId: string) =>
+    void announceRecordChange(deps.jobs, deps.logger, domainId, setChange(setId));
   return new Elysia({
     name: "problem-sets-routes",
     prefix: "/domains/:domain/problem_sets",
@@ -95,8 +99,11 @@ export function problemSetsRoutes(deps: AppDeps) {
     )
     .patch(
       "/:problemSet",
-      async ({ em, access, params, body }) =>
-        ok(sets.toProblemSetView(await sets.updateProblemSet(em, access, params.problemSet, body))),
+      async ({ em, access, params, body }) => {
+        const set = await sets.updateProblemSet(em, access, params.problemSet, body);
+        changed(access.domainId, set.id);
+        return ok(sets.toProblemSetView(set));
+      },
       {
         domainPermission: "problemSet.edit",
         params: SetParams,
@@ -146,6 +153,7 @@ export function problemSetsRoutes(deps: AppDeps) {
       async ({ em, access, params, body }) => {
         const set = await sets.findProblemSet(em, access, params.problemSet);
         await sets.addProblemToSet(em, access, set, body);
+        changed(access.domainId, set.id);
         return ok(sets.toProblemSetView(set));
       },
       {
@@ -187,6 +195,7 @@ export function problemSetsRoutes(deps: AppDeps) {
       async ({ em, access, params, body }) => {
         const set = await sets.findProblemSet(em, access, params.problemSet);
         await sets.moveProblemInSet(em, access, set, params.problem, body.position);
+        changed(access.domainId, set.id);
         return ok(sets.toProblemSetView(set));
       },
       {
@@ -205,6 +214,7 @@ export function problemSetsRoutes(deps: AppDeps) {
       async ({ em, access, params }) => {
         const set = await sets.findProblemSet(em, access, params.problemSet);
         await sets.removeProblemFromSet(em, access, set, params.problem);
+        changed(access.domainId, set.id);
         return ok(sets.toProblemSetView(set));
       },
       {

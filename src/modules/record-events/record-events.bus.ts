@@ -39,6 +39,13 @@ export const clarificationChange = (id: string) => `${CLARIFICATION_CHANGE}${id}
 export const MEMBER_CHANGE = "member:";
 export const memberChange = (userId = "") => `${MEMBER_CHANGE}${userId}`;
 
+/**
+ * A problem set's announcement (its problems added, moved or taken out; the set edited): Contest API feeds of
+ * the domain look again at the contest's problems and languages at once; record streams pass it over.
+ */
+export const SET_CHANGE = "set:";
+export const setChange = (setId: string) => `${SET_CHANGE}${setId}`;
+
 export const channelOf = (queuePrefix: string) => `${queuePrefix}:records:events`;
 export const logOf = (queuePrefix: string, domainId: string) => `${queuePrefix}:records:log:${domainId}`;
 
