@@ -1,7 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { BlobStore } from "../../storage/blob-store";
 import { sha256Hex } from "../../storage/blob-store";
-import { collectableBlobsSql, collectVersionsSql, deleteBlobSql, STORE_BLOB_SQL } from "./problem-configs.sql";
+import {
+  collectableBlobsSql,
+  collectVersionsSql,
+  deleteBlobSql,
+  STORE_BLOB_SQL,
+  STORE_BLOBS_SQL,
+} from "./problem-configs.sql";
 
 /** What pins a config version and what keeps a blob alive (problem-configs.sql.ts, with their statements). */
 export { BLOB_REFS, CONFIG_PINS } from "./problem-configs.sql";
@@ -22,6 +28,28 @@ export async function storeBlob(
   await em.execute(STORE_BLOB_SQL, [digest, data.byteLength]);
   await store.put(data, digest);
   return { digest, size: data.byteLength };
+}
+
+/** How many blobs storeBlobs writes at once: their syncs to disk overlap (one journal commit serves several). */
+const PARALLEL_PUTS = 16;
+
+/**
+ * Many blobs stored as storeBlob stores one (the ledger rows first, refreshed to "now"), for a package of
+ * thousands of files: the rows in one statement, each digest once and in digest order (so that two such
+ * statements lock their rows in the same order), then the bytes of each distinct blob, a few at a time.
+ */
+export async function storeBlobs(
+  em: EntityManager,
+  store: BlobStore,
+  blobs: Uint8Array[],
+): Promise<{ digest: string; size: number }[]> {
+  const stored = blobs.map((data) => ({ digest: sha256Hex(data), size: data.byteLength }));
+  const distinct = new Map(stored.map(({ digest }, i) => [digest, blobs[i]] as const));
+  const digests = [...distinct.keys()].sort();
+  await em.execute(STORE_BLOBS_SQL, [digests, digests.map((digest) => distinct.get(digest)!.byteLength)]);
+  for (let at = 0; at < digests.length; at += PARALLEL_PUTS)
+    await Promise.all(digests.slice(at, at + PARALLEL_PUTS).map((digest) => store.put(distinct.get(digest)!, digest)));
+  return stored;
 }
 
 export interface CollectionReport {

@@ -29,6 +29,15 @@ export const STORE_BLOB_SQL =
   `insert into blobs (digest, size, created_at) values (?, ?, now()) on conflict (digest) do update set ` +
   `created_at = now()`;
 
+/**
+ * Many blobs' ledger rows at once, as STORE_BLOB_SQL. Parameters: digests (distinct), sizes; each a list that
+ * `em.execute` spells out inside `array[…]`, so the statement works in a transaction and out of one.
+ */
+export const STORE_BLOBS_SQL =
+  `insert into blobs (digest, size, created_at) select d, s, now() ` +
+  `from unnest(array[?]::text[], array[?]::bigint[]) u(d, s) ` +
+  `on conflict (digest) do update set created_at = now()`;
+
 /** Deletes the config versions of deleted problems that nothing pins (CONFIG_PINS), returning their ids. */
 export const collectVersionsSql = () => {
   const pinned = CONFIG_PINS.map(
@@ -54,6 +63,7 @@ export const deleteBlobSql = () =>
 export const SAMPLE_STATEMENTS: string[] = [
   VERSION_LOCK_SQL,
   STORE_BLOB_SQL,
+  STORE_BLOBS_SQL,
   collectVersionsSql(),
   collectableBlobsSql(),
   deleteBlobSql(),

@@ -5,11 +5,11 @@ import { BizError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
 import type { JobClient } from "../../jobs/job-client";
 import type { BlobStore } from "../../storage/blob-store";
-import { enqueueJudging } from "../judging/tasks/judge-queue";
+import { enqueueJudgingBatch, type QueuedTask } from "../judging/tasks/judge-queue";
 import type { Problem } from "../problems/problem.entity";
 import { JudgeRecord } from "../records/record.entity";
 import { submitSolution } from "../submissions/submissions.service";
-import { PackageVerification } from "./package-verification.entity";
+import { PackageVerification, type VerifiedSubmission } from "./package-verification.entity";
 import type { ImportedProblem } from "./problem-packages.service";
 import { judgeSubmission } from "./verification-rules";
 
@@ -17,34 +17,57 @@ import { judgeSubmission } from "./verification-rules";
  * The package's own submissions check its import (docs/problem-packages.md "Verification"): each is submitted
  * as a record with no committer and no problem set, so it is judged like any submission but is no one's, and
  * never reaches a scoreboard, grades or a similarity report; the verification lists every submission of the
- * package with what it must earn, what it got, and why that matches or not.
+ * package with what it must earn, what it got, and why that matches or not. The records of every problem of
+ * the package go on the judge queue together, once all are committed (one round trip, not one a record).
  */
-export async function verifyPackage(
+export async function verifyPackages(
   em: EntityManager,
   deps: { store: BlobStore; jobs: JobClient; config: Config; logger: Logger },
-  { problem, read, verification }: ImportedProblem,
+  imported: ImportedProblem[],
 ): Promise<void> {
+  const tasks: QueuedTask[] = [];
+  for (const one of imported) {
+    const submissions = await submitAll(em, deps, one, tasks);
+    if (submissions === one.verification.submissions) continue;
+    one.verification.submissions = submissions;
+    // The verification belongs to the entity manager that created it (problem-packages.service.ts).
+    await em.nativeUpdate(PackageVerification, { id: one.verification.id }, { submissions });
+  }
+  await enqueueJudgingBatch(deps.jobs, deps.logger, tasks);
+}
+
+/** The problem's submissions as submitted, each with its record or why it was not; the same array if none was. */
+async function submitAll(
+  em: EntityManager,
+  deps: { store: BlobStore; config: Config },
+  { problem, read, verification }: ImportedProblem,
+  tasks: QueuedTask[],
+): Promise<VerifiedSubmission[]> {
   const digests = new Map(read.tree.map((f) => [f.path, f.digest]));
-  const submissions = [...verification.submissions];
-  for (const [i, submission] of submissions.entries()) {
-    if (submission.skipped || !submission.language) continue;
+  const submissions = verification.submissions;
+  if (!submissions.some((s) => !s.skipped && s.language)) return submissions;
+  const submitted: VerifiedSubmission[] = [];
+  // One after another: the records are made in the package's order.
+  for (const submission of submissions) {
+    if (submission.skipped || !submission.language) {
+      submitted.push(submission);
+      continue;
+    }
     try {
       const bytes = await deps.store.get(digests.get(submission.path)!);
       const target = { domainId: problem.domain.id, problem, set: null, late: false };
       const files = [new File([bytes], basename(submission.path))];
       const language = submission.language;
       const record = await submitSolution(em, deps.store, deps.config.submissions, null, target, { language, files });
-      const task = { recordId: record.id, domainId: target.domainId, taskId: record.taskId };
-      await enqueueJudging(deps.jobs, deps.logger, task);
-      submissions[i] = { ...submission, record: record.id };
+      tasks.push({ recordId: record.id, domainId: target.domainId, taskId: record.taskId });
+      submitted.push({ ...submission, record: record.id });
     } catch (error) {
       // The problem is imported either way; the verification says what could not be run.
       const why = error instanceof Error ? error.message : String(error);
-      submissions[i] = { ...submission, skipped: `not submitted: ${why}` };
+      submitted.push({ ...submission, skipped: `not submitted: ${why}` });
     }
   }
-  verification.submissions = submissions;
-  await em.flush();
+  return submitted;
 }
 
 /** The import record of a problem made from a package: its format and what the import said. */

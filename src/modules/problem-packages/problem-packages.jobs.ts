@@ -10,7 +10,7 @@ import {
   readArchive,
   type ArchiveEntry,
 } from "../problem-configs/archive-reader";
-import { storeBlob } from "../problem-configs/blobs.service";
+import { storeBlobs } from "../problem-configs/blobs.service";
 import { isFps, readFps } from "./fps/fps-package";
 import { isHydro, readHydro } from "./hydro/hydro-package";
 import { isKattis, readKattis } from "./kattis/kattis-package";
@@ -21,7 +21,7 @@ import { isPolygon, readPolygon } from "./polygon/polygon-package";
 
 /**
  * The `package.read` job (configs worker): an uploaded problem package read and checked, and each of its
- * problems' files and generated config.json stored as blobs. The API then creates the problems and their
+ * problems' files and generated config.json stored as blobs (only once every problem is checked). The API then creates the problems and their
  * first config versions from the result in one transaction (problem-packages.service.ts).
  */
 
@@ -50,16 +50,26 @@ export async function readProblemPackage(
           "(problem.yaml with testdata/) or FPS (one .xml file whose root is <fps>)",
       );
     if (payload.format && !reader.is(files)) throw refuse(`this is not a ${payload.format} package`);
-    const problems: PackageProblemRead[] = [];
-    for (const problem of reader.read(files)) problems.push(await storeProblem(ctx, problem));
-    if (problems.length === 0) throw refuse("the package holds no problem");
+    const checked = reader.read(files).map(checkProblem);
+    if (checked.length === 0) throw refuse("the package holds no problem");
+    // Every problem's files stored together (an FPS file of 500 items has thousands, many alike).
+    const blobs = checked.flatMap((one) => one.files.map(([, data]) => data));
+    const stored = await storeBlobs(ctx.em, ctx.store, blobs);
+    let at = 0;
+    const problems = checked.map((one) =>
+      summaryOf(
+        one,
+        one.files.map(([path]) => ({ path, ...stored[at++] })),
+      ),
+    );
     return { format: reader.format, problems };
   } catch (error) {
     throw errorToJobFailure(error);
   }
 }
 
-async function storeProblem(ctx: { em: EntityManager; store: BlobStore }, problem: PackageProblem) {
+/** The problem with its generated config.json, checked; every file of it, config.json last. */
+function checkProblem(problem: PackageProblem) {
   const where = problem.title ? `"${problem.title.slice(0, 64)}": ` : "";
   let config: ReturnType<typeof validateConfigJson>;
   try {
@@ -69,9 +79,14 @@ async function storeProblem(ctx: { em: EntityManager; store: BlobStore }, proble
     if (error instanceof BizError) throw new BizError(error.code, `${where}${error.message}`);
     throw error;
   }
-  const tree: PackageProblemRead["tree"] = [];
-  for (const [path, data] of [...problem.files, ["config.json", serializeConfigJson(config)] as const])
-    tree.push({ path, ...(await storeBlob(ctx.em, ctx.store, data)) });
+  const files: [string, Uint8Array][] = [...problem.files, ["config.json", serializeConfigJson(config)]];
+  return { problem, config, files };
+}
+
+function summaryOf(
+  { problem, config }: ReturnType<typeof checkProblem>,
+  tree: PackageProblemRead["tree"],
+): PackageProblemRead {
   const digests = new Map(tree.map((f) => [f.path, f]));
   const subtasks = config.languageDefault?.subtasks ?? [];
   const inSubtask = new Set(subtasks.flatMap((s) => s.cases));

@@ -13,7 +13,7 @@ import { ProblemParams } from "../problems/problems.schemas";
 import { findProblem, toProblemDetail } from "../problems/problems.service";
 import { kattisPackage } from "./kattis/kattis-export";
 import { attachmentBody, attachmentLinks, attachmentName, storedAttachments } from "./package-attachments";
-import { importView, verificationView, verifyPackage } from "./package-verification.service";
+import { importView, verificationView, verifyPackages } from "./package-verification.service";
 import { createFromPackage } from "./problem-packages.service";
 import {
   ExportQuery,
@@ -50,19 +50,16 @@ export function problemPackageRoutes(deps: AppDeps) {
           { queue: "configs", timeoutMs: READ_WAIT_MS, jobId: randomUUID() },
         );
         const imported = await createFromPackage(em, access, read, { url: body.url });
-        const results = [];
-        for (const one of imported) {
-          // The package's own submissions, judged as no one's records once the problem exists.
-          await verifyPackage(em, { store, jobs, config, logger }, one);
-          results.push({
-            ...toProblemDetail(one.problem),
-            format: read.format,
-            notes: one.verification.notes,
-            attachments: attachmentLinks(access.domainId, one.problem.id, one.read.attachments),
-            submissions: one.verification.submissions.length,
-            skipped: one.verification.submissions.filter((s) => s.skipped).length,
-          });
-        }
+        // The package's own submissions, judged as no one's records once the problems exist.
+        await verifyPackages(em, { store, jobs, config, logger }, imported);
+        const results = imported.map((one) => ({
+          ...toProblemDetail(one.problem),
+          format: read.format,
+          notes: one.verification.notes,
+          attachments: attachmentLinks(access.domainId, one.problem.id, one.read.attachments),
+          submissions: one.verification.submissions.length,
+          skipped: one.verification.submissions.filter((s) => s.skipped).length,
+        }));
         return ok({ count: results.length, results });
       },
       {
