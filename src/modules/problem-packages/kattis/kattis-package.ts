@@ -2,6 +2,7 @@ import { parse as parseYaml } from "yaml";
 import type { CheckerInput } from "../../../core/config-model/config-schema";
 import { kattisStatement } from "./kattis-statement";
 import { kattisSubmissions } from "./kattis-submissions";
+import { validatorArgs } from "./kattis-validator-args";
 import { LANGUAGES } from "../model/package-config";
 import { programOf, refuse, text } from "../model/package-model";
 import type { PackageCase, PackageProblem } from "../model/package-model";
@@ -43,7 +44,7 @@ export function readKattis(files: Map<string, Uint8Array>): PackageProblem {
       generated ? "generators/ is there but data/ holds no test: run the generators first" : "data/ holds no .in file",
     );
   const custom = customValidator(files, interactive);
-  const flags = validatorArgs(files, yaml, notes);
+  const flags = validatorArgs((path) => yamlFile(files, path), yaml, cases, notes);
   if (interactive && !custom) throw refuse("an interactive problem needs its output validator (output_validators/)");
   const protocol = { protocol: "kattis" as const, flags };
   const statement = kattisStatement(files, yaml.name, notes);
@@ -138,24 +139,6 @@ function yamlFile(files: Map<string, Uint8Array>, path: string): Yaml {
   }
   if (typeof yaml !== "object" || Array.isArray(yaml)) throw refuse(`${path} is not a mapping`);
   return yaml as Yaml;
-}
-
-/**
- * The output validator's arguments: 2025-09's `output_validator_args` in data/secret/test_group.yaml (else the
- * first group's: one set for every case here), or the older problem.yaml `validator_flags`.
- */
-function validatorArgs(files: Map<string, Uint8Array>, yaml: Yaml, notes: string[]): string[] {
-  const groups = [...files.keys()].filter((p) => /^data\/secret\/[^/]+\/test_group\.yaml$/.test(p)).sort();
-  const sets = ["data/secret/test_group.yaml", ...groups].flatMap((path) => {
-    const args = yamlFile(files, path).output_validator_args;
-    return Array.isArray(args) ? [{ path, args: args.map(String) }] : [];
-  });
-  if (sets.some((set) => JSON.stringify(set.args) !== JSON.stringify(sets[0].args)))
-    notes.push(`output_validator_args differ between groups: ${sets[0].path}'s are used for every case`);
-  if (sets.length > 0) return sets[0].args;
-  return String(yaml.validator_flags ?? (yaml.validation as Yaml | undefined)?.flags ?? "")
-    .split(/\s+/)
-    .filter(Boolean);
 }
 
 /**
