@@ -73,6 +73,18 @@ async function problemOf(em: EntityManager, access: DomainAccess, set: ProblemSe
   return ref === undefined || ref === null ? null : await findProblemInSet(em, access, set, ref);
 }
 
+/** A new message's row as the caller writes it (a question or an announcement): checked text, its problem. */
+async function messageOf(
+  em: EntityManager,
+  access: DomainAccess,
+  set: ProblemSet,
+  input: { text: string; problem?: string | null },
+) {
+  const problem = await problemOf(em, access, set, input.problem);
+  const text = readText(input.text);
+  return { domain: access.domainId, problemSet: set.id, problem: problem?.id ?? null, author: access.userId, text };
+}
+
 /** A participant's question: seen by its asker and staff only, until staff answer it to all. Not audited. */
 export async function askQuestion(
   em: EntityManager,
@@ -80,16 +92,7 @@ export async function askQuestion(
   set: ProblemSet,
   input: ClarificationAskInput,
 ): Promise<ClarificationView> {
-  const text = readText(input.text);
-  const problem = await problemOf(em, access, set, input.problem);
-  const row = em.create(Clarification, {
-    domain: access.domainId,
-    problemSet: set.id,
-    problem: problem?.id ?? null,
-    kind: "question",
-    author: access.userId,
-    text,
-  });
+  const row = em.create(Clarification, { ...(await messageOf(em, access, set, input)), kind: "question" });
   await em.flush();
   return getClarification(em, access, set, row.id);
 }
@@ -141,18 +144,9 @@ export async function announce(
   set: ProblemSet,
   input: ClarificationAnnounceInput,
 ): Promise<ClarificationView> {
-  const text = readText(input.text);
-  const problem = await problemOf(em, access, set, input.problem);
+  const fields = await messageOf(em, access, set, input);
   const row = await em.transactional(async (tx) => {
-    const message = tx.create(Clarification, {
-      domain: access.domainId,
-      problemSet: set.id,
-      problem: problem?.id ?? null,
-      kind: "announcement",
-      author: access.userId,
-      public: true,
-      text,
-    });
+    const message = tx.create(Clarification, { ...fields, kind: "announcement", public: true });
     record(tx, access, set, "problem_set.clarification_announce", message, null);
     await tx.flush();
     return message;
