@@ -108,9 +108,7 @@ function wholeStatement(
     .sort()
     .map((path) => ({ path, name: path.slice(dir.length) }));
   const tex = text(files.get(`${dir}problem.tex`));
-  const made = tex.trim()
-    ? polygonTex(tex)
-    : { title: "", content: htmlText(text(files.get(`${dir}problem.html`))) };
+  const made = tex.trim() ? polygonTex(tex) : { title: "", content: htmlText(text(files.get(`${dir}problem.html`))) };
   notes.push(`${dir}problem.${tex.trim() ? "tex" : "html"}: the statement, as its text (no statement-sections/)`);
   for (const other of folders.filter((f) => f !== shown)) notes.push(`statements/${other}/ kept among the files`);
   return {
