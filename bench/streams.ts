@@ -76,8 +76,12 @@ const server = await spawnServer(
     LIVE_STREAMS_PER_USER: String(Math.ceil(FEEDS / ACCOUNTS)),
     LIVE_STREAMS_PER_PROCESS: String(FEEDS * 2),
     LIVE_STREAMS_PER_SITE: String(FEEDS * 2),
+    // The allocator's own settings, to try (MIMALLOC_PURGE_DELAY=0 gives freed pages back at once).
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("MIMALLOC_"))),
   },
   "/api/v1/version",
+  // API_FLAGS="--smol": the API with Bun's smaller heap.
+  (process.env.API_FLAGS ?? "").split(" ").filter(Boolean),
 );
 const bearer = (token: string) => `Bearer ${token}`;
 const adminAuth = bearer(cast.admin.token);
