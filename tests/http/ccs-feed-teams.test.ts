@@ -145,3 +145,17 @@ test("live: a problem added to the set is a new problem, one taken out its delet
     feed.close();
   }
 });
+
+test("resumed from before a problem was taken out: its deletion comes with the rest", async () => {
+  const path = `${domain()}/problem_sets/${contest}/problems`;
+  expect((await t.api.post(path, { problem: spare }, { token: cast.admin.token })).body.errorCode).toBe("Success");
+  const first = await openFeed("?stream=false");
+  const line = await first.until((l) => l.type === "problems" && l.data?.name === "Bracelets");
+  expect(line).not.toBeNull();
+  const token = first.lines.at(-1).token as string;
+  first.close();
+  expect((await t.api.delete(`${path}/${spare}`, { token: cast.admin.token })).body.errorCode).toBe("Success");
+  const resumed = await openFeed(`?stream=false&since_token=${encodeURIComponent(token)}`);
+  expect(await resumed.until((l) => l.type === "problems" && l.id === line.id && l.data === null)).not.toBeNull();
+  resumed.close();
+});

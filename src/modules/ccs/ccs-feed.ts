@@ -1,4 +1,4 @@
-import { MEMBER_CHANGE, RUN_CHANGE, type RecordBus } from "../record-events/record-events.bus";
+import { MEMBER_CHANGE, RUN_CHANGE, SET_CHANGE, type RecordBus } from "../record-events/record-events.bus";
 import { BizError } from "../../core/errors";
 import { isStreamId } from "../record-events/record-events.log";
 import type { Sink } from "../record-events/record-events.service";
@@ -73,6 +73,12 @@ const removedTeam = (changeId: string): string[] =>
     ? [changeId.slice(MEMBER_CHANGE.length)]
     : [];
 
+/** The Contest API id of a problem an announcement says was taken out of this set (its UUID's first 8 characters). */
+const removedProblem = (changeId: string, setId: string): string[] => {
+  const prefix = `${SET_CHANGE}${setId}/`;
+  return changeId.startsWith(prefix) ? [changeId.slice(prefix.length, prefix.length + 8)] : [];
+};
+
 /** What an object says, without our own fields (a problem's UUID). */
 function publicFields(object: object): object {
   const { uuid: _uuid, ...rest } = object as { uuid?: string };
@@ -112,9 +118,13 @@ export async function watchFeed(
     sent.set(key, n.text);
     if (!changed || !LIVE.has(n.type) || (n.record && changed.has(n.record))) await emit(n, `${position}~${tag}`);
   }
-  // Teams removed since the token (their membership's announcement): the deletion a live feed sent then.
+  // Teams removed since the token (their membership's announcement) and problems taken out of this set: the
+  // deletions a live feed sent then.
   for (const team of new Set((missed ?? []).flatMap((c) => removedTeam(c.recordId))))
     if (!first.all.has(`teams/${team}`)) await emit({ type: "teams", id: team, data: null }, `${position}~${tag}`);
+  for (const problem of new Set((missed ?? []).flatMap((c) => removedProblem(c.recordId, first.ctx.set.id))))
+    if (!first.all.has(`problems/${problem}`))
+      await emit({ type: "problems", id: problem, data: null }, `${position}~${tag}`);
   if (!stream) {
     sink.end();
     return () => {};

@@ -24,8 +24,8 @@ import {
 
 export function problemSetsRoutes(deps: AppDeps) {
   // A contest's problems (and so its languages) follow the set's: its feeds hear of each change (not awaited).
-  const changed = (domainId: string, setId: string) =>
-    void announceRecordChange(deps.jobs, deps.logger, domainId, setChange(setId));
+  const changed = (domainId: string, setId: string, removedProblem?: string) =>
+    void announceRecordChange(deps.jobs, deps.logger, domainId, setChange(setId, removedProblem));
   return new Elysia({
     name: "problem-sets-routes",
     prefix: "/domains/:domain/problem_sets",
@@ -213,8 +213,8 @@ export function problemSetsRoutes(deps: AppDeps) {
       "/:problemSet/problems/:problem",
       async ({ em, access, params }) => {
         const set = await sets.findProblemSet(em, access, params.problemSet);
-        await sets.removeProblemFromSet(em, access, set, params.problem);
-        changed(access.domainId, set.id);
+        const removed = await sets.removeProblemFromSet(em, access, set, params.problem);
+        changed(access.domainId, set.id, removed);
         return ok(sets.toProblemSetView(set));
       },
       {

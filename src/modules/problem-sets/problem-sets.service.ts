@@ -208,17 +208,19 @@ export async function moveProblemInSet(
   });
 }
 
+/** Takes a problem out of the set; answers its id. */
 export async function removeProblemFromSet(
   em: EntityManager,
   access: DomainAccess,
   set: ProblemSet,
   ref: string,
-): Promise<void> {
+): Promise<string> {
   const problem = await findProblem(em, access, ref);
   await reorder(em, access, "remove_problem", set, (ids) => {
     if (!ids.includes(problem.id)) throw new BizError("IntegrityError", "problem not added");
     return ids.filter((id) => id !== problem.id);
   });
+  return problem.id;
 }
 
 /** The sets as their caller sees them: with the caller's own due and lock times where they have an extension. */

@@ -41,10 +41,12 @@ export const memberChange = (userId = "") => `${MEMBER_CHANGE}${userId}`;
 
 /**
  * A problem set's announcement (its problems added, moved or taken out; the set edited): Contest API feeds of
- * the domain look again at the contest's problems and languages at once; record streams pass it over.
+ * the domain look again at the contest's problems and languages at once; record streams pass it over. A problem
+ * taken out is named (`set:<set>/<problem>`): a feed resumed from before it sends its deletion.
  */
 export const SET_CHANGE = "set:";
-export const setChange = (setId: string) => `${SET_CHANGE}${setId}`;
+export const setChange = (setId: string, removedProblem?: string) =>
+  `${SET_CHANGE}${setId}${removedProblem ? `/${removedProblem}` : ""}`;
 
 export const channelOf = (queuePrefix: string) => `${queuePrefix}:records:events`;
 export const logOf = (queuePrefix: string, domainId: string) => `${queuePrefix}:records:log:${domainId}`;
