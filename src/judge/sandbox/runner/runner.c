@@ -27,8 +27,9 @@
  *   tmpfs of the runner's, mounted anew after every run; / and /dev (every mount under it) are read-only, and
  *   so are /proc/sys and /proc/pressure; nothing is walked;
  * - each program is a session of its own (its own autogroup); the runs' init kills every process a run left
- *   and reaps them before the reply; then the runner removes the run's SysV objects and makes a new IPC
- *   namespace (fresh limits and id cursors) and writes the PID counter back (runner-reset.c);
+ *   and reaps them before the reply; the runs share an IPC namespace the runner made (no run may write its
+ *   limits), and after a run that made a SysV object the runner removes them all and makes a new one (fresh
+ *   id cursors); it writes the PID counter back (runner-reset.c);
  * - a program may open Unix sockets only (seccomp); one that outlives its run throws the container away;
  * - the program starts from the runner's own pristine state (environment, signal dispositions,
  *   limits), which it cannot reach: the runner is not dumpable, invisible to it, and the seccomp filter
@@ -165,7 +166,7 @@ static int serve_all(const char *cgroup_fds) {
   int sigfd = child_signals();
   if (sigfd < 0) return 124;
   if (own_proc() != 0 || fresh_tmpfs(0) != 0 || fresh_tmpfs(1) != 0 || work_open() != 0 || chdir("/") != 0 ||
-      remember_pid_counter() != 0 || seal_proc() != 0) {
+      remember_pid_counter() != 0 || own_sysv() != 0 || seal_proc() != 0) {
     fprintf(stderr, "runner: cannot set up the container's mounts: %s\n", strerror(errno));
     return 121;
   }

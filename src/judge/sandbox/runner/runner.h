@@ -104,6 +104,7 @@ int mount_tmpfs(const char *where, int read_only);
 int own_proc(void);
 int seal_proc(void);
 int remember_pid_counter(void);
+int own_sysv(void);
 void observe(struct pristine *p);
 int stream_open(struct stream *s, int ends[2], size_t keep);
 int pump(struct stream *s, long long limit, int *exceeded);
