@@ -162,7 +162,8 @@ async function ready(stdout: ReadableStream<Uint8Array>): Promise<void> {
   })();
 }
 
-// 2. Throughput through the API, the queue and the judge.
+// 2. Throughput through the API, the queue and the judge (RECORDS=0: the one-run figures alone).
+if (RECORDS === 0) process.exit(process.exitCode ?? 0);
 await ensureTemplate();
 const t = await spawnApp({ LOG_LEVEL: "warn" }, { configsWorker: true });
 try {
@@ -245,3 +246,5 @@ try {
   await t.app.stop(true);
   await t.close();
 }
+// The app's and the queue's handles would keep the process alive.
+process.exit(process.exitCode ?? 0);
