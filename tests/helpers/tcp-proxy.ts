@@ -16,7 +16,27 @@ export interface TcpProxy {
 
 interface Pair {
   upstream?: Socket<unknown>;
-  pending: Uint8Array[];
+  /** Bytes for the upstream before it connected, or that it could not take yet. */
+  toUpstream: Uint8Array[];
+  /** Bytes for the client that it could not take yet. */
+  toClient: Uint8Array[];
+}
+
+/**
+ * Writes what the socket takes and keeps the rest, in order, for its `drain`: a write may take part of a chunk
+ * when the peer reads slowly, and a proxy that dropped the rest would hang the request it carried.
+ */
+function send(socket: Socket<unknown> | undefined, queue: Uint8Array[], chunk?: Uint8Array): void {
+  if (chunk) queue.push(new Uint8Array(chunk));
+  if (!socket) return;
+  while (queue.length > 0) {
+    const written = socket.write(queue[0]);
+    if (written >= queue[0].length) queue.shift();
+    else {
+      queue[0] = queue[0].subarray(Math.max(0, written));
+      return;
+    }
+  }
 }
 
 export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"): Promise<TcpProxy> {
@@ -28,28 +48,30 @@ export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1"
     socket: {
       open(client) {
         if (down) return void client.end();
-        client.data = { pending: [] };
+        client.data = { toUpstream: [], toClient: [] };
         clients.add(client);
         void Bun.connect({
           hostname: targetHost,
           port: targetPort,
           socket: {
-            data: (_up, chunk) => void client.write(chunk),
+            data: (_up, chunk) => send(client, client.data.toClient, chunk),
+            drain: (up) => send(up, client.data.toUpstream),
             close: () => void client.end(),
             error: () => void client.end(),
           },
         }).then(
           (upstream) => {
             client.data.upstream = upstream;
-            for (const chunk of client.data.pending) upstream.write(chunk);
-            client.data.pending = [];
+            send(upstream, client.data.toUpstream);
           },
           () => client.end(),
         );
       },
       data(client, chunk) {
-        if (client.data.upstream) client.data.upstream.write(chunk);
-        else client.data.pending.push(new Uint8Array(chunk));
+        send(client.data.upstream, client.data.toUpstream, chunk);
+      },
+      drain(client) {
+        send(client, client.data.toClient);
       },
       close(client) {
         clients.delete(client);
