@@ -618,7 +618,14 @@ describe("the event feed", () => {
         .fork()
         .execute("select state, cases, judged_at, updated_at from records where id = ?", [fresh]);
       const lines = news.map((l) => `${l.type}/${l.id}:${l.data === null ? "null" : (l.data.judgement_type_id ?? "")}`);
-      expect({ acRun, lines, row, before: before.lines.length, all: stream.lines.length }).toEqual({ acRun: true });
+      const found: Record<string, unknown> = {
+        acRun,
+        lines,
+        row,
+        before: before.lines.length,
+        all: stream.lines.length,
+      };
+      expect(found).toEqual({ acRun: true });
     }
     expect(news.find((l) => l.type === "awards" && l.id === "winner")?.data.team_ids).toEqual([id("李雷")]);
     // Resuming from before the new judgement: the configuration and state again, the new record's objects,
