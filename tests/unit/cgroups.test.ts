@@ -10,7 +10,7 @@ import {
   parseMounts,
   parseOwnGroups,
 } from "../../src/judge/sandbox/cgroups/cgroups";
-import { leftCharged } from "../../src/judge/sandbox/cgroups/cgroup-common";
+import { assertNearlyEmpty, leftCharged } from "../../src/judge/sandbox/cgroups/cgroup-common";
 
 describe("finding the cgroup hierarchies", () => {
   test("a v1 hybrid host (this project's CI): memory, pids and cpuacct hierarchies, the unified one empty", () => {
@@ -113,5 +113,43 @@ describe("what an earlier run left charged (leftCharged)", () => {
   test("an empty, truncated or garbled table is nothing left, not NaN", () => {
     expect(leftCharged("", ["cache", "rss"])).toBe(0);
     expect(leftCharged("cache\nrss notanumber\n\u0000cache 12\n", ["cache", "rss"])).toBe(0);
+  });
+});
+
+describe("a group's leftovers before the next run (assertNearlyEmpty)", () => {
+  // A counter that falls by `step` bytes each time it is read after a reclaim: what the kernel frees after a
+  // grace period (the task structures of killed processes, an IPC namespace) arriving over a few reads.
+  const falling = (start: number, step: number, floor: number) => {
+    let now = start;
+    let reclaims = 0;
+    return {
+      charged: () => now,
+      reclaim: () => {
+        reclaims++;
+        now = Math.max(floor, now - step);
+      },
+      reclaims: () => reclaims,
+    };
+  };
+
+  test("what the kernel keeps (under 1 MiB) is left at once, after one reclaim", async () => {
+    const group = falling(600 << 10, 0, 400 << 10);
+    await assertNearlyEmpty(group.charged, group.reclaim);
+    expect(group.reclaims()).toBe(1);
+  });
+
+  test("1.5 MiB that the kernel frees a moment later is waited for, so the next run's peak does not count it", async () => {
+    const group = falling(1536 << 10, 256 << 10, 300 << 10);
+    await assertNearlyEmpty(group.charged, group.reclaim);
+    expect(group.charged()).toBeLessThanOrEqual(1 << 20);
+    expect(group.reclaims()).toBeGreaterThan(1);
+  });
+
+  test("more than 2 MiB that stays is a dirty group; under 2 MiB that stays is let go after the rounds", async () => {
+    const stuck = falling(3 << 20, 0, 3 << 20);
+    await expect(assertNearlyEmpty(stuck.charged, stuck.reclaim)).rejects.toThrow(CgroupDirty);
+    const kept = falling(1536 << 10, 0, 1536 << 10);
+    await assertNearlyEmpty(kept.charged, kept.reclaim);
+    expect(kept.reclaims()).toBeGreaterThan(1);
   });
 });

@@ -129,11 +129,14 @@ export async function assertNearlyEmpty(charged: () => number, reclaim: () => vo
     } catch {
       /* busy, or nothing to reclaim: the usage says */
     }
-    // What the reclaim could not free (a slab page still half used, a few KiB) is the kernel's, not a
-    // leftover of the run: the group is clean unless it holds more than DIRTY_ABOVE.
+    // What the reclaim could not free (half-used slab pages, the per-CPU reserve of charges: ~0.5 MiB) is the
+    // kernel's, not a leftover of the run. More is what the kernel frees after a grace period (the task
+    // structures of many processes just killed, an IPC namespace): waited for, since the next run's peak would
+    // count it (a C probe after 200 forks and 300 SysV objects reported 1.8 MB against 0.3 fresh). Past the
+    // rounds the group is clean unless it holds more than DIRTY_ABOVE.
     const left = charged();
-    if (left <= DIRTY_ABOVE) return;
-    if (round === SETTLE_ROUNDS)
+    if (left <= SETTLED_BELOW || (round >= SETTLE_ROUNDS && left <= DIRTY_ABOVE)) return;
+    if (round >= SETTLE_ROUNDS)
       throw new CgroupDirty(`the run cgroup holds ${Math.round(left / 1024)} KiB a run left, even after reclaim`);
     await Bun.sleep(SETTLE_PAUSE_MS);
   }
@@ -156,7 +159,9 @@ export function leftCharged(stat: string, fields: readonly string[]): number {
   return bytes;
 }
 
-const SETTLE_ROUNDS = 4;
+/** What may stay charged after a reclaim without a wait: the kernel's own, well under the twins' 1 MiB. */
+const SETTLED_BELOW = 1 << 20;
+const SETTLE_ROUNDS = 10;
 const SETTLE_PAUSE_MS = 5;
 
 /**
