@@ -5,6 +5,14 @@ import { ConfigError, EnvReader, type Env } from "../core/env-reader";
 import { readOAuthSettings, type OAuthSettings } from "./oauth-settings";
 import { NO_RUNS, readRunSettings, type RunSettings } from "./run-settings";
 import { readJwtSecret, readMetricsToken } from "./secret-settings";
+import {
+  type DatabaseSettings,
+  type LiveStreamSettings,
+  readLiveStreamSettings,
+  readPoolSizes,
+} from "./capacity-settings";
+
+export type { DatabaseSettings, LiveStreamSettings };
 
 export type Mode = "development" | "production";
 import { defaultLogFormat, LOG_FORMATS, type LogFormat, type LogLevel } from "../core/logger";
@@ -24,7 +32,7 @@ export interface Config {
    * Connections this process may open to PostgreSQL: the ORM's pool and the hot reads' pool beside it
    * (db/statements.ts), each up to its size. docs/operations.md "Connections" sums them per layout.
    */
-  database: { poolSize: number; readPoolSize: number };
+  database: DatabaseSettings;
   redisUrl: string;
   /** True when REDIS_URL was not given, so `bun run start` may start a local redis-server. */
   redisUrlDefaulted: boolean;
@@ -79,17 +87,6 @@ export interface JudgingSettings {
   maxAttempts: number;
   /** How often the reconciler looks for lapsed leases and records without a live job. */
   reconcileEverySeconds: number;
-}
-
-/** docs/operations.md "Live streams": each cap refuses with 429 and Retry-After. */
-export interface LiveStreamSettings {
-  maxPerUser: number;
-  maxPerProcess: number;
-  /** Across every API process, in Redis (slots renewed by the heartbeat, so a killed process's expire). */
-  maxPerSite: number;
-  heartbeatSeconds: number;
-  /** A stream whose unread output passes this is dropped, never buffered without bound. */
-  maxQueuedBytes: number;
 }
 
 /** A token bucket: `burst` at once, refilled at `perMinute`. */
@@ -186,13 +183,7 @@ export function loadConfig(env: Env = process.env, role: "api" | "worker" = "api
     logLevel: read.oneOf("LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
     logFormat: read.oneOf("LOG_FORMAT", LOG_FORMATS, defaultLogFormat()),
     metricsToken: api ? readMetricsToken(env, problems) : null,
-    liveStreams: {
-      maxPerUser: read.integer("LIVE_STREAMS_PER_USER", 8, 1, 1000),
-      maxPerProcess: read.integer("LIVE_STREAMS_PER_PROCESS", 1000, 1, 1_000_000),
-      maxPerSite: read.integer("LIVE_STREAMS_PER_SITE", 5000, 1, 10_000_000),
-      heartbeatSeconds: read.integer("LIVE_HEARTBEAT_SECONDS", 15, 1, 300),
-      maxQueuedBytes: read.integer("LIVE_STREAM_QUEUE_KB", 1024, 1, 1024 * 1024) * 1024,
-    },
+    liveStreams: readLiveStreamSettings(read),
     queuePrefix: read.string("QUEUE_PREFIX", "joj"),
     judgerAliveSeconds: read.integer("JUDGER_ALIVE_SECONDS", 60, 5, 86400),
     storage: {
@@ -236,15 +227,6 @@ export function serverSecrets(config: Config): string[] {
     oauth.jaccount?.clientSecret,
     oauth.oidc?.clientSecret,
   ].filter((value): value is string => typeof value === "string" && value.length > 0);
-}
-
-/**
- * The API serves many requests at once, a worker a few jobs: 10 and 4 by default, the read pool as large as
- * the ORM's unless set. Two APIs and two workers then open at most 56 connections, within PostgreSQL's 100.
- */
-function readPoolSizes(read: EnvReader, api: boolean): Config["database"] {
-  const poolSize = read.integer("DATABASE_POOL_SIZE", api ? 10 : 4, 1, 1000);
-  return { poolSize, readPoolSize: read.integer("DATABASE_READ_POOL_SIZE", poolSize, 1, 1000) };
 }
 
 /** One hash per core, within a quarter of the machine's memory at 64 MiB each. */

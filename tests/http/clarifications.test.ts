@@ -188,7 +188,7 @@ describe("a contest's clarifications, as each reader sees them", () => {
 });
 
 describe("hostile input", () => {
-  test("a text too long, empty or blank is a 422 at the field, and nothing is stored", async () => {
+  test("a text too long, empty, blank or holding a NUL is a 422 at the field, and nothing is stored", async () => {
     const before = (await listOf(cast.admin)).length;
     const question = (await listOf(cast.admin)).find((view) => view.kind === "question")!;
     const refusals = [
@@ -197,6 +197,9 @@ describe("hostile input", () => {
       { path: clarifications(), body: { text: " \n\t " } },
       { path: `${clarifications()}/announcements`, body: { text: "   " } },
       { path: `${clarifications()}/${question.id}/answer`, body: { text: "y".repeat(4001) } },
+      // PostgreSQL cannot store a NUL: refused at the field, never a 500.
+      { path: clarifications(), body: { text: "Is n ≤ 10⁵?\u0000 DROP" } },
+      { path: `${clarifications()}/announcements`, body: { text: "Zoë's note\u0000" } },
     ];
     for (const { path, body } of refusals) {
       const refused = await t.api.post(path, body, { token: cast.admin.token });

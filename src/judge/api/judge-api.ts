@@ -112,11 +112,6 @@ export class JudgeApi {
     this.addresses = new Addresses(settings.serverUrls);
   }
 
-  /** The address that answered last (where the next call goes first). */
-  get serverUrl(): string {
-    return this.addresses.current;
-  }
-
   /** A record's protocol paths, or a run's: the same calls under /runs (docs/api.md "Runs"). */
   private recordPath(task: JudgeTask) {
     return `/api/v1/domains/${task.domainId}/${task.kind === "run" ? "runs" : "records"}/${task.recordId}`;
