@@ -101,15 +101,26 @@ export function markdownAsLatex(markdown: string, name: string): string {
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
-/** A line's images, inline code and mathematics kept, the rest escaped. */
+/** A Markdown image or link: its text, and its target bare or in `<…>` (which may hold spaces), a title after. */
+const TARGET = String.raw`\(\s*(?:<[^>\n]*>|[^)\s]+)(?:\s+"[^"]*")?\s*\)`;
+const INLINE = new RegExp(`(${String.raw`\$[^$]+\$`}|\`[^\`]+\`|${String.raw`!?\[[^\]]*\]`}${TARGET})`);
+const LINK = /^(!?)\[([^\]]*)\]\(\s*(?:<([^>\n]*)>|([^)\s]+))/;
+/** A URL as \href reads it: its own escapes for # and %, spaces, braces and backslashes percent-encoded. */
+const hrefTarget = (url: string) => url.replace(/[\\{} ]/g, encodeURIComponent).replace(/[#%]/g, "\\$&");
+
+/** A line's images, links, inline code and mathematics kept, the rest escaped. */
 function inlineLatex(line: string): string {
   return line
-    .split(/(\$[^$]+\$|`[^`]+`|!\[[^\]]*\]\([^)\s]+\))/)
+    .split(INLINE)
     .map((part, i) => {
       if (i % 2 === 0) return escapeLatex(part);
       if (part.startsWith("$")) return part;
       if (part.startsWith("`")) return `\\texttt{${escapeLatex(part.slice(1, -1))}}`;
-      return `\\includegraphics{${/\(([^)\s]+)\)$/.exec(part)?.[1] ?? ""}}`;
+      const [, image, text, bracketed, bare] = LINK.exec(part) ?? [];
+      // The target without Markdown's angle brackets: `<__1.png>` is the file __1.png, not a name LaTeX can load.
+      const target = bracketed ?? bare ?? "";
+      if (image) return `\\includegraphics{${target}}`;
+      return `\\href{${hrefTarget(target)}}{${inlineLatex(text)}}`;
     })
     .join("");
 }
