@@ -1,14 +1,16 @@
 import { parse } from "yaml";
+import { contentRules, type Expected, type KattisVersion } from "./kattis-verify-content";
 
 /**
  * What problemtools' verifyproblem checks of a package's layout and problem.yaml, per format version, written
  * from its source (metadata.py's models, formatversion.py, statement_util.py, verifyproblem.py) and the format's
- * specification: a finding is something the tool reports as an error, or "warning: …" for its "No sample data
- * provided" (a warning there, but what a solver misses). It runs
- * nothing: no compiling, no judging, no statement rendering.
+ * specification: a finding is something the tool reports as an error, or "warning: …" for one of its warnings
+ * that a solver or a judge would miss (no sample data, data without a final newline). It runs nothing: no
+ * compiling, no judging, no statement rendering. Given what the caller knows (`expected`), it also checks that
+ * the package says it (the time limit).
  */
 
-export type KattisVersion = "legacy" | "2023-07-draft" | "2025-09";
+export type { KattisVersion };
 type Files = Map<string, Uint8Array>;
 type Yaml = Record<string, unknown>;
 
@@ -48,7 +50,7 @@ const isMap = (value: unknown): value is Yaml => Boolean(value) && typeof value 
 const isText = (value: unknown) => typeof value === "string";
 const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes ?? new Uint8Array());
 
-export function verifyKattis(files: Files, version: KattisVersion): string[] {
+export function verifyKattis(files: Files, version: KattisVersion, expected: Expected = {}): string[] {
   const findings: string[] = [];
   const yaml = problemYaml(files, version, findings);
   if (!yaml) return findings;
@@ -57,6 +59,7 @@ export function verifyKattis(files: Files, version: KattisVersion): string[] {
   nameRules(yaml, names, version, findings);
   dataRules(files, types, findings);
   folderRules(files, types, yaml, version, findings);
+  contentRules(files, version, expected, findings);
   for (const path of files.keys())
     for (const part of path.split("/"))
       if (!SAFE_NAME.test(part) && !(path === ".timelimit" && version === "legacy"))

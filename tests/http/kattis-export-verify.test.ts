@@ -1,8 +1,10 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readArchive } from "../../src/modules/problem-configs/archive-reader";
 import { archiveOf } from "../helpers/archive-builders";
 import { makeCast, type Cast } from "../helpers/domain-factories";
 import { type KattisVersion, verifyKattis } from "../helpers/kattis-verify";
+import { onePixelPng } from "../helpers/png";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 
 // One package of each format we import (ours, built here), exported in each Kattis format version: our verifier
@@ -19,7 +21,7 @@ afterAll(() => t?.close());
 
 const domain = () => `/domains/${cast.domain.id}`;
 const VERSIONS: KattisVersion[] = ["legacy", "2023-07-draft", "2025-09"];
-const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+const PNG = onePixelPng();
 const SUM_C = '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);return 0;}\n';
 const HALF_C = '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a);return 0;}\n';
 
@@ -125,14 +127,26 @@ async function problemOf(problem: string, markdown: boolean) {
 const linksOf = (content: string) =>
   content.replace(/\/api\/v1\/domains\/[^)>\s"]*\/attachments\/[^)>\s"]*(\.\w+)/g, "ATTACHMENT$1");
 
-const PACKAGES: [string, () => Promise<Uint8Array>, string][] = [
-  ["Kattis", async () => archiveOf("zip", KATTIS), "package.zip"],
-  ["Polygon", async () => archiveOf("zip", POLYGON), "package.zip"],
-  ["FPS", async () => new TextEncoder().encode(FPS), "problems.xml"],
-  ["Hydro", async () => archiveOf("zip", HYDRO), "package.zip"],
+/** Each format's package, and its time limit in seconds (null: none, as the Kattis package says none). */
+const PACKAGES: [string, () => Promise<Uint8Array>, string, number | null][] = [
+  ["Kattis", async () => archiveOf("zip", KATTIS), "package.zip", null],
+  ["Polygon", async () => archiveOf("zip", POLYGON), "package.zip", 2],
+  ["FPS", async () => new TextEncoder().encode(FPS), "problems.xml", 1],
+  ["Hydro", async () => archiveOf("zip", HYDRO), "package.zip", 1],
 ];
 
-describe.each(PACKAGES)("a %s package exported", (format, build, name) => {
+/**
+ * KATTIS_EXPORT_DIR, when set, keeps each export there as <format>-<version>.zip, to run problemtools'
+ * verifyproblem on by hand (docs/problem-packages.md "Checked with problemtools"); unset, nothing is written.
+ */
+function keep(zip: Uint8Array, format: string, version: KattisVersion) {
+  const dir = process.env.KATTIS_EXPORT_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}/${format}-${version}.zip`, zip);
+}
+
+describe.each(PACKAGES)("a %s package exported", (format, build, name, timeLimit) => {
   let problem: string;
   beforeAll(async () => {
     problem = await importBytes(await build(), name);
@@ -142,8 +156,11 @@ describe.each(PACKAGES)("a %s package exported", (format, build, name) => {
     "as %s passes the verifier and imports again to the same problem",
     async (version) => {
       const { files, zip } = await exported(problem, version);
+      keep(zip, format, version);
       // Hydro keeps its samples in the statement only: there is no sample case to export.
-      expect(verifyKattis(files, version)).toEqual(format === "Hydro" ? ["warning: no sample data"] : []);
+      expect(verifyKattis(files, version, { timeLimit })).toEqual(
+        format === "Hydro" ? ["warning: no sample data"] : [],
+      );
       if (format === "Kattis") {
         // The sample's interaction and the validator's header beside its source, in the version's folder.
         const validator = version === "legacy" ? "output_validators/validator" : "output_validator";

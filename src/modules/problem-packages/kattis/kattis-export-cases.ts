@@ -129,3 +129,30 @@ export function exporting(store: BlobStore, tree: Map<string, TreeEntry>) {
     },
   };
 }
+
+/**
+ * Each of `paths` (cases' inputs and answers) that is non-empty UTF-8 text without a final newline, with one:
+ * verifyproblem warns of each ("does not end with '\n'") and Kattis's input is lines ending in one. For the
+ * caller's problems only (judged by the default validator): every comparison of ours ignores one final newline
+ * (`exact` too, compare.ts ExactReader) and Kattis's default validator compares tokens, so no verdict changes.
+ * Read once here to decide, again when the archive is written: no file is held in memory meanwhile.
+ */
+export async function endLines(x: Exporting, paths: string[]) {
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  for (const path of paths) {
+    const file = x.out.get(path);
+    if (!file || file.size === 0) continue;
+    const data = await file.read();
+    if (data[data.length - 1] === LF) continue;
+    try {
+      utf8.decode(data);
+    } catch {
+      continue;
+    }
+    const read = file.read;
+    x.out.set(path, { path, size: file.size + 1, read: async () => Buffer.concat([await read(), NEWLINE]) });
+  }
+}
+
+const LF = 0x0a;
+const NEWLINE = new Uint8Array([LF]);

@@ -63,6 +63,8 @@ export interface ProblemFacts {
   memoryMb: number;
   /** The legacy `.timelimit` file's text, if the package had one. */
   timelimit: string | undefined;
+  /** Whether the files are a Kattis package's, with its problem.yaml (which may leave the time limit out). */
+  kattisYaml: boolean;
   /** The languages of the exported statements (statement/problem.<language>.<type>). */
   languages: string[];
 }
@@ -120,9 +122,11 @@ function namesOf(source: unknown, title: string, languages: string[]): Record<st
 }
 
 /**
- * The package's limits, legacy time multipliers renamed; a time limit or memory limit written only when the
- * package had one (problem.yaml or `.timelimit`) or the config's differs from what import assumed without one,
- * so that a package without a time limit stays without one.
+ * The package's limits, legacy time multipliers renamed. A Kattis package's time and memory limits are written
+ * only when it had one (problem.yaml or `.timelimit`) or the config's differs from what import assumed without
+ * one, so that a package without a time limit stays without one (problemtools then sets it from the accepted
+ * submissions). Every other problem's time limit is its own (FPS's, Hydro's, Polygon's, one set here), so it is
+ * always written, even when it is the 1 s import assumes.
  */
 function limitsOf(source: Yaml, facts: ProblemFacts): Yaml | null {
   const {
@@ -137,7 +141,7 @@ function limitsOf(source: Yaml, facts: ProblemFacts): Yaml | null {
       ...(tle !== undefined ? { time_limit_to_tle: tle } : {}),
     };
   // As import reads it: `.timelimit` first, then limits.time_limit.
-  const hadTime = Number(facts.timelimit?.trim() || limits.time_limit || Number.NaN) > 0;
+  const hadTime = !facts.kattisYaml || Number(facts.timelimit?.trim() || limits.time_limit || Number.NaN) > 0;
   if (hadTime || facts.timeMs !== IMPORT_TIME_MS) {
     limits.time_limit = facts.timeMs / 1000;
     const resolution = Number(limits.time_resolution ?? 1);
@@ -145,7 +149,8 @@ function limitsOf(source: Yaml, facts: ProblemFacts): Yaml | null {
     if (!multipleOf(facts.timeMs / 1000, resolution))
       limits.time_resolution = [0.1, 0.01, 0.001].find((r) => multipleOf(facts.timeMs / 1000, r));
   } else delete limits.time_limit;
-  if (limits.memory !== undefined || facts.memoryMb !== IMPORT_MEMORY_MB) limits.memory = facts.memoryMb;
+  if (!facts.kattisYaml || limits.memory !== undefined || facts.memoryMb !== IMPORT_MEMORY_MB)
+    limits.memory = facts.memoryMb;
   return Object.keys(limits).length > 0 ? limits : null;
 }
 

@@ -12,6 +12,7 @@ import {
   cannot,
   clean,
   copyDataFiles,
+  endLines,
   exporting,
   type Exporting,
   placeCases,
@@ -65,6 +66,12 @@ export async function kattisPackage(
   const moved = new Map(language.cases.map((c, i) => [clean(c.executeInputFile), layout.inputs[i]] as const).reverse());
   copyDataFiles(x, moved);
   writeCases(x, language.cases, layout);
+  // Another format's data, judged by the default validator: its text lines ended as Kattis's are.
+  if (!kattis && !program)
+    await endLines(
+      x,
+      layout.inputs.flatMap((input) => [input, `${input.slice(0, -3)}.ans`]),
+    );
   await writeGroupFiles(x, language, layout);
   // The validator's flags where 2025-09 has them (import reads them there): data/sample's and data/secret's.
   for (const top of ["data/sample", "data/secret"]) {
@@ -75,7 +82,7 @@ export async function kattisPackage(
   if (program) copyValidator(x, program.files.map(clean));
   const interactive = Boolean(language.cases[0].interactor);
   await ownFiles(em, store, x, { problem, imported, kattis, interactive, version });
-  const facts = await problemFacts(x, problem, language);
+  const facts = await problemFacts(x, problem, language, kattis && x.tree.has("problem.yaml"));
   const { yaml, names } = problemYamlOf(source, facts);
   const types = [...(facts.scoring ? ["scoring"] : []), ...(interactive ? ["interactive"] : [])];
   return versionFiles(x, version, { yaml, names, types, custom: Boolean(program), flags }, program?.files ?? []);
@@ -121,7 +128,7 @@ async function writeGroupFiles(x: Exporting, language: JudgeLanguage, layout: La
 /** What verifyproblem takes as a statement: Markdown or LaTeX named by its language. */
 const STATEMENT = /^statement\/problem\.([a-z]{2,3}|[a-z]{2}-[A-Z]{2})\.(md|tex)$/;
 
-async function problemFacts(x: Exporting, problem: Problem, language: JudgeLanguage) {
+async function problemFacts(x: Exporting, problem: Problem, language: JudgeLanguage, kattisYaml: boolean) {
   const languages = [...x.out.keys()].flatMap((path) => {
     const match = STATEMENT.exec(path);
     return match ? [match[1]] : [];
@@ -134,6 +141,7 @@ async function problemFacts(x: Exporting, problem: Problem, language: JudgeLangu
     timeMs: Math.max(...language.cases.map((c) => parseTime(c.time))),
     memoryMb: Math.ceil(Math.max(...language.cases.map((c) => parseMemory(c.memory))) / 1024),
     timelimit: await x.textOf(".timelimit"),
+    kattisYaml,
     languages: [...new Set(languages)],
   };
 }
