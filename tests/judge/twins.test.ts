@@ -46,6 +46,7 @@ const PLANTERS = [
   { name: "plant-evict.c", what: "the runtimes' files evicted from the page cache" },
   { name: "plant-counters.c", what: "SysV ids, tmpfs inodes and PIDs moved" },
   { name: "plant-charge.c", what: "page cache and dentries left just under the reclaim threshold" },
+  { name: "plant-dentries.c", what: "kernel memory alone (negative dentries) left charged" },
   { name: "plant-held.c", what: "files, a daemon, locked shared memory, its own nice and limits" },
 ] as const;
 

@@ -7,11 +7,20 @@ import {
   CgroupUnavailable,
   GroupFiles,
   leftCharged,
+  RECLAIM_ABOVE,
 } from "./cgroup-common";
 import { killAll, removeGroupNow, write } from "./cgroup-common";
 import type { CgroupHost, RunAccount, RunCgroup } from "./cgroup-common";
 
 /** cgroup v1 (hybrid hosts, this project's CI): one group per slot in each of three hierarchies. */
+
+/**
+ * The most of a group's kernel memory taken as what a reclaim cannot free. Honest runs leave 110-330 KiB
+ * here that force_empty leaves as it is (the kernel's own objects, freed in its own time); a reclaim just
+ * after a run that forked many processes finds theirs not yet freed (2.6 MiB after 64), and a floor that
+ * high would let the next run leave that much of dentries unreclaimed for the run after it.
+ */
+const KMEM_FLOOR_MAX = 512 << 10;
 
 export const V1_CONTROLLERS = ["memory", "pids", "cpuacct"] as const;
 
@@ -46,10 +55,15 @@ class V1Group implements RunCgroup {
   private readonly files = new GroupFiles();
   /** Bytes the last run left charged (leftCharged), not this run's. */
   private left = 0;
+  /** Kernel memory the group held after its last reclaim, at most KMEM_FLOOR_MAX (null: none yet). */
+  private kmemFloor: number | null = null;
+  /** Whether the kernel counts the group's kernel memory apart (memory.kmem.usage_in_bytes). */
+  private readonly kmem: boolean;
 
   constructor(private readonly dirs: V1Dirs) {
     this.make();
     this.memsw = existsSync(join(dirs.memory, "memory.memsw.limit_in_bytes"));
+    this.kmem = existsSync(join(dirs.memory, "memory.kmem.usage_in_bytes"));
   }
 
   private make(): void {
@@ -75,8 +89,13 @@ class V1Group implements RunCgroup {
       for (const dir of Object.values(this.dirs)) removeGroupNow(dir);
       this.make();
       this.dirty = false;
+      this.kmemFloor = null;
     }
-    return V1_CONTROLLERS.map((c) => openSync(join(this.dirs[c], "cgroup.procs"), "w"));
+    // Each program joins through `tasks`, not `cgroup.procs`: it is one thread (a fork of the runner, before
+    // exec), so moving the thread moves the process, and a thread writing itself is moved without the
+    // kernel's global lock on every thread group (cgroup_threadgroup_rwsem), whose writer waits out an RCU
+    // grace period: 1.3-2.5 ms of every run on a 2-CPU VM, against ~0.1 ms (docs/benchmarks.md).
+    return V1_CONTROLLERS.map((c) => openSync(join(this.dirs[c], "tasks"), "w"));
   }
 
   async reset(limits: { memoryKb: number; processes: number }): Promise<void> {
@@ -84,20 +103,31 @@ class V1Group implements RunCgroup {
     try {
       assertEmpty(join(this.dirs.pids, "cgroup.procs"), this.files);
       // Earlier runs leave some memory charged here (the page cache of the compilers they read, cached
-      // dentries, the per-CPU reserve of charges), which the kernel frees when asked: emptied above
-      // RECLAIM_ABOVE, so no run's peak includes another's leftovers (the twins test, tests/judge/twins.test.ts).
-      // What page cache survives it is subtracted from the peak (leftCharged).
-      await assertNearlyEmpty(
-        () => Number(this.files.read(memory("memory.usage_in_bytes"))),
-        () => write(memory("memory.force_empty"), 0),
-      );
+      // dentries), which the kernel frees when asked: reclaimed when it passes RECLAIM_ABOVE, so no run's
+      // peak includes another's leftovers (the twins test, tests/judge/twins.test.ts). What a run could leave
+      // is read apart: page cache and anonymous pages in memory.stat, dentries and the kernel's other objects
+      // in memory.kmem.usage_in_bytes, against what the group's last reclaim could not free of them. The
+      // usage alone would call for a reclaim after every run: it also counts the per-CPU reserve of charges
+      // (~200 KiB after an a + b here), which force_empty drains by waiting on every CPU (~0.25 ms a run on
+      // a busy 2-CPU machine), and which a run spends before it is charged more.
+      // What page cache survives the reclaim is subtracted from the peak (leftCharged).
+      // (Without the kmem counter, the usage decides, reserve and all.)
+      const usage = () => Number(this.files.read(memory("memory.usage_in_bytes")));
+      const pages = () => leftCharged(readFileSync(memory("memory.stat"), "utf8"), ["cache", "rss"]);
+      const kmem = () => (this.kmem ? Number(this.files.read(memory("memory.kmem.usage_in_bytes"))) : 0);
+      const [leftPages, leftKmem] = [pages(), kmem()];
+      const over = this.kmem
+        ? leftPages > RECLAIM_ABOVE || this.kmemFloor === null || leftKmem > this.kmemFloor + RECLAIM_ABOVE
+        : usage() > RECLAIM_ABOVE;
+      if (over) {
+        await assertNearlyEmpty(usage, () => write(memory("memory.force_empty"), 0), true);
+        this.left = pages();
+        this.kmemFloor = Math.min(kmem(), KMEM_FLOOR_MAX);
+      } else this.left = leftPages;
     } catch (error) {
       if (error instanceof CgroupDirty) this.dirty = true;
       throw error;
     }
-    this.left = Number(this.files.read(memory("memory.usage_in_bytes")))
-      ? leftCharged(readFileSync(memory("memory.stat"), "utf8"), ["cache", "rss"])
-      : 0;
     // The limits stay in the group: the cases of a record, which share them, write them once.
     const wanted = `${limits.memoryKb}/${limits.processes}`;
     if (this.applied !== wanted) {

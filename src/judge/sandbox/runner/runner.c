@@ -40,7 +40,7 @@
  * The runner keeps CAP_SYS_ADMIN of its own user namespace (bwrap --cap-add) for those mounts and each
  * run's namespaces; no program has it: each fork drops every capability before exec.
  *
- * CGROUP_FDS are cgroup.procs files the judge opened as root: the program joins its slot's run cgroup
+ * CGROUP_FDS are cgroup.procs (v2) or tasks (v1) files the judge opened as root: the program joins its slot's run cgroup
  * through them just before exec, so CPU and memory are counted by the kernel for the program's whole
  * process tree, and read by the judge outside the sandbox.
  */

@@ -47,7 +47,7 @@ struct launch {
   long long cpu_ms, stack_kb, file_bytes, processes;
   /* RLIMIT_AS in KiB, 0 for none: a process outside the run's cgroup (an interactor) has only this. */
   long long address_kb;
-  /* "5,6" (cgroup.procs descriptors to join), or NULL to stay in the runner's group. */
+  /* "5,6" (cgroup.procs or tasks descriptors to join), or NULL to stay in the runner's group. */
   const char *cgroup_fds;
   /* Where it starts. */
   const char *dir;
