@@ -90,6 +90,10 @@ export function validateConfigJson(raw: unknown, context: ConfigContext = {}): C
     assertCheckerFiles(config, present);
     assertCaseFiles(languages, present);
     assertStageFiles(languages, present);
+    for (const [i, validator] of (config.inputValidators ?? []).entries())
+      for (const [k, file] of validator.files.entries())
+        if (!present.has(normaliseConfigPath(file)))
+          throw invalid(`/inputValidators/${i}/files/${k}: "${file}" is not in the config archive`);
   }
   return config;
 }

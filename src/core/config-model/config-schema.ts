@@ -40,7 +40,7 @@ const CheckerProtocol = t.Union([t.Literal("testlib"), t.Literal("kattis"), t.Li
     `${KATTIS_PROTOCOL}, or hustoj (a HUSTOJ or FPS special judge): \`executeArgs… input answer output\`, exit 0 ` +
     "accepted, any other exit wrong answer, its stdout the message",
 });
-/** A program of the problem's, built from config archive files: a checker or an interactor. */
+/** A program of the problem's, built from config archive files: a checker, an interactor, an input validator. */
 const problemProgram = <P extends TSchema>(what: string, run: string, title: string, protocol: P, note = "") =>
   t.Object(
     {
@@ -166,13 +166,34 @@ export const LanguageSchema = t.Object(
   { ...languageDefaultFields, name: t.String({ minLength: 1, maxLength: 256 }) },
   { title: "Language" },
 );
+const InputValidatorProtocol = t.Union([t.Literal("kattis"), t.Literal("testlib"), t.Literal("checktestdata")], {
+  description:
+    "testlib (default; Polygon's validators): exit 0 valid; kattis: exit 42 valid, 43 invalid; checktestdata: " +
+    "`files` is a checktestdata script, valid when checktestdata accepts the input",
+});
+/**
+ * A program that says whether a case's input is well-formed (docs/config-reference.md "Input validators"): kept
+ * with the problem and exported with it; never run by the judge.
+ */
+export const InputValidatorSchema = problemProgram(
+  "input validator",
+  "flags…",
+  "InputValidator",
+  InputValidatorProtocol,
+  ", the case's input on stdin",
+);
 export const ProblemConfigJson = t.Object(
-  { languages: t.Array(LanguageSchema, { minItems: 1 }), languageDefault: t.Optional(Nullable(LanguageDefaultSchema)) },
+  {
+    languages: t.Array(LanguageSchema, { minItems: 1 }),
+    languageDefault: t.Optional(Nullable(LanguageDefaultSchema)),
+    inputValidators: t.Optional(Nullable(t.Array(InputValidatorSchema, { maxItems: 16 }))),
+  },
   { title: "ProblemConfigJson" },
 );
 export type ConfigJson = Static<typeof ProblemConfigJson>;
 export type CaseInput = Static<typeof CaseSchema>;
 export type CheckerInput = Static<typeof CheckerSchema>;
+export type InputValidatorInput = Static<typeof InputValidatorSchema>;
 /** Horse's case fields, every one given (the defaults applied). */
 export type HorseCase = Required<Omit<CaseInput, keyof typeof outputCheckFields | FileIoField>> &
   Pick<CaseInput, FileIoField>;
