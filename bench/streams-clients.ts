@@ -157,3 +157,22 @@ export async function timedGets(url: string, authorization: string, busy: () => 
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(times.length * q))];
   return { n: times.length, p50: at(0.5), p95: at(0.95), failures };
 }
+
+/**
+ * With HEAP=1 (the API preloaded with bench/streams-heap.ts): asks the API for its memory now, and prints it
+ * under `phase`: the RSS, the JS heap before and after a full collection, the commonest live object types.
+ */
+export async function heapOf(pid: number, phase: string): Promise<void> {
+  if (process.env.HEAP !== "1") return;
+  const file = `/tmp/joj-streams-heap-${pid}-${heapTaken++}.json`;
+  process.kill(pid, "SIGUSR2");
+  for (let i = 0; i < 200 && !(await Bun.file(file).exists()); i++) await Bun.sleep(50);
+  const { before, after } = JSON.parse(await readFile(file, "utf8"));
+  const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)}`;
+  console.log(
+    `heap ${phase}: rss ${mib(before.rss)} -> ${mib(after.rss)} MiB, heap ${mib(before.heap)} -> ${mib(after.heap)}` +
+      `, external ${mib(before.external)} -> ${mib(after.external)}, arrayBuffers ${mib(after.arrayBuffers)}` +
+      `, ${after.objects} objects: ${after.types.map(([t, n]: [string, number]) => `${t} ${n}`).join(", ")}`,
+  );
+}
+let heapTaken = 0;

@@ -4,7 +4,7 @@ import { createUser } from "../tests/helpers/factories";
 import { submit } from "../tests/helpers/records";
 import { benchApp, fmt, report } from "./harness";
 import { spawnServer, stopServers } from "./scoreboard-load";
-import { judgeAll, readingFeed, rssOf, sampleRss, stalledFeed, timedGets } from "./streams-clients";
+import { heapOf, judgeAll, readingFeed, rssOf, sampleRss, stalledFeed, timedGets } from "./streams-clients";
 
 /**
  * `bun run bench:streams`: FEEDS Contest API event feeds (NDJSON) from ACCOUNTS accounts on an ICPC contest of
@@ -14,7 +14,9 @@ import { judgeAll, readingFeed, rssOf, sampleRss, stalledFeed, timedGets } from 
  * the problem is rejudged and judged again, without feeds and then with them. Measured: the API process's RSS
  * (idle: started, warmed, no feed; its peak while the feeds watch the rejudge, over idle; target under
  * 150 MiB), and a GET beside them (an admin's page of the set's records, one at a time) during the rejudge
- * with the feeds, vs the same GET quiet (no feed, no judging) and during the rejudge without feeds.
+ * with the feeds, vs the same GET quiet (no feed, no judging) and during the rejudge without feeds. HEAP=1 prints
+ * the API's memory after each phase, garbage and live heap apart (bench/streams-heap.ts; HEAP_SNAPSHOT=1 also
+ * writes the heap whole); its full collections lower the peaks that follow, so its figures are not the table's.
  */
 const FEEDS = Number(process.env.FEEDS ?? 200);
 const ACCOUNTS = Number(process.env.ACCOUNTS ?? 25);
@@ -76,12 +78,16 @@ const server = await spawnServer(
     LIVE_STREAMS_PER_USER: String(Math.ceil(FEEDS / ACCOUNTS)),
     LIVE_STREAMS_PER_PROCESS: String(FEEDS * 2),
     LIVE_STREAMS_PER_SITE: String(FEEDS * 2),
-    // The allocator's own settings, to try (MIMALLOC_PURGE_DELAY=0 gives freed pages back at once).
-    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith("MIMALLOC_"))),
+    // The allocator's own settings, to try (MIMALLOC_PURGE_DELAY=0 gives freed pages back at once), and
+    // HEAP_SNAPSHOT=1 for bench/streams-heap.ts.
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => /^(MIMALLOC_|HEAP_SNAPSHOT$)/.test(name))),
   },
   "/api/v1/version",
   // API_FLAGS="--smol": the API with Bun's smaller heap.
-  (process.env.API_FLAGS ?? "").split(" ").filter(Boolean),
+  [
+    ...(process.env.API_FLAGS ?? "").split(" ").filter(Boolean),
+    ...(process.env.HEAP === "1" ? ["--preload", `${import.meta.dir}/streams-heap.ts`] : []),
+  ],
 );
 const bearer = (token: string) => `Bearer ${token}`;
 const adminAuth = bearer(cast.admin.token);
@@ -122,6 +128,7 @@ try {
   const quiet = await timedGets(getUrl, adminAuth, () => false, GETS);
   await Bun.sleep(1000);
   const idle = await rssOf(server.pid);
+  await heapOf(server.pid, "idle");
   const alone = await rejudgedWithGets();
 
   const stalledCount = Math.round(FEEDS * STALLED);
@@ -138,6 +145,7 @@ try {
   const opened = [...feeds, ...stalled].filter((f) => f.status === 200).length;
   await Bun.sleep(2000);
   const open = await rssOf(server.pid);
+  await heapOf(server.pid, "feeds open");
   for (const feed of feeds) feed.mark();
   const watched = await rejudgedWithGets();
   // Every reading feed should see each record's new judgement end: waited for, bounded.
@@ -148,6 +156,7 @@ try {
   const metrics = await fetch(`${server.base}/metrics`).then((r) => r.text());
   const dropped = /^joj_live_streams_dropped_total\{reason="slow_reader"\} (\d+)/m.exec(metrics)?.[1] ?? "0";
   const after = await rssOf(server.pid);
+  await heapOf(server.pid, "after the rejudge");
 
   const mib = (bytes: number) => `${fmt(bytes / 1024 / 1024)} MiB`;
   const get = (g: typeof quiet) =>
