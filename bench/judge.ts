@@ -21,7 +21,8 @@ import { fmt, report, timed } from "./harness";
  * 1. one run: the binary spawned bare, vs in a fresh sandbox (the old model), vs in the slot's living
  *    container, vs a whole case (/work reset, run, output compared); and a program touching 64 MiB bare
  *    vs in the container; RUNS times each, one at a time, each sandboxed run in turn with its bare floor
- *    (medians: the overhead is the median of the pairs' differences);
+ *    (medians; the overhead is the median of the pairs' differences, and their mean, which counts the rare
+ *    slow run a median hides: a cgroup join that waited 11 ms in one run of ten);
  * 2. throughput: RECORDS records of CASES cases submitted through the API and judged from the queue
  *    (compile + every case + every report), vs the same RECORDS × CASES runs of the binary bare, with
  *    the same concurrency.
@@ -150,7 +151,8 @@ const paired = async (floor: () => Promise<void>, run: () => Promise<void>) => {
     runs.push(c - b);
     over.push(c - b - (b - a));
   }
-  return { floor: median(floors), run: median(runs), over: median(over) };
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  return { floor: median(floors), run: median(runs), over: median(over), meanOver: mean(over) };
 };
 const median = (values: number[]) => values.sort((x, y) => x - y)[values.length >> 1];
 const bareMs = await perRun(bareRun);
@@ -163,12 +165,12 @@ await slot.container?.close();
 pool.release(slot);
 await pool.close();
 const over = (ms: number, floor: number) => `${fmt(ms)} ms (${fmt(ms / floor)}x, +${fmt(ms - floor)} ms)`;
-const inTurns = (p: { floor: number; run: number; over: number }) =>
-  `${fmt(p.run)} ms over ${fmt(p.floor)} (+${fmt(p.over)} ms)`;
+const inTurns = (p: { floor: number; run: number; over: number; meanOver: number }) =>
+  `${fmt(p.run)} ms over ${fmt(p.floor)} (+${fmt(p.over)} ms; mean +${fmt(p.meanOver)} ms)`;
 report(`One run (${RUNS} each, one at a time; bubblewrap + runner + seccomp + cgroup v${cgroups.version})`, [
   ["floor: the trivial binary spawned bare (mean)", `${fmt(bareMs)} ms`],
   ["  in a fresh sandbox per run (the old model, mean)", over(freshMs, bareMs)],
-  ["medians, each run in turn with its floor:", ""],
+  ["medians, each in turn with its floor:", ""],
   ["  in the slot's living container", inTurns(trivialPairs)],
   ["  a whole case: staged, run, compared", inTurns(casePairs)],
   ["  a program touching 64 MiB, in the container", inTurns(allocPairs)],
