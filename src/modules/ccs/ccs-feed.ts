@@ -7,6 +7,7 @@ import type { ScoreboardView } from "../scoreboard/scoreboard.schemas";
 import { type CcsContext, contestOf, frozenNow, type Snapshot, snapshotOf, stateOf } from "./ccs-contest";
 import { awardsOf, boardOf } from "./ccs-scoreboard";
 import { type FeedRead, joinReads, readShared } from "./ccs-feed-reads";
+import { changesOf, deletionOf, dumpOf, lineOf } from "./ccs-feed-lines";
 
 /**
  * The Contest API's event feed (docs/contest-api.md "Event feed"): every object of the contest as a
@@ -85,6 +86,51 @@ function publicFields(object: object): object {
   return rest;
 }
 
+/**
+ * A read of the whole contest as the feed's caller sees it, each object kept as its data's JSON alone (the line
+ * is made from it: ccs-feed-lines.ts), its lines not yet encoded. The log position is read first: all the read
+ * shows includes the changes up to it.
+ */
+async function readWhole(deps: FeedDeps): Promise<FeedRead> {
+  const position = await deps.bus.lastId(deps.domainId);
+  const ctx = await deps.context();
+  const snapshot = await snapshotOf(ctx);
+  // A hidden scoreboard (scoreboardHidden) gives no awards to those who may not see it.
+  const all: FeedRead["all"] = new Map();
+  for (const [key, n] of notificationsOf(snapshot, await boardOf(ctx).catch(hiddenBoard)))
+    all.set(key, { type: n.type, id: n.id, record: n.record, text: JSON.stringify(n.data) });
+  return { position, tag: tagOf(ctx), setId: ctx.set.id, all, lines: new Map(), dump: null, diffs: new WeakMap() };
+}
+
+/** Everything now (or, resuming, what changed since): the read sent, to send only changes later. */
+async function sendFirst(
+  deps: FeedDeps,
+  since: { position: string; tag: string } | null,
+  sink: Sink,
+  { opened, live }: { opened: number; live: boolean },
+) {
+  // A read begun after the feed opened, shared with the contest's other feeds of the same view; a live feed also
+  // takes one under way (it looks for what changed since as soon as it listens: watchLive).
+  const first = await readShared(deps.shareKey, opened, () => readWhole(deps), live);
+  // The records changed since the token; everything (null) when the freeze moved since, or when the log was
+  // trimmed past the token between the route's check and now.
+  const missed = since && since.tag === first.tag ? await deps.bus.changesSince(deps.domainId, since.position) : null;
+  if (!missed) {
+    for (const line of dumpOf(first)) await sink.write(line);
+    return first;
+  }
+  const changed = new Set(missed.map((c) => c.recordId));
+  for (const [key, n] of first.all)
+    if (!LIVE.has(n.type) || (n.record && changed.has(n.record))) await sink.write(lineOf(first, key));
+  // Teams removed since the token (their membership's announcement) and problems taken out of this set: the
+  // deletions a live feed sent then.
+  for (const team of new Set(missed.flatMap((c) => removedTeam(c.recordId))))
+    if (!first.all.has(`teams/${team}`)) await sink.write(deletionOf(first, "teams", team));
+  for (const problem of new Set(missed.flatMap((c) => removedProblem(c.recordId, first.setId))))
+    if (!first.all.has(`problems/${problem}`)) await sink.write(deletionOf(first, "problems", problem));
+  return first;
+}
+
 export async function watchFeed(
   deps: FeedDeps,
   since: { position: string; tag: string } | null,
@@ -92,97 +138,73 @@ export async function watchFeed(
   sink: Sink,
   onError: (error: unknown) => void,
 ): Promise<() => void> {
-  const sent = new Map<string, string>();
-  let stopped = false;
-  const emit = (n: Notification, token: string) =>
-    sink.send(n.type, { type: n.type, id: n.id, data: n.data, token }, token);
-  const readWhole = async (): Promise<FeedRead> => {
-    const ctx = await deps.context();
-    const snapshot = await snapshotOf(ctx);
-    // A hidden scoreboard (scoreboardHidden) gives no awards to those who may not see it.
-    const all = notificationsOf(snapshot, await boardOf(ctx).catch(hiddenBoard));
-    const texts = new Map([...all].map(([key, n]) => [key, { ...n, text: JSON.stringify(n.data) }]));
-    return { ctx, tag: tagOf(ctx), all: texts };
-  };
-  // Everything now (or, resuming, what changed since), each object's text kept to send only changes later.
   const opened = performance.now();
-  const position = await deps.bus.lastId(deps.domainId);
-  // A read begun after the feed opened: shared with the contest's other feeds of the same view.
-  const first = await readShared(deps.shareKey, opened, readWhole);
-  let tag = first.tag;
-  // The records changed since the token; everything (null) when the freeze moved since, or when the log was
-  // trimmed past the token between the route's check and now.
-  const missed = since && since.tag === tag ? await deps.bus.changesSince(deps.domainId, since.position) : null;
-  const changed = missed ? new Set(missed.map((c) => c.recordId)) : null;
-  for (const [key, n] of first.all) {
-    sent.set(key, n.text);
-    if (!changed || !LIVE.has(n.type) || (n.record && changed.has(n.record))) await emit(n, `${position}~${tag}`);
-  }
-  // Teams removed since the token (their membership's announcement) and problems taken out of this set: the
-  // deletions a live feed sent then.
-  for (const team of new Set((missed ?? []).flatMap((c) => removedTeam(c.recordId))))
-    if (!first.all.has(`teams/${team}`)) await emit({ type: "teams", id: team, data: null }, `${position}~${tag}`);
-  for (const problem of new Set((missed ?? []).flatMap((c) => removedProblem(c.recordId, first.ctx.set.id))))
-    if (!first.all.has(`problems/${problem}`))
-      await emit({ type: "problems", id: problem, data: null }, `${position}~${tag}`);
-  if (!stream) {
-    sink.end();
-    return () => {};
-  }
-
-  // When the newest change this feed heard came: a burst takes a shared read begun after it.
-  let heardAt = opened;
+  // Joined before the first read, so that feeds opening together share it too.
   const leave = joinReads(deps.shareKey);
+  try {
+    const first = await sendFirst(deps, since, sink, { opened, live: stream });
+    if (stream) return await watchLive(deps, first, sink, onError, leave);
+    sink.end();
+  } catch (error) {
+    leave();
+    throw error;
+  }
+  leave();
+  return () => {};
+}
+
+/**
+ * The live part, from the read the feed sent last (the only state a feed keeps: what it sent is that read's).
+ * A function of its own so that its closures hold no earlier read: an async function's locals live as long as
+ * any closure made in it.
+ */
+async function watchLive(
+  deps: FeedDeps,
+  first: FeedRead,
+  sink: Sink,
+  onError: (error: unknown) => void,
+  leave: () => void,
+): Promise<() => void> {
+  let sent = first;
+  let stopped = false;
+  // When the newest change this feed heard came: a burst takes a shared read begun after it.
+  let heardAt = performance.now();
   const burst = serialised(
-    async (position) => {
+    async () => {
       if (stopped) return;
-      const read = await readShared(deps.shareKey, heardAt, readWhole);
-      tag = read.tag;
-      const token = `${position}~${tag}`;
-      for (const [key, n] of read.all) {
-        if (sent.get(key) === n.text) continue;
-        sent.set(key, n.text);
-        await emit(n, token);
-      }
-      // Gone since (a record deleted with its problem): the spec's deletion, `data: null`.
-      for (const key of [...sent.keys()])
-        if (!read.all.has(key)) {
-          sent.delete(key);
-          const [type, id] = [key.slice(0, key.indexOf("/")), key.slice(key.indexOf("/") + 1)];
-          await emit({ type, id: id || null, data: null }, token);
-        }
+      const read = await readShared(deps.shareKey, heardAt, () => readWhole(deps));
+      if (read === sent) return;
+      for (const line of changesOf(sent, read)) await sink.write(line);
+      sent = read;
     },
     onError,
     BURST_GAP_MS,
   );
-  let lastPosition = position;
-  const stop = await deps.bus
-    .listen(deps.domainId, (change) => {
-      // A run on the user's own input is no submission: nothing of a contest changes with it.
-      if (change.recordId.startsWith(RUN_CHANGE)) return;
-      lastPosition = change.id;
-      heardAt = performance.now();
-      burst(change.id);
-    })
-    .catch((error) => {
-      leave();
-      throw error;
-    });
-  // A change between the first read and the subscription would otherwise wait for the next one: a read begun
-  // after the subscription.
-  heardAt = performance.now();
-  burst(position);
+  // When the bus heard it (the same for every feed that hears a change, so that they share one read), else now.
+  const heard = (at = performance.now()) => {
+    heardAt = at;
+    burst("");
+  };
+  const stop = await deps.bus.listen(deps.domainId, (change) => {
+    // A run on the user's own input is no submission: nothing of a contest changes with it.
+    if (!change.recordId.startsWith(RUN_CHANGE)) heard(change.heardAt);
+  });
+  // A change between the first read and the subscription would otherwise wait for the next one. The log and the
+  // channel get an announcement in one script, so one not heard is in the log by now.
+  if ((await deps.bus.lastId(deps.domainId).catch(() => "")) !== first.position) heard();
   // The freeze, the end and the thaw come with no record change, nor does an edit of the set: looked at every second.
+  // A change seen so is heard as of when the look began: the contest's feeds see it within the same second, and
+  // those whose looks began before a read did take that read (one the change missed is looked at again).
   const clock = setInterval(() => {
+    const looked = performance.now();
     void deps
       .context()
       .then((ctx) => {
         if (stopped) return;
         const state = JSON.stringify(stateOf(ctx.set, ctx.now));
         const contest = JSON.stringify(contestOf(ctx.set));
-        if (state === sent.get("state/") && contest === sent.get("contest/") && tagOf(ctx) === tag) return;
-        heardAt = performance.now();
-        burst(lastPosition);
+        const same = state === sent.all.get("state/")?.text && contest === sent.all.get("contest/")?.text;
+        if (!same || tagOf(ctx) !== sent.tag) heard(looked);
       })
       .catch(onError);
   }, STATE_CHECK_MS);

@@ -94,21 +94,27 @@ export function liveStreams(deps: AppDeps) {
     // The stream lives as long as the client keeps it: Bun's idle timeout would cut it between events.
     server?.timeout(request, 0);
     const output = new Output(limits, (dropped) => close(dropped));
-    const write = (text: string) => {
-      const chunk = encoder.encode(text);
+    const put = (chunk: Uint8Array) => {
       if (output.overflows(chunk.byteLength)) close(true);
       else output.enqueue(chunk);
       return output.room();
     };
+    const write = (text: string) => put(encoder.encode(text));
     const sink: Sink =
       format === "sse"
         ? {
             send: (event, data, id) => write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
             position: (id) => void write(`id: ${id}\n\n`),
+            write: put,
             end: () => close(),
           }
         : // One JSON line a notification (the event and id are in it); a bare newline keeps the line alive.
-          { send: (_event, data) => write(`${JSON.stringify(data)}\n`), position: () => {}, end: () => close() };
+          {
+            send: (_event, data) => write(`${JSON.stringify(data)}\n`),
+            write: put,
+            position: () => {},
+            end: () => close(),
+          };
     const heartbeat = setInterval(() => {
       void write(format === "sse" ? ": heartbeat\n\n" : "\n");
       slots.keep(userId, streamId).catch(() => {});

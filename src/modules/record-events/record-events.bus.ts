@@ -142,6 +142,11 @@ export interface Change {
   id: string;
   domainId: string;
   recordId: string;
+  /**
+   * When this process heard it on the channel (`performance.now()`; not on changes read from the log): one
+   * time for all its listeners, so that feeds that hear a change together can share a read begun after it.
+   */
+  heardAt?: number;
 }
 
 type Listener = (change: Change) => void;
@@ -208,7 +213,8 @@ export class RecordBus {
     subscriber.on("error", (error) => this.logger.debug("record bus connection error", { error: error.message }));
     subscriber.on("message", (_channel, message: string) => {
       const [id, domainId, recordId] = message.split(" ");
-      for (const listener of this.listeners.get(domainId) ?? []) listener({ id, domainId, recordId });
+      const heardAt = performance.now();
+      for (const listener of this.listeners.get(domainId) ?? []) listener({ id, domainId, recordId, heardAt });
     });
     this.subscriber = subscriber;
     this.ready = subscriber

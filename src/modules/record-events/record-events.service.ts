@@ -24,6 +24,11 @@ export interface Sink {
    */
   send(event: string, data: unknown, id: string): Promise<void>;
   /**
+   * Bytes already in the stream's format (the Contest API feed's lines), written as they are and awaited as
+   * `send`: the feeds of a contest write the same Uint8Array rather than each encoding its own.
+   */
+  write(chunk: Uint8Array): Promise<void>;
+  /**
    * An id alone (a frame without data): sets the client's last event id without an event, so a stream that
    * is cut before its first event still resumes from where it began (an EventSource sends it back).
    */
