@@ -36,6 +36,8 @@ const SUBMISSIONS: Record<KattisVersion, string[]> = {
   "2025-09": ["accepted", "rejected", "wrong_answer", "time_limit_exceeded", "run_time_error", "brute_force"],
 };
 const LAYOUT = {
+  // Legacy's specification renamed input_format_validators/ to input_validators/ (inputValidatorRules): both are
+  // legacy's, the old name only legacy's.
   legacy: {
     statement: "problem_statement",
     types: ["tex"],
@@ -203,6 +205,23 @@ function dataRules(files: Files, types: string[], findings: string[]) {
   }
 }
 
+/**
+ * At least one input validator, where problemtools' release requires one (legacy, 2023-07-draft: "No input format
+ * validators found"): a program of input_validators/ (legacy: or input_format_validators/, the one it reads first):
+ * a source file or script it knows, a checktestdata or VIVA file, or a folder.
+ */
+function inputValidatorRules(paths: string[], version: KattisVersion, findings: string[]) {
+  if (version === "2025-09") return;
+  const folders = version === "legacy" ? ["input_format_validators", "input_validators"] : ["input_validators"];
+  const folder = folders.find((name) => paths.some((path) => path.startsWith(`${name}/`))) ?? folders.at(-1);
+  const programs = paths.filter((path) => {
+    const parts = path.split("/");
+    return parts[0] === folder && (parts.length > 2 || PROGRAM.test(parts[1]));
+  });
+  if (programs.length === 0) findings.push(`no input validator in ${folder}/`);
+}
+const PROGRAM = /\.(c|cc|cpp|cxx|c\+\+|C|py|py3|java|kt|go|rs|js|sh|ctd|viva)$/;
+
 /** Validators' and submissions' folders by the version's names; a custom validator where the type needs one. */
 function folderRules(files: Files, types: string[], yaml: Yaml, version: KattisVersion, findings: string[]) {
   const paths = [...files.keys()];
@@ -212,6 +231,7 @@ function folderRules(files: Files, types: string[], yaml: Yaml, version: KattisV
   for (const folder of [other.validator, other.input])
     if (paths.some((path) => path.startsWith(`${folder}/`)) && !(legacy && folder === "input_validators"))
       findings.push(`${folder}/ is not ${version}'s folder`);
+  inputValidatorRules(paths, version, findings);
   const validator = paths.filter((path) => path.startsWith(`${layout.validator}/`));
   if (legacy && validator.some((path) => path.split("/").length !== 3))
     findings.push("output_validators/ holds its validator as one folder");

@@ -1,4 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readArchive } from "../../src/modules/problem-configs/archive-reader";
 import { archiveOf } from "../helpers/archive-builders";
@@ -25,6 +28,36 @@ const PNG = onePixelPng();
 const SUM_C = '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);return 0;}\n';
 const HALF_C = '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a);return 0;}\n';
 
+// Our input validators: the guessing game's (Kattis: one number from 1 to 1000 on its own line; 42 valid, 43 not)
+// and a + b's, testlib-style without testlib (Polygon: "a b", integers in [-1e9, 1e9]; 0 valid, 3 not).
+const GUESS_VALIDATOR = `#include <iostream>
+#include <iterator>
+#include <regex>
+#include <string>
+int main() {
+  std::string in((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (!std::regex_match(in, std::regex("[1-9][0-9]{0,3}\\n"))) return 43;
+  return std::stoi(in) <= 1000 ? 42 : 43;
+}
+`;
+const SUM_VALIDATOR = `#include <stdio.h>
+static int c;
+static int integer(void) {
+  long value = 0;
+  int digits = 0, negative = c == '-';
+  if (negative) c = getchar();
+  if (c == '0') { c = getchar(); return !negative && (c < '0' || c > '9'); }
+  while (c >= '0' && c <= '9' && digits < 11) { value = value * 10 + (c - '0'); digits++; c = getchar(); }
+  return digits > 0 && value <= 1000000000;
+}
+int main(void) {
+  c = getchar();
+  if (!integer() || c != ' ') return 3;
+  c = getchar();
+  if (!integer() || c != '\\n') return 3;
+  return getchar() == EOF ? 0 : 3;
+}
+`;
 const KATTIS = {
   "problem.yaml":
     "problem_format_version: 2023-07-draft\nname: Guess\ntype: interactive\nuuid: 5d9c2f7e-1b3a-4c8d-9e0f-7a6b5c4d3e2f\n",
@@ -37,6 +70,7 @@ const KATTIS = {
   "data/secret/1.in": "3\n",
   "data/secret/1.ans": "",
   "submissions/accepted/guess.c": '#include <stdio.h>\nint main(void){puts("7");return 0;}\n',
+  "input_validators/guess.cpp": GUESS_VALIDATOR,
 };
 const tests = `<tests><test method="manual" sample="true"/><test method="manual"/></tests>`;
 const POLYGON = {
@@ -46,7 +80,8 @@ const POLYGON = {
 <memory-limit>268435456</memory-limit><input-path-pattern>tests/%02d</input-path-pattern>
 <answer-path-pattern>tests/%02d.a</answer-path-pattern>${tests}</testset></judging>
 <assets><solutions><solution tag="main"><source path="solutions/sum.c" type="c.gcc"/></solution>
-<solution tag="wrong-answer"><source path="solutions/half.c" type="c.gcc"/></solution></solutions></assets></problem>`,
+<solution tag="wrong-answer"><source path="solutions/half.c" type="c.gcc"/></solution></solutions>
+<validators><validator><source path="files/val.c" type="c.gcc"/></validator></validators></assets></problem>`,
   "statement-sections/english/legend.tex": "Add $a$ and $b$.\n",
   "tests/01": "1 2\n",
   "tests/01.a": "3\n",
@@ -54,6 +89,7 @@ const POLYGON = {
   "tests/02.a": "11\n",
   "solutions/sum.c": SUM_C,
   "solutions/half.c": HALF_C,
+  "files/val.c": SUM_VALIDATOR,
 };
 const FPS = `<?xml version="1.0" encoding="UTF-8"?>
 <fps version="1.2"><item><title>两数之和</title><time_limit unit="s">1</time_limit>
@@ -103,7 +139,8 @@ async function exported(problem: string, version: KattisVersion) {
 const get = async (path: string) => (await t.api.get(`${domain()}${path}`, { token: cast.admin.token })).body.data;
 /** What a re-import must keep: the cases' data, the limits, the judging, the subtasks, the statement. */
 async function problemOf(problem: string, markdown: boolean) {
-  const config = (await get(`/problems/${problem}/configs/latest/json`)).data.languageDefault;
+  const json = (await get(`/problems/${problem}/configs/latest/json`)).data;
+  const config = json.languageDefault;
   const verification = await get(`/problems/${problem}/package/verification`);
   const { content, title } = await get(`/problems/${problem}`);
   const cases = config.cases.map((c: any) => [
@@ -119,6 +156,7 @@ async function problemOf(problem: string, markdown: boolean) {
     subtasks: config.subtasks,
     compare: config.caseDefault?.compare,
     submissions,
+    inputValidators: json.inputValidators?.length ?? 0,
     ...(markdown ? { content: linksOf(content) } : {}),
   };
 }
@@ -157,10 +195,13 @@ describe.each(PACKAGES)("a %s package exported", (format, build, name, timeLimit
     async (version) => {
       const { files, zip } = await exported(problem, version);
       keep(zip, format, version);
-      // Hydro keeps its samples in the statement only: there is no sample case to export.
-      expect(verifyKattis(files, version, { timeLimit })).toEqual(
-        format === "Hydro" ? ["warning: no sample data"] : [],
-      );
+      // Hydro keeps its samples in the statement only: there is no sample case to export. FPS and Hydro have no
+      // input validator (neither format has one), which problemtools requires before 2025-09.
+      const none = ["FPS", "Hydro"].includes(format) && version !== "2025-09";
+      expect(verifyKattis(files, version, { timeLimit })).toEqual([
+        ...(format === "Hydro" ? ["warning: no sample data"] : []),
+        ...(none ? ["no input validator in input_validators/"] : []),
+      ]);
       if (format === "Kattis") {
         // The sample's interaction and the validator's header beside its source, in the version's folder.
         const validator = version === "legacy" ? "output_validators/validator" : "output_validator";
@@ -197,5 +238,47 @@ describe("what the export says", () => {
       [...files.keys()].filter((path) => path.startsWith("statement/") || path.startsWith("submissions/")),
     ).toEqual(["statement/figure.png", "statement/problem.zh.md", "submissions/accepted/sum.c"]);
     expect(new TextDecoder().decode(files.get("statement/problem.zh.md"))).toContain("![图](figure.png)");
+  }, 60_000);
+});
+
+describe("input validators", () => {
+  const configOf = async (problem: string) => (await get(`/problems/${problem}/configs/latest/json`)).data;
+
+  test("Kattis's go out as they came in, in every version", async () => {
+    const problem = await importBytes(await archiveOf("zip", KATTIS), "package.zip");
+    expect((await configOf(problem)).inputValidators).toEqual([
+      {
+        files: ["input_validators/guess.cpp"],
+        compileArgs: ["g++", "-O2", "-std=gnu++17", "-o", "guess", "input_validators/guess.cpp"],
+        executeArgs: ["./guess"],
+        protocol: "kattis",
+      },
+    ]);
+    for (const version of VERSIONS) {
+      const { files } = await exported(problem, version);
+      expect(new TextDecoder().decode(files.get("input_validators/guess.cpp"))).toBe(GUESS_VALIDATOR);
+    }
+  }, 60_000);
+
+  test("Polygon's is kept and goes out in a Python program that speaks Kattis's exit codes", async () => {
+    const problem = await importBytes(await archiveOf("zip", POLYGON), "package.zip");
+    expect((await configOf(problem)).inputValidators).toEqual([
+      {
+        files: ["files/val.c"],
+        compileArgs: ["gcc", "-O2", "-std=gnu11", "-o", "validator", "files/val.c", "-lm"],
+        executeArgs: ["./validator"],
+        protocol: "testlib",
+      },
+    ]);
+    const { files } = await exported(problem, "legacy");
+    const dir = mkdtempSync(join(tmpdir(), "input-validator-"));
+    try {
+      writeFileSync(join(dir, "val.py"), files.get("input_validators/val.py")!);
+      const run = (input: string) => spawnSync("python3", ["val.py"], { cwd: dir, input }).status;
+      // Valid; then what problemtools tries on every validator: doubled spaces, a leading zero, junk at the end.
+      expect(["1 2\n", "1  2\n", "01 2\n", "1 2\nx"].map(run)).toEqual([42, 43, 43, 43]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -289,11 +289,10 @@ describe("a legacy package", () => {
       limits: { memory: 128, time_multipliers: { ac_to_time_limit: 3 }, time_limit: 2 },
     });
     expectSameFiles(files, expected);
-    // Imported again: the same config, the validator's sources at their new paths.
-    const before = JSON.stringify(await configOf(problem)).replaceAll(
-      "output_validators/tolerance/",
-      "output_validator/",
-    );
+    // Imported again: the same config, the validators' sources at their new paths.
+    const before = JSON.stringify(await configOf(problem))
+      .replaceAll("output_validators/tolerance/", "output_validator/")
+      .replaceAll("input_format_validators/", "input_validators/");
     expect(await configOf(await importPackage(zip))).toEqual(JSON.parse(before));
   }, 120_000);
 });

@@ -21,6 +21,7 @@ const CURRENT: Files = {
   "data/sample/1.ans": "3\n",
   "data/secret/1.in": "5 6\n",
   "data/secret/1.ans": "",
+  "input_validators/sum.py": "import sys\nsys.exit(42)\n",
 };
 const LEGACY: Files = {
   "problem.yaml": "name: Sum\n",
@@ -31,6 +32,7 @@ const LEGACY: Files = {
   "data/sample/1.ans": "3\n",
   "data/secret/1.in": "5 6\n",
   "data/secret/1.ans": "11\n",
+  "input_validators/sum.py": "import sys\nsys.exit(42)\n",
 };
 
 describe("verifyKattis's content rules", () => {

@@ -18,12 +18,14 @@ const CURRENT: Files = {
   "data/secret/1.in": "5 6\n",
   "data/secret/1.ans": "11\n",
   "submissions/accepted/sum.c": "int main(){}\n",
+  "input_validators/sum.py": "import sys\nsys.exit(42)\n",
 };
 const LEGACY: Files = {
   "problem.yaml": "name: Sum\nvalidation: custom\nvalidator_flags: tolerance 1e-4\nkeywords: easy sums\n",
   "problem_statement/problem.en.tex": "\\problemname{Sum}\nAdd.\n",
   "output_validators/tolerance/validate.cc": "int main(){return 42;}\n",
   "output_validators/tolerance/validate.h": "\n",
+  "input_validators/sum/sum.cc": "int main(){return 42;}\n",
   "data/sample/1.in": "1 2\n",
   "data/sample/1.ans": "3\n",
   "data/secret/1.in": "5 6\n",

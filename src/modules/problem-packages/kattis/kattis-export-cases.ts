@@ -115,6 +115,12 @@ export function exporting(store: BlobStore, tree: Map<string, TreeEntry>) {
     out,
     copy,
     textOf,
+    /** A tree file's bytes; one the config names but the version lacks cannot be exported. */
+    bytesOf: (path: string) => {
+      const entry = tree.get(clean(path));
+      if (!entry) throw cannot(`${path} is not in the config version`);
+      return store.get(entry.digest);
+    },
     /** A tree file's text when it is exported at its own path. */
     exported: (path: string) => (out.has(path) ? textOf(path) : Promise.resolve(undefined)),
     remove: (path: string) => out.delete(path),

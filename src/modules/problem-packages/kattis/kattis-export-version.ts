@@ -15,15 +15,15 @@ export const DEFAULT_KATTIS_VERSION: KattisVersion = "2023-07-draft";
 type Yaml = Record<string, unknown>;
 
 /**
- * Where a file the export placed at its 2025-09 path goes in `version`: legacy's problem_statement/,
- * input_format_validators/ and output_validators/<name>/ (the validator one folder of its files).
+ * Where a file the export placed at its 2025-09 path goes in `version`: legacy's problem_statement/ and
+ * output_validators/<name>/ (the validator one folder of its files). Input validators stay in input_validators/,
+ * legacy's name too since its specification renamed input_format_validators/ (problemtools warns of the old one).
  */
 export function versionPath(version: KattisVersion, path: string, validatorName: string): string {
   if (version !== "legacy") return path;
   const [top] = path.split("/");
   const rest = path.slice(top.length);
   if (top === "statement") return `problem_statement${rest}`;
-  if (top === "input_validators") return `input_format_validators${rest}`;
   if (top === "output_validator") return `output_validators/${validatorName}${rest}`;
   return path;
 }

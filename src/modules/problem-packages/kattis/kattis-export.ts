@@ -29,6 +29,7 @@ import {
   validatorPath,
 } from "./kattis-export-files";
 import { ownFiles, versionFiles } from "./kattis-export-own";
+import { writeInputValidators } from "./kattis-export-validators";
 import { DEFAULT_KATTIS_VERSION, type KattisVersion } from "./kattis-export-version";
 
 /**
@@ -48,7 +49,8 @@ export async function kattisPackage(
 ): Promise<ArchiveSource[]> {
   const config = await latestConfig(em, problem);
   if (!config) throw new BizError("ProblemConfigNotFoundError", "the problem has no config version to export");
-  const [language] = resolveLanguages(await readConfigJson(em, store, config));
+  const json = await readConfigJson(em, store, config);
+  const [language] = resolveLanguages(json);
   const program = judgingOf(language.cases);
   const x = exporting(store, new Map((await treeOf(em, config)).map((f) => [f.path, f])));
   const imported = await em.findOne(PackageVerification, { problem });
@@ -80,6 +82,7 @@ export async function kattisPackage(
     if (file !== null) x.add(`${top}/test_group.yaml`, file);
   }
   if (program) copyValidator(x, program.files.map(clean));
+  await writeInputValidators(x, json.inputValidators ?? [], kattis);
   const interactive = Boolean(language.cases[0].interactor);
   await ownFiles(em, store, x, { problem, imported, kattis, interactive, version });
   const facts = await problemFacts(x, problem, language, kattis && x.tree.has("problem.yaml"));

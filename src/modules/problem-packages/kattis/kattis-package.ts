@@ -1,5 +1,6 @@
 import { parse as parseYaml } from "yaml";
 import type { CheckerInput } from "../../../core/config-model/config-schema";
+import { kattisInputValidators } from "./kattis-input-validators";
 import { kattisStatement } from "./kattis-statement";
 import { kattisSubmissions } from "./kattis-submissions";
 import { validatorArgs } from "./kattis-validator-args";
@@ -10,8 +11,8 @@ import type { PackageCase, PackageProblem } from "../model/package-model";
 /**
  * The Kattis problem package format, the legacy layout and the 2023-07 one (docs/running-a-course.md "Problem
  * packages"): problem.yaml, .timelimit, data/sample and data/secret (groups as subdirectories, with testdata.yaml),
- * output_validators/ (legacy) or output_validator/ (2023-07), problem_statement/ or statement/, and
- * submissions/<verdict>/.
+ * output_validators/ (legacy) or output_validator/ (2023-07), input_validators/, problem_statement/ or statement/,
+ * and submissions/<verdict>/.
  */
 
 /** Whether the files look like a Kattis package. */
@@ -61,6 +62,7 @@ export function readKattis(files: Map<string, Uint8Array>): PackageProblem {
     compare: custom ? null : defaultValidation(flags),
     checker: custom && !interactive ? { ...custom, ...protocol } : null,
     interactor: custom && interactive ? { ...custom, ...protocol } : null,
+    inputValidators: kattisInputValidators(files, notes),
     fileInput: null,
     fileOutput: null,
     ...(scoring ? groupsOf(files, cases, notes) : { groupScores: new Map() }),

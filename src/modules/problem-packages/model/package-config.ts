@@ -42,5 +42,6 @@ export function configOf(problem: PackageProblem): ConfigJson {
   return {
     languageDefault: { caseDefault, cases, ...(subtasks.length > 0 ? { subtasks } : {}) },
     languages: LANGUAGES.map((name) => ({ name, preset: name })),
+    ...(problem.inputValidators?.length ? { inputValidators: problem.inputValidators } : {}),
   } as ConfigJson;
 }

@@ -1,5 +1,5 @@
 import { BizError } from "../../../core/errors";
-import type { CheckerInput, CompareMode } from "../../../core/config-model/config-schema";
+import type { CheckerInput, CompareMode, InputValidatorInput } from "../../../core/config-model/config-schema";
 import type { CaseResult } from "../../../core/judge-protocol";
 
 /**
@@ -81,6 +81,8 @@ export interface PackageProblem {
   compare: { compare: CompareMode; epsilon?: number } | null;
   checker: CheckerInput | null;
   interactor: CheckerInput | null;
+  /** Programs that check a case's input (Kattis input_validators/, Polygon's validators): kept, not run. */
+  inputValidators?: InputValidatorInput[];
   fileInput: string | null;
   fileOutput: string | null;
   /** Each group's score, in the order of `cases` (scoring problems). */

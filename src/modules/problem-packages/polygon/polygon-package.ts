@@ -16,8 +16,8 @@ const FAILURES: CaseResult[] = [
 
 /**
  * Polygon packages (docs/problem-packages.md): problem.xml names the problem, the testset's
- * limits and test paths (samples marked), the testlib checker and interactor with their sources, file I/O, and the
- * solutions with their tags. Polygon's tests are files of the package; a generated test that was never
+ * limits and test paths (samples marked), the testlib checker, interactor and validators with their sources, file
+ * I/O, and the solutions with their tags. Polygon's tests are files of the package; a generated test that was never
  * written (a package made without its tests) is refused.
  */
 
@@ -80,6 +80,7 @@ export function readPolygon(files: Map<string, Uint8Array>): PackageProblem {
     compare: checker ? null : { compare: "whitespace" },
     checker: checker ? assetOf(files, checker, "checker") : null,
     interactor: interactor ? assetOf(files, interactor, "interactor") : null,
+    inputValidators: validatorsOf(files, assets, notes),
     fileInput: judging?.["input-file"] ? String(judging["input-file"]) : null,
     fileOutput: judging?.["output-file"] ? String(judging["output-file"]) : null,
     groupScores: new Map(),
@@ -125,6 +126,29 @@ function assetOf(files: Map<string, Uint8Array>, asset: Node, name: "checker" | 
   const built = programOf([source], name, `the ${name}`);
   // The headers sit beside the source, where its #include "testlib.h" finds them.
   return { ...built, files: [source, ...headers], protocol: "testlib" as const };
+}
+
+/**
+ * The validators (testlib's: the test on stdin, exit 0 valid), each built as the checker is, with the package's
+ * headers beside it. Kept in config.json for the export, never run here: one we could not build (its source
+ * missing, another language) is left out with a note, as every validator was before.
+ */
+function validatorsOf(files: Map<string, Uint8Array>, assets: Node, notes: string[]) {
+  const validators = list((assets.validators as Node | undefined)?.validator);
+  const headers = [...files.keys()].filter((p) => p.startsWith("files/") && /\.(h|hpp)$/.test(p));
+  return validators.flatMap((validator, i) => {
+    const source = String((validator.source as Node | undefined)?.path ?? "");
+    try {
+      if (!files.has(source)) throw new Error("missing");
+      const built = programOf([source], `validator${i > 0 ? i + 1 : ""}`, "the validator");
+      return [{ ...built, files: [source, ...headers], protocol: "testlib" as const }];
+    } catch {
+      notes.push(
+        `problem.xml: the validator ${source || "(no source)"} is not a C, C++ or Python source of the package`,
+      );
+      return [];
+    }
+  });
 }
 
 function solutionsOf(problem: Node, files: Map<string, Uint8Array>): PackageSubmission[] {
