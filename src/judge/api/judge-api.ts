@@ -28,7 +28,16 @@ export type { CaseReport };
 
 export { isUnreachable, Refused, RETRY_WINDOW_MS, Unreachable } from "./retries";
 
+/** A download's attempt (a test's data may be large). */
 const CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * The longest one attempt of a JSON call may take: a third of the retry window, and 10 s. A connection the
+ * API's restart left open and silent (a pooled keep-alive socket, a proxy that lost its upstream) answers
+ * nothing; an attempt as long as the window spent all of it on that socket, and the record was given back
+ * although the API had come back within seconds. Cut short, the call has time for fresh connections.
+ */
+export const attemptTimeoutMs = (retryWindowMs: number) => Math.min(10_000, Math.max(1, Math.floor(retryWindowMs / 3)));
 
 /**
  * Cuts the judge's secrets out of what a program printed before it is sent, and says when it had to; and
@@ -207,7 +216,7 @@ export class JudgeApi {
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<T> {
     return this.withRetries(async (base) => {
-      const timeout = AbortSignal.timeout(options.timeoutMs ?? CALL_TIMEOUT_MS);
+      const timeout = AbortSignal.timeout(options.timeoutMs ?? attemptTimeoutMs(this.retryWindowMs));
       const response = await fetch(`${base}${path}`, {
         method,
         headers: { authorization: this.authorization, "content-type": "application/json" },
