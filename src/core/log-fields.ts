@@ -17,9 +17,22 @@ const MAX_DEPTH = 4;
 export function redactFields(fields: LogFields, depth = 0): LogFields {
   const out: LogFields = {};
   for (const [key, value] of Object.entries(fields)) {
-    out[key] = SECRET_KEY.test(key) ? REDACTED_FIELD : redactValue(value, depth);
+    out[key] = isSecretKey(key) ? REDACTED_FIELD : redactValue(value, depth);
   }
   return out;
+}
+
+// The same few keys come with every line (the access log's five, every request): each is tested once.
+const secretKeys = new Map<string, boolean>();
+const SECRET_KEYS_KEPT = 1_000;
+
+function isSecretKey(key: string): boolean {
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(key);
+    if (secretKeys.size < SECRET_KEYS_KEPT) secretKeys.set(key, secret);
+  }
+  return secret;
 }
 
 function redactValue(value: unknown, depth: number): unknown {

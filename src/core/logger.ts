@@ -62,8 +62,26 @@ function wrap(instance: pino.Logger): Logger {
     info: (msg, fields) => instance.info(fields ?? {}, msg),
     warn: (msg, fields) => instance.warn(fields ?? {}, msg),
     error: (msg, fields) => instance.error(fields ?? {}, msg),
-    // Redacted here: pino's bindings formatter applies to the root's base only, never to a child's.
-    child: (fields) => wrap(instance.child(redactFields(fields))),
+    child: (fields) => lazyChild(instance, fields),
+  };
+}
+
+/**
+ * A child made on its first use: every request gets one (its id bound) and most never log. Redacted
+ * here: pino's bindings formatter applies to the root's base only, never to a child's.
+ */
+function lazyChild(parent: pino.Logger, fields: LogFields): Logger {
+  let made: Logger | null = null;
+  const child = () => {
+    made ??= wrap(parent.child(redactFields(fields)));
+    return made;
+  };
+  return {
+    debug: (msg, more) => child().debug(msg, more),
+    info: (msg, more) => child().info(msg, more),
+    warn: (msg, more) => child().warn(msg, more),
+    error: (msg, more) => child().error(msg, more),
+    child: (more) => child().child(more),
   };
 }
 

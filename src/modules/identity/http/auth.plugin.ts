@@ -8,7 +8,7 @@ import { contextPlugin, emOf } from "../../../http/context.plugin";
 import { bodyLimitsOf, parseBody } from "../../../http/body-limits";
 import { checkFailed } from "../../../http/errors.plugin";
 import { assertStorableText } from "../../../http/input-hygiene";
-import { actorFrom, identify, type Actor, type AuthInput } from "./authenticate";
+import { actorFrom, credentialCookies, identify, type Actor } from "./authenticate";
 import { clientIp } from "../../../http/client-ip";
 import { BoundedMap } from "../../../runtime/bounded-map";
 import { once } from "../../../runtime/once";
@@ -76,7 +76,8 @@ export function authPlugin(deps: AppDeps) {
     if (isJudger(actor.siteRole)) presence.markSeen(actor.userId);
     return actor;
   };
-  const identified = ({ request, cookie }: Gate) => identify({ request, cookie, em: emOf(request) }, codec, config);
+  const identified = async ({ request }: Gate) =>
+    identify({ request, cookie: await credentialCookies(request), em: emOf(request) }, codec, config);
   // The address goes on the actor and the domain standing, for the audit log the services write. It is
   // found when first read: asking the server for a request's peer costs more than most checks here.
   const ipOf = (g: Gate) => () => clientIp(g.request, g.server, config.trustedProxies);
@@ -129,17 +130,20 @@ export function authPlugin(deps: AppDeps) {
   // read, so an anonymous or forbidden upload is refused without reading it. GET routes have no parse
   // phase, and resolve finds the answer memoised when parse already ran.
   const limits = bodyLimitsOf(config);
+  // The hooks name the fields they read: Elysia infers from a hook's source what to prepare for every
+  // request of the route, and a context handed on whole made it copy the headers and parse the cookies
+  // and the query of each request (the cookies are parsed here, only when no Authorization header wins).
   const gate = <T>(check: (gate: Gate) => Promise<T>) => ({
-    async parse(ctx: Gate & { contentType?: string }) {
+    async parse({ request, params, server, contentType }: Gate & { contentType?: string }) {
       // The checks query by path parameters: what the database cannot take is a 422 before they run.
-      assertStorableText("path", ctx.params);
-      await check(ctx).catch((error) => {
+      assertStorableText("path", params);
+      await check({ request, params, server }).catch((error) => {
         throw checkFailed(error);
       });
       // Checks passed: now the body is read, within its route's limit.
-      return parseBody(ctx.request, ctx.contentType, limits);
+      return parseBody(request, contentType, limits);
     },
-    resolve: (ctx: Gate) => check(ctx),
+    resolve: ({ request, params, server }: Gate) => check({ request, params, server }),
   });
   const signedIn = async (g: Gate) => ({ actor: await actorOf(g) });
   const visibleDomain = async (g: Gate) => {
@@ -184,7 +188,6 @@ export function authPlugin(deps: AppDeps) {
 /** What the checks read of a request: who (header or cookie) and where (the `{domain}` of the path). */
 interface Gate {
   request: Request;
-  cookie: AuthInput["cookie"];
   params?: unknown;
   server?: Parameters<typeof clientIp>[1];
 }

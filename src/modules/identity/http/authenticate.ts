@@ -9,6 +9,7 @@ import type { SiteRole } from "../permissions";
 import type { Principal } from "../access";
 import { once } from "../../../runtime/once";
 import { COOKIE } from "./cookies";
+import { parseCookie } from "elysia/cookies";
 
 export type Via = "bearer" | "cookie" | "access-key";
 
@@ -34,6 +35,17 @@ export interface AuthInput {
 }
 
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The cookies readAccessCredential reads, parsed as Elysia parses them (numbers and JSON turned into
+ * values), or none when a non-blank `Authorization` header wins over them.
+ */
+export async function credentialCookies(request: Request): Promise<AuthInput["cookie"]> {
+  const header = request.headers.get("authorization");
+  if (header !== null && header.trim() !== "") return {};
+  const cookies = request.headers.get("cookie");
+  return cookies ? parseCookie({ headers: {} }, cookies) : {};
+}
 
 /** Where the access credential of a request is: an `Authorization` header wins over cookies. */
 export function readAccessCredential(
