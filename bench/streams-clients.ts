@@ -169,10 +169,11 @@ export async function heapOf(pid: number, phase: string): Promise<void> {
   for (let i = 0; i < 200 && !(await Bun.file(file).exists()); i++) await Bun.sleep(50);
   const { before, after } = JSON.parse(await readFile(file, "utf8"));
   const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)}`;
+  const types = (at: { types: [string, number][] }) => at.types.map(([t, n]) => `${t} ${n}`).join(", ");
   console.log(
     `heap ${phase}: rss ${mib(before.rss)} -> ${mib(after.rss)} MiB, heap ${mib(before.heap)} -> ${mib(after.heap)}` +
       `, external ${mib(before.external)} -> ${mib(after.external)}, arrayBuffers ${mib(after.arrayBuffers)}` +
-      `, ${after.objects} objects: ${after.types.map(([t, n]: [string, number]) => `${t} ${n}`).join(", ")}`,
+      `, objects ${before.objects} -> ${after.objects}; before: ${types(before)}; after: ${types(after)}`,
   );
 }
 let heapTaken = 0;

@@ -8,14 +8,16 @@ import { writeFileSync } from "node:fs";
  * bench prints the difference: where the RSS over idle goes.
  */
 let taken = 0;
-process.on("SIGUSR2", () => {
-  const before = { ...process.memoryUsage(), heap: heapStats().heapSize };
-  Bun.gc(true);
-  const stats = heapStats();
-  const types = Object.entries(stats.objectTypeCounts)
+const top = (stats: ReturnType<typeof heapStats>) =>
+  Object.entries(stats.objectTypeCounts)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 15);
-  const after = { ...process.memoryUsage(), heap: stats.heapSize, objects: stats.objectCount, types };
+process.on("SIGUSR2", () => {
+  const seen = heapStats();
+  const before = { ...process.memoryUsage(), heap: seen.heapSize, objects: seen.objectCount, types: top(seen) };
+  Bun.gc(true);
+  const stats = heapStats();
+  const after = { ...process.memoryUsage(), heap: stats.heapSize, objects: stats.objectCount, types: top(stats) };
   // HEAP_SNAPSHOT=1: the whole heap too (V8's format, for Chrome's memory tab or a script).
   if (process.env.HEAP_SNAPSHOT === "1")
     writeFileSync(`/tmp/joj-streams-heap-${process.pid}-${taken}.heapsnapshot`, Bun.generateHeapSnapshot("v8"));
