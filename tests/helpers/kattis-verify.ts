@@ -237,6 +237,11 @@ function folderRules(files: Files, types: string[], yaml: Yaml, version: KattisV
     findings.push("output_validators/ holds its validator as one folder");
   if (legacy && new Set(validator.map((path) => path.split("/")[1])).size > 1)
     findings.push("more than one output validator");
+  // problemtools' release takes each entry of 2023-07-draft's output_validator/ as a program (run.find_programs):
+  // a source beside its header is compiled alone. 2025-09's output_validator/ is the program itself.
+  const entries = new Set(validator.map((path) => path.split("/")[1]));
+  if (version === "2023-07-draft" && entries.size > 1)
+    findings.push(`output_validator/ holds one program, a file or one folder, not ${[...entries].join(", ")}`);
   const custom = legacy
     ? String(yaml.validation ?? "").startsWith("custom")
     : types.includes("interactive") || types.includes("multi-pass");

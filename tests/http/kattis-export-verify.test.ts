@@ -143,12 +143,7 @@ async function problemOf(problem: string, markdown: boolean) {
   const config = json.languageDefault;
   const verification = await get(`/problems/${problem}/package/verification`);
   const { content, title } = await get(`/problems/${problem}`);
-  const cases = config.cases.map((c: any) => [
-    c.category,
-    c.time,
-    c.memory,
-    (c.checker ?? c.interactor)?.files?.length ?? 0,
-  ]);
+  const cases = config.cases.map((c: any) => [c.category, c.time, c.memory, programOf(c.checker ?? c.interactor)]);
   const submissions = verification.results.map((r: any) => r.expected).sort();
   return {
     title,
@@ -159,6 +154,24 @@ async function problemOf(problem: string, markdown: boolean) {
     inputValidators: json.inputValidators?.length ?? 0,
     ...(markdown ? { content: linksOf(content) } : {}),
   };
+}
+
+/** Where each version puts the Kattis package's output validator (named `validator`: its package gave no name). */
+const FOLDER: Record<KattisVersion, string> = {
+  legacy: "output_validators/validator",
+  "2023-07-draft": "output_validator/validator",
+  "2025-09": "output_validator",
+};
+
+/**
+ * A validator's files and build, its paths inside its folder: the version names that folder (legacy
+ * output_validators/validator/, 2023-07-draft output_validator/validator/, 2025-09 output_validator/).
+ */
+function programOf(program: { files: string[]; compileArgs?: string[]; executeArgs: string[] } | undefined) {
+  const local = (path: string) => path.replace(/^output_validators?\/(?:validator\/)?/, "");
+  if (!program) return null;
+  const { files, compileArgs = [], executeArgs } = program;
+  return [files, compileArgs, executeArgs].map((list) => list.map(local));
 }
 
 /** Attachments' links by their file's extension: the export renames a file verifyproblem would refuse (图 1.png). */
@@ -204,8 +217,13 @@ describe.each(PACKAGES)("a %s package exported", (format, build, name, timeLimit
       ]);
       if (format === "Kattis") {
         // The sample's interaction and the validator's header beside its source, in the version's folder.
-        const validator = version === "legacy" ? "output_validators/validator" : "output_validator";
-        expect(files.has("data/sample/1.interaction") && files.has(`${validator}/validate.h`)).toBe(true);
+        // 2023-07-draft: in a folder of its own, which problemtools' release compiles as one program.
+        const validator = FOLDER[version];
+        expect([...files.keys()].filter((path) => /^output_validators?\//.test(path))).toEqual([
+          `${validator}/validate.cc`,
+          `${validator}/validate.h`,
+        ]);
+        expect(files.has("data/sample/1.interaction")).toBe(true);
       }
       const again = await importBytes(zip, "export.zip");
       // Legacy's statement is LaTeX beside the Markdown one import shows: the text is compared where Markdown.
@@ -215,6 +233,8 @@ describe.each(PACKAGES)("a %s package exported", (format, build, name, timeLimit
         ...before,
         submissions: before.submissions.length,
       });
+      // Exported again from the re-import: the same files (2023-07-draft's validator folder not nested twice).
+      if (format === "Kattis") expect([...(await exported(again, version)).files.keys()]).toEqual([...files.keys()]);
     },
     60_000,
   );

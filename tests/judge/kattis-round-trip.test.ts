@@ -40,15 +40,16 @@ async function importPackage(files: Files | Uint8Array): Promise<string> {
   return body.data.results?.[0]?.id ?? body.data.id;
 }
 
-async function exportPackage(problem: string): Promise<{ zip: Uint8Array; files: Map<string, Buffer> }> {
+async function exportPackage(problem: string, version = "2025-09") {
+  const query = `format=kattis&formatVersion=${version}`;
   const response = await t.app.handle(
-    new Request(`http://localhost/api/v1${domain()}/problems/${problem}/package?format=kattis&formatVersion=2025-09`, {
+    new Request(`http://localhost/api/v1${domain()}/problems/${problem}/package?${query}`, {
       headers: { authorization: `Bearer ${cast.admin.token}` },
     }),
   );
   expect(response.headers.get("content-type")).toBe("application/zip");
   const zip = new Uint8Array(await response.arrayBuffer());
-  return { zip, files: new Map((await readArchive(zip)).map((e) => [e.path, Buffer.from(e.data)])) };
+  return { zip, files: new Map<string, Buffer>((await readArchive(zip)).map((e) => [e.path, Buffer.from(e.data)])) };
 }
 
 const configOf = async (problem: string) =>
@@ -294,6 +295,23 @@ describe("a legacy package", () => {
       .replaceAll("output_validators/tolerance/", "output_validator/")
       .replaceAll("input_format_validators/", "input_validators/");
     expect(await configOf(await importPackage(zip))).toEqual(JSON.parse(before));
+  }, 120_000);
+
+  test("in 2023-07-draft, its validator is output_validator/<its name>/, and imports again the same", async () => {
+    const problem = await importPackage(CIRCLE);
+    const { files, zip } = await exportPackage(problem, "2023-07-draft");
+    // problemtools' release takes each entry of output_validator/ as a program: the validator is one folder.
+    const validator = [...files.keys()].filter((path) => path.startsWith("output_validator"));
+    expect(validator).toEqual(["output_validator/tolerance/float-validator.cpp"]);
+    const source = CIRCLE["circle/output_validators/tolerance/float-validator.cpp"];
+    expect(files.get(validator[0])!.toString()).toBe(source.toString());
+    const before = JSON.stringify(await configOf(problem))
+      .replaceAll("output_validators/tolerance/", "output_validator/tolerance/")
+      .replaceAll("input_format_validators/", "input_validators/");
+    const again = await importPackage(zip);
+    expect(await configOf(again)).toEqual(JSON.parse(before));
+    // Exported again, the same folder (not output_validator/tolerance/tolerance/) and the same files.
+    expectSameFiles((await exportPackage(again, "2023-07-draft")).files, Object.fromEntries(files));
   }, 120_000);
 });
 

@@ -44,6 +44,19 @@ describe("verifyKattis", () => {
     expect(findings(LEGACY, "legacy")).toEqual([]);
   });
 
+  test("an output validator of two files: one folder in 2023-07-draft, output_validator/ itself in 2025-09", () => {
+    const interactive = (version: string, validator: Files) =>
+      withYaml(
+        { ...CURRENT, ...validator },
+        `${CURRENT["problem.yaml"].replace("2023-07-draft", version)}type: interactive\n`,
+      );
+    const folder = { "output_validator/guess/validate.cc": "", "output_validator/guess/validate.h": "" };
+    const flat = { "output_validator/validate.cc": "", "output_validator/validate.h": "" };
+    expect(findings(interactive("2023-07-draft", folder), "2023-07-draft")).toEqual([]);
+    expect(findings(interactive("2023-07-draft", { "output_validator/validate.py": "" }), "2023-07-draft")).toEqual([]);
+    expect(findings(interactive("2025-09", flat), "2025-09")).toEqual([]);
+  });
+
   const broken: [string, Files, KattisVersion, string][] = [
     [
       "a version string the version is not",
@@ -246,6 +259,15 @@ describe("verifyKattis", () => {
       { ...LEGACY, "output_validators/validate.cc": "" },
       "legacy",
       "output_validators/ holds its validator as one folder",
+    ],
+    [
+      "a 2023-07-draft validator of two files side by side, not in one folder",
+      withYaml(
+        { ...CURRENT, "output_validator/validate.cc": "", "output_validator/validate.h": "" },
+        `${CURRENT["problem.yaml"]}type: interactive\n`,
+      ),
+      "2023-07-draft",
+      "output_validator/ holds one program, a file or one folder, not validate.cc, validate.h",
     ],
     [
       "two legacy validators",

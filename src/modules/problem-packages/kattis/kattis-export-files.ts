@@ -28,10 +28,13 @@ export function folderPath(path: string, tree: Map<string, unknown>): string | n
   return FOLDERS.some((folder) => path.startsWith(`${folder}/`)) ? statementPath(path, tree) : null;
 }
 
-/** A validator's file under output_validator/: below output_validators/<name>/ (legacy) or its common folder. */
-export function validatorPath(path: string, files: string[]): string {
-  if (/^output_validators\/[^/]+\//.test(path)) return `output_validator/${path.split("/").slice(2).join("/")}`;
-  if (path.startsWith("output_validator/")) return path;
+/**
+ * A validator's file under output_validator/: below its package folder (validatorFolder: legacy's
+ * output_validators/<name>, 2023-07-draft's output_validator/<name>, or output_validator itself), else below the
+ * common folder of the config's files.
+ */
+export function validatorPath(path: string, files: string[], folder: string | null): string {
+  if (folder) return `output_validator/${path.slice(folder.length + 1)}`;
   let common = posix.dirname(files[0]);
   while (common !== "." && !files.every((file) => file.startsWith(`${common}/`))) common = posix.dirname(common);
   return `output_validator/${common === "." ? path : path.slice(common.length + 1)}`;

@@ -62,7 +62,7 @@ export async function versionFiles(
   x: Exporting,
   version: KattisVersion,
   facts: VersionFacts,
-  validatorFiles: string[],
+  validatorName: string,
 ): Promise<ArchiveSource[]> {
   if (version === "2023-07-draft" && facts.flags.length > 0) {
     // problemtools reads the validator's flags from testdata.yaml (output_validator_flags), inherited by every group.
@@ -75,7 +75,6 @@ export async function versionFiles(
   const limits = facts.yaml.limits as Record<string, unknown> | undefined;
   if (version === "legacy" && typeof limits?.time_limit === "number") x.add(".timelimit", `${limits.time_limit}\n`);
   x.add("problem.yaml", versionYaml(version, facts));
-  const validatorName = /^(?:\.\/)*output_validators\/([^/]+)\//.exec(validatorFiles[0] ?? "")?.[1] ?? "validator";
   const files = [...x.out.values()].map((file) => ({ ...file, path: versionPath(version, file.path, validatorName) }));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

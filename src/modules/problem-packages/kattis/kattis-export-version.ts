@@ -16,15 +16,18 @@ type Yaml = Record<string, unknown>;
 
 /**
  * Where a file the export placed at its 2025-09 path goes in `version`: legacy's problem_statement/ and
- * output_validators/<name>/ (the validator one folder of its files). Input validators stay in input_validators/,
- * legacy's name too since its specification renamed input_format_validators/ (problemtools warns of the old one).
+ * output_validators/<name>/ (the validator one folder of its files). 2023-07-draft's output_validator/<name>/ too:
+ * problemtools' release takes each entry of output_validator/ as a program, so a source and its header side by side
+ * would be two (the source compiled without its header); 2025-09's output_validator/ is the program itself. Input
+ * validators stay in input_validators/, legacy's name too since its specification renamed input_format_validators/
+ * (problemtools warns of the old one).
  */
 export function versionPath(version: KattisVersion, path: string, validatorName: string): string {
-  if (version !== "legacy") return path;
+  if (version === "2025-09") return path;
   const [top] = path.split("/");
   const rest = path.slice(top.length);
-  if (top === "statement") return `problem_statement${rest}`;
-  if (top === "output_validator") return `output_validators/${validatorName}${rest}`;
+  if (top === "output_validator") return `${version === "legacy" ? `${top}s` : top}/${validatorName}${rest}`;
+  if (top === "statement" && version === "legacy") return `problem_statement${rest}`;
   return path;
 }
 

@@ -31,6 +31,7 @@ import {
 import { ownFiles, versionFiles } from "./kattis-export-own";
 import { writeInputValidators } from "./kattis-export-validators";
 import { DEFAULT_KATTIS_VERSION, type KattisVersion } from "./kattis-export-version";
+import { validatorFolder } from "./kattis-package";
 
 /**
  * A problem's latest config version as a Kattis package in `version`'s layout (docs/problem-packages.md "Export
@@ -81,24 +82,29 @@ export async function kattisPackage(
     const file = validatorArgsFile(await x.exported(`${top}/test_group.yaml`), flags);
     if (file !== null) x.add(`${top}/test_group.yaml`, file);
   }
-  if (program) copyValidator(x, program.files.map(clean));
+  const sourceVersion = String(source.problem_format_version ?? "legacy");
+  const validatorName = program ? copyValidator(x, program.files.map(clean), sourceVersion) : "validator";
   await writeInputValidators(x, json.inputValidators ?? [], kattis);
   const interactive = Boolean(language.cases[0].interactor);
   await ownFiles(em, store, x, { problem, imported, kattis, interactive, version });
   const facts = await problemFacts(x, problem, language, kattis && x.tree.has("problem.yaml"));
   const { yaml, names } = problemYamlOf(source, facts);
   const types = [...(facts.scoring ? ["scoring"] : []), ...(interactive ? ["interactive"] : [])];
-  return versionFiles(x, version, { yaml, names, types, custom: Boolean(program), flags }, program?.files ?? []);
+  return versionFiles(x, version, { yaml, names, types, custom: Boolean(program), flags }, validatorName);
 }
 
 /**
- * The output validator as one folder of its files: the whole of its package folder (a header beside a source
- * goes with it, or the program does not compile), else the files the config names.
+ * The output validator as one folder of its files, at output_validator/ (2025-09's place; versionPath moves it):
+ * the whole of its package folder (a header beside a source goes with it, or the program does not compile), else
+ * the files the config names. Its name is the package folder's (legacy's output_validators/<name>/, a 2023-07-draft
+ * output_validator/<name>/), else `validator`.
  */
-function copyValidator(x: Exporting, files: string[]) {
-  const folder = /^(output_validators\/[^/]+|output_validator)\//.exec(files[0])?.[1];
-  const all = folder ? [...x.tree.keys()].filter((path) => path.startsWith(`${folder}/`)) : files;
-  for (const file of all) x.copyFrom(validatorPath(file, all), file);
+function copyValidator(x: Exporting, files: string[], sourceVersion: string): string {
+  const paths = [...x.tree.keys()];
+  const folder = /^output_validators?\//.test(files[0]) ? validatorFolder(files[0], paths, sourceVersion) : null;
+  const all = folder ? paths.filter((path) => path.startsWith(`${folder}/`)) : files;
+  for (const file of all) x.copyFrom(validatorPath(file, all, folder), file);
+  return folder?.split("/")[1] ?? "validator";
 }
 
 /** Each case's input and answer at its place in the package (over what the tree's files put there). */

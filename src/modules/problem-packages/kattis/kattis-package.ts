@@ -44,12 +44,12 @@ export function readKattis(files: Map<string, Uint8Array>): PackageProblem {
     throw refuse(
       generated ? "generators/ is there but data/ holds no test: run the generators first" : "data/ holds no .in file",
     );
-  const custom = customValidator(files, interactive);
+  const version = String(yaml.problem_format_version ?? "legacy");
+  const custom = customValidator(files, interactive, version);
   const flags = validatorArgs((path) => yamlFile(files, path), yaml, cases, notes);
   if (interactive && !custom) throw refuse("an interactive problem needs its output validator (output_validators/)");
   const protocol = { protocol: "kattis" as const, flags };
   const statement = kattisStatement(files, yaml.name, notes);
-  const version = String(yaml.problem_format_version ?? "legacy");
   return {
     format: "kattis",
     title: statement.title || "Untitled",
@@ -94,20 +94,35 @@ function casesOf(files: Map<string, Uint8Array>): PackageCase[] {
   return cases;
 }
 
-/** output_validators/<name>/ (legacy) or output_validator/ (2023-07): a build of its sources. */
-function customValidator(files: Map<string, Uint8Array>, interactive: boolean): Omit<CheckerInput, "protocol"> | null {
+/** output_validators/<name>/ (legacy) or output_validator/ (2023-07, 2025-09): a build of its sources. */
+function customValidator(
+  files: Map<string, Uint8Array>,
+  interactive: boolean,
+  version: string,
+): Omit<CheckerInput, "protocol"> | null {
   const sources = [...files.keys()].filter((p) => /^output_validators?\//.test(p)).sort();
   if (sources.length === 0) return null;
-  const dirs = new Set(
-    sources.map((p) =>
-      p
-        .split("/")
-        .slice(0, p.startsWith("output_validators/") ? 2 : 1)
-        .join("/"),
-    ),
-  );
+  const dirs = new Set(sources.map((p) => validatorFolder(p, sources, version)));
   if (dirs.size > 1) throw refuse(`more than one output validator (${[...dirs].join(", ")})`);
   return programOf(sources, interactive ? "interactor" : "validator", [...dirs][0]);
+}
+
+/**
+ * The folder of the output validator program that `path` belongs to, among the package's `paths`: legacy's
+ * output_validators/<name>; in 2023-07-draft, where problemtools' release takes each entry of output_validator/
+ * as a program of its own (a file, or a folder of several), output_validator/<name> when that folder is the only
+ * entry (how our export writes a validator there); else output_validator, the program itself (2025-09; and a
+ * 2023-07-draft one of loose files, as that draft's specification reads). A 2023-07-draft output_validator/ with
+ * a folder beside other entries holds several programs (refused by the caller).
+ */
+export function validatorFolder(path: string, paths: string[], version: string): string {
+  const parts = path.split("/");
+  if (parts[0] === "output_validators") return parts.slice(0, 2).join("/");
+  if (!version.startsWith("2023-07")) return "output_validator";
+  const inside = paths.filter((p) => p.startsWith("output_validator/")).map((p) => p.split("/"));
+  const entries = new Set(inside.map((p) => p[1]));
+  const folders = inside.some((p) => p.length > 2);
+  return folders && (entries.size === 1 || parts.length > 2) ? parts.slice(0, 2).join("/") : "output_validator";
 }
 
 /** The default validator: tokens, case-insensitive unless case_sensitive; numbers within float_tolerance. */
