@@ -6,7 +6,16 @@ import { userProfileOf, type UserProfile, type UserRow } from "../users/users.se
 import { readRow } from "../../db/statements";
 import { once } from "../../runtime/once";
 import { acceptKey, keyStaleness, type KeyRow } from "./credentials/access-keys.service";
-import { DOMAIN_KEY, type DomainKey, standingOfCallerSql, standingOfKeySql, standingOfUserSql } from "./identity.sql";
+import {
+  DOMAIN_KEY,
+  type DomainKey,
+  type ResourceRow,
+  standingOfCallerSql,
+  standingOfKeySql,
+  standingOfUserSql,
+  statementOf,
+  type StandingRead,
+} from "./identity.sql";
 import { Domain } from "../domains/domain.entity";
 import { DomainUser } from "../domains/domain-user.entity";
 import { DomainRole } from "../domains/domain-role.entity";
@@ -66,13 +75,24 @@ export const principalOf = (user: User): Principal => ({
  * at once); the domain and membership become entities of the request's EntityManager when first used.
  */
 export async function loadDomainAccess(em: EntityManager, user: User, domainRef: string): Promise<DomainAccess> {
+  return (await loadDomainAccessWith(em, user, domainRef)).access;
+}
+
+/** loadDomainAccess, and a resource read in the same statement (`read`): its row, or null without one. */
+export async function loadDomainAccessWith(
+  em: EntityManager,
+  user: User,
+  domainRef: string,
+  read?: StandingRead,
+): Promise<{ access: DomainAccess; resource: ResourceRow | null }> {
   const domain = domainMatch(domainRef);
-  const found = await readRow<StandingRow>(em, standingOfUserSql(domain.column), [
+  const found = await readRow<StandingRow & ResourceRow>(em, statementOf(standingOfUserSql, domain.column, read), [
     domain.value,
     DOMAIN_GUEST_ROLE,
+    ...(read?.values ?? []),
     user.id,
   ]);
-  return standingOf(em, principalOf(user), found);
+  return { access: standingOf(em, principalOf(user), found), resource: read ? found : null };
 }
 
 /**
@@ -84,15 +104,16 @@ export async function loadUserAndDomainAccess(
   em: EntityManager,
   userId: string,
   domainRef: string,
+  read?: StandingRead,
 ): Promise<Standing | null> {
   if (!isUuid(userId)) return null;
   const domain = domainMatch(domainRef);
-  const found = await readRow<StandingRow & CallerRow>(em, standingOfCallerSql(domain.column), [
-    domain.value,
-    DOMAIN_GUEST_ROLE,
-    userId.toLowerCase(),
-  ]);
-  return found && standingWith(em, found);
+  const found = await readRow<StandingRow & CallerRow & ResourceRow>(
+    em,
+    statementOf(standingOfCallerSql, domain.column, read),
+    [domain.value, DOMAIN_GUEST_ROLE, ...(read?.values ?? []), userId.toLowerCase()],
+  );
+  return found && standingWith(em, found, read);
 }
 
 /**
@@ -105,19 +126,19 @@ export async function loadKeyAndDomainAccess(
   keyId: string,
   secret: string,
   domainRef: string,
+  read?: StandingRead,
 ): Promise<Standing | null> {
   const domain = domainMatch(domainRef);
-  const found = await readRow<StandingRow & KeyRow>(em, standingOfKeySql(domain.column), [
-    keyStaleness,
-    domain.value,
-    DOMAIN_GUEST_ROLE,
-    keyId,
-  ]);
-  return found && (await acceptKey(em, found, secret)) ? standingWith(em, found) : null;
+  const found = await readRow<StandingRow & KeyRow & ResourceRow>(
+    em,
+    statementOf(standingOfKeySql, domain.column, read),
+    [keyStaleness, domain.value, DOMAIN_GUEST_ROLE, ...(read?.values ?? []), keyId],
+  );
+  return found && (await acceptKey(em, found, secret)) ? standingWith(em, found, read) : null;
 }
 
-/** A caller and their standing in the domain of the path, as read by one statement. */
-type Standing = { principal: Principal; access: () => DomainAccess };
+/** A caller and their standing in the domain of the path, and the resource read with them (if any). */
+type Standing = { principal: Principal; access: () => DomainAccess; resource: ResourceRow | null };
 
 /** The caller's row beside the standing: as JSON text (for the entity, when asked for), id and site role. */
 interface CallerRow {
@@ -126,10 +147,10 @@ interface CallerRow {
   u_role: string;
 }
 
-function standingWith(em: EntityManager, found: StandingRow & CallerRow): Standing {
+function standingWith(em: EntityManager, found: StandingRow & CallerRow & ResourceRow, read?: StandingRead): Standing {
   const row = once(() => JSON.parse(found.u) as UserRow);
   const principal = principalOfRow(em, found.u_id, found.u_role, row);
-  return { principal, access: () => standingOf(em, principal, found) };
+  return { principal, access: () => standingOf(em, principal, found), resource: read ? found : null };
 }
 
 /** The caller from their row (read when first needed): the entity and the profile are made on first use. */

@@ -45,12 +45,24 @@ export async function sealedSets(
       });
     if (seals.size > 10_000) seals.clear();
   }
-  return new Set(
-    ids.filter((id) => {
-      const seal = seals.get(id);
-      return seal?.rule === "oi" && !seal.unfrozen && (seal.end === null || now < seal.end);
-    }),
-  );
+  return new Set(ids.filter((id) => isSealed(seals.get(id), now)));
+}
+
+const isSealed = (seal: SetSeal | undefined, now: number) =>
+  seal?.rule === "oi" && !seal.unfrozen && (seal.end === null || now < seal.end);
+
+/**
+ * Whether a record's set, read with the record (records.sql.ts, DETAIL_SQL's seal columns: null without a
+ * set), seals its results from this caller now: sealedSets' rule on a fresh read.
+ */
+export function sealedWithRecord(
+  access: DomainAccess,
+  set: { sealRule: string | null; sealEnd: Date | string | null; sealUnfrozen: boolean | null },
+  now = Date.now(),
+): boolean {
+  if (set.sealRule === null || holds(access, "problemSet.viewHidden")) return false;
+  const end = set.sealEnd === null ? null : new Date(set.sealEnd).getTime();
+  return isSealed({ rule: set.sealRule, end, unfrozen: set.sealUnfrozen === true, readAt: now }, now);
 }
 
 const FINAL = new Set(["accepted", "rejected", "failed"]);

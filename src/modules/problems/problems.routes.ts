@@ -71,18 +71,13 @@ export function problemsRoutes(deps: AppDeps) {
         },
       },
     )
-    .get(
-      "/:problem",
-      async ({ em, access, params, set }) => {
-        return okJson(set, await problems.findProblemWithLatest(em, access, params.problem));
-      },
-      {
-        domainPermission: "problem.view",
-        params: ProblemParams,
-        response: ProblemDetailWithLatestRecordResp,
-        detail: { operationId: "v1_get_problem", summary: "One problem by url or id" },
-      },
-    )
+    .get("/:problem", ({ access, resource, set }) => okJson(set, problems.problemPageOf(access, resource)), {
+      // The problem and the caller's latest record for it come with the caller's standing, in one statement.
+      domainRead: { rule: "problem.view", read: problems.problemPageRead },
+      params: ProblemParams,
+      response: ProblemDetailWithLatestRecordResp,
+      detail: { operationId: "v1_get_problem", summary: "One problem by url or id" },
+    })
     .patch(
       "/:problem",
       async ({ em, access, params, body }) =>

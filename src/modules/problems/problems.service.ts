@@ -1,5 +1,6 @@
-import { readRow, row } from "../../db/statements";
-import { problemPageSql, problemSql } from "./problems.sql";
+import { row } from "../../db/statements";
+import { PAGE_LATERAL, problemSql } from "./problems.sql";
+import type { ResourceRow, StandingRead } from "../identity/identity.sql";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { BizError } from "../../core/errors";
 import { byUrlOrId, isUuid, urlSlugs } from "../../db/addressing";
@@ -19,20 +20,22 @@ import { pick } from "../audit/audit-fields";
 
 const AUDITED = ["url", "title", "content", "hidden"] as const;
 
+/** The problem page's read with the standing (auth.plugin's domainRead): the problem of the path. */
+export function problemPageRead(params: Record<string, string>): StandingRead {
+  const where = byUrlOrId(params.problem);
+  return "id" in where
+    ? { lateral: PAGE_LATERAL.id, values: [where.id] }
+    : { lateral: PAGE_LATERAL.url, values: [where.url] };
+}
+
 /**
- * A problem (as findProblem) and, in the same prepared statement, the caller's newest record for it
- * through the problem's own route: the problem page reads both, and each statement is a round trip.
- * PostgreSQL writes the page as JSON text (see okJson); it changes nothing, so no entity is made.
+ * The problem page as PostgreSQL wrote it (JSON text, sent as it is: see okJson), with the caller's newest
+ * record for it through the problem's own route, read with the standing (`page` null: no such problem). A
+ * hidden problem does not exist for callers without `problem.viewHidden`, as in findProblem.
  */
-export async function findProblemWithLatest(em: EntityManager, access: DomainAccess, ref: string): Promise<string> {
-  const where = byUrlOrId(ref);
-  const found = await readRow<{ hidden: boolean; page: string }>(em, problemPageSql("id" in where ? "id" : "url"), [
-    access.userId,
-    "id" in where ? where.id : where.url,
-    access.domainId,
-  ]);
-  if (!found || (found.hidden && !holds(access, "problem.viewHidden"))) throw problemNotFound();
-  return found.page;
+export function problemPageOf(access: DomainAccess, row: ResourceRow): string {
+  if (row.page === null || (row.hidden && !holds(access, "problem.viewHidden"))) throw problemNotFound();
+  return row.page as string;
 }
 
 /**

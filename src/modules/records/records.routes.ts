@@ -33,13 +33,14 @@ export function recordsRoutes(deps: AppDeps) {
     })
     .get(
       "/records/:record",
-      async ({ em, access, params, set }) => {
+      async ({ em, access, resource, params, set }) => {
         const codeUrl = `${recordUrlOf(config.publicUrl, access.domainId, params.record)}/code`;
         // Sent as written, unchecked by Elysia (record-detail-view.ts says why).
-        return okJson(set, JSON.stringify(await records.readRecordDetail(em, store, access, params.record, codeUrl)));
+        return okJson(set, JSON.stringify(await records.recordDetailOf(em, store, access, resource, codeUrl)));
       },
       {
-        domainVisible: true,
+        // The record comes with the caller's standing, in one statement.
+        domainRead: { read: records.recordDetailRead },
         params: RecordParams,
         response: RecordDetailResp,
         detail: {

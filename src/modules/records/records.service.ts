@@ -1,9 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { sealed, sealedSets } from "../problem-sets/oi-sealing";
+import { sealed, sealedSets, sealedWithRecord } from "../problem-sets/oi-sealing";
 import { BizError, permissionDenied } from "../../core/errors";
 import { uuidArray } from "../../db/addressing";
 import { readRow, row, rows } from "../../db/statements";
-import { DETAIL_SQL, latestRecordsSql, RECORD_SQL } from "./records.sql";
+import { DETAIL_LATERAL, DETAIL_SQL, latestRecordsSql, RECORD_SQL } from "./records.sql";
+import type { ResourceRow, StandingRead } from "../identity/identity.sql";
 import { isoTime } from "../../http/schemas";
 import type { DomainAccess } from "../identity/access";
 import { holds } from "../identity/access-rules";
@@ -102,7 +103,8 @@ export function toRecordView(record: JudgeRecord): RecordView {
   };
 }
 
-type DetailRow = Omit<RecordDetailView, "codeUrl">;
+/** A detail row (records.sql.ts, DETAIL_SQL): the view's fields and the seal columns of the record's set. */
+type DetailRow = Omit<RecordDetailView, "codeUrl"> & Parameters<typeof sealedWithRecord>[1];
 
 /**
  * The full record of the path's domain, in one prepared statement and with no entity (the page changes
@@ -119,7 +121,26 @@ export async function readRecordDetail(
   anyone = false,
 ): Promise<RecordDetailView> {
   const found = await readRow<DetailRow>(em, DETAIL_SQL, [id.toLowerCase(), access.domainId]);
-  if (!found) throw new BizError("RecordNotFoundError", "record not found");
+  return recordDetailOf(em, store, access, found, codeUrl, anyone);
+}
+
+/** The record page's read with the standing (auth.plugin's domainRead): the record of the path's id. */
+export const recordDetailRead = (params: Record<string, string>): StandingRead => ({
+  lateral: DETAIL_LATERAL,
+  values: [params.record.toLowerCase()],
+});
+
+/** readRecordDetail's rules on a detail row already read (null: no such record in the path's domain). */
+export async function recordDetailOf(
+  em: EntityManager,
+  store: BlobStore,
+  access: DomainAccess,
+  row: ResourceRow | null,
+  codeUrl: string,
+  anyone = false,
+): Promise<RecordDetailView> {
+  const found = row as DetailRow | null;
+  if (!found?.id) throw new BizError("RecordNotFoundError", "record not found");
   if (!anyone && !isCommitter(access, found) && !holds(access, "record.view")) throw permissionDenied("record", "view");
   let cases = found.cases;
   if (!holds(access, "record.detail")) {
@@ -131,7 +152,7 @@ export async function readRecordDetail(
   }
   const view = recordDetailView({ ...found, cases }, mayReadCode(access, found) ? codeUrl : null);
   // An OI set's results before its end (oi-sealing.ts): nothing of the outcome, cases and rejudges included.
-  if ((await sealedSets(em, access, [found.problemSetId])).size === 0) return view;
+  if (!sealedWithRecord(access, found)) return view;
   return { ...sealed(view), cases: [], history: [], stages: [] };
 }
 

@@ -1,5 +1,6 @@
 import type { OrderDirection } from "../../db/listing";
 import { isoSql } from "../../db/statements";
+import { standingSamples } from "../identity/identity.sql";
 
 /**
  * The records' hand-written SQL: a record by id, its detail, the caller's newest records, and the list
@@ -10,22 +11,33 @@ import { isoSql } from "../../db/statements";
 /** A record of a domain, whole, for the ORM to map. Parameters: record id, domain id. */
 export const RECORD_SQL = "select * from records where id = ? and domain_id = ?";
 
-/** The detail view's fields, written by PostgreSQL (timestamps as Horse writes them). */
-export const DETAIL_SQL = `select r.id, r.domain_id as "domainId", r.state, r.language, r.score, r.time_ms as "timeMs",
-    r.memory_kb as "memoryKb", ${isoSql("r.created_at")} as "createdAt", ${isoSql("r.updated_at")} as "updatedAt",
-    ${isoSql("r.judged_at")} as "judgedAt", r.late, r.commit_id as "commitId", r.task_id as "taskId", r.cases,
-    r.problem_set_id as "problemSetId", r.problem_id as "problemId", r.config_id as "problemConfigId",
-    r.committer_id as "committerId", r.judger_id as "judgerId", r.attempts, r.history, r.stages
-  from records r where r.id = ? and r.domain_id = ?`;
+/**
+ * The detail view's fields, written by PostgreSQL (timestamps as Horse writes them), and what OI sealing
+ * reads of the record's set (oi-sealing.ts, SetSeal: its rule, end, whether its results are published).
+ * Parameters: the record's id, then the domain's unless `domain` names it.
+ */
+const detailSql = (domain: string) => `select r.id, r.domain_id as "domainId", r.state, r.language, r.score,
+    r.time_ms as "timeMs", r.memory_kb as "memoryKb", ${isoSql("r.created_at")} as "createdAt",
+    ${isoSql("r.updated_at")} as "updatedAt", ${isoSql("r.judged_at")} as "judgedAt", r.late,
+    r.commit_id as "commitId", r.task_id as "taskId", r.cases, r.problem_set_id as "problemSetId",
+    r.problem_id as "problemId", r.config_id as "problemConfigId", r.committer_id as "committerId",
+    r.judger_id as "judgerId", r.attempts, r.history, r.stages, ps.scoreboard_rule as "sealRule",
+    coalesce(ps.lock_at, ps.due_at) as "sealEnd", ps.unfrozen_at is not null as "sealUnfrozen"
+  from records r left join problem_sets ps on ps.id = r.problem_set_id where r.id = ? and r.domain_id = ${domain}`;
+export const DETAIL_SQL = detailSql("?");
+
+/** The record page's read with the caller's standing (identity.sql.ts): the record of the path's domain. */
+export const DETAIL_LATERAL = detailSql("d.id");
 
 /**
  * The caller's newest record for a problem (`problemColumn`), through the problem's own route or
  * through one set, as a RecordPreview JSON value or null: one index lookup (records_latest_index), read
- * straight from the records, so it is never stale. Its placeholders: the committer, then the set.
+ * straight from the records, so it is never stale. Its placeholders: the committer (unless `committer` names
+ * its column), then the set.
  */
-export const latestRecordSql = (problemColumn: string, throughSet: boolean) =>
+export const latestRecordSql = (problemColumn: string, throughSet: boolean, committer = "?") =>
   `(select json_build_object('id', r.id, 'state', r.state, 'createdAt', ${isoSql("r.created_at")}) from records r
-     where r.committer_id = ? and r.problem_id = ${problemColumn} and ${
+     where r.committer_id = ${committer} and r.problem_id = ${problemColumn} and ${
        throughSet ? "r.problem_set_id = ?" : "r.problem_set_id is null"
      }
      order by r.created_at desc, r.id desc limit 1)`;
@@ -135,6 +147,7 @@ const SAMPLE_ORDERINGS: ListOrdering[] = [
 export const SAMPLE_STATEMENTS: string[] = [
   RECORD_SQL,
   DETAIL_SQL,
+  ...standingSamples(DETAIL_LATERAL),
   latestRecordsSql(false),
   latestRecordsSql(true),
   ...SAMPLE_FILTERS.map((filters) => listRowsSql(listWhere(filters))),

@@ -14,8 +14,9 @@ import { BoundedMap } from "../../../runtime/bounded-map";
 import { once } from "../../../runtime/once";
 import * as users from "../../users/users.service";
 import * as accessKeys from "../credentials/access-keys.service";
+import type { ResourceRow, StandingRead } from "../identity.sql";
 import {
-  loadDomainAccess,
+  loadDomainAccessWith,
   loadKeyAndDomainAccess,
   loadUserAndDomainAccess,
   principalOf,
@@ -71,7 +72,7 @@ export function authPlugin(deps: AppDeps) {
   const codec = createTokenCodec(config.jwtSecret);
   // One authentication (and one domain standing) per request, however many hooks ask for it.
   const actors = new WeakMap<Request, Promise<Actor>>();
-  const accesses = new WeakMap<Request, Promise<DomainAccess>>();
+  const standings = new WeakMap<Request, Promise<StandingWith>>();
   const seen = (actor: Actor) => {
     if (isJudger(actor.siteRole)) presence.markSeen(actor.userId);
     return actor;
@@ -97,34 +98,39 @@ export function authPlugin(deps: AppDeps) {
     }
     return pending;
   };
-  const accessOf = (g: Gate): Promise<DomainAccess> => {
-    let pending = accesses.get(g.request);
+  // The standing, and the route's resource when it reads one with it (`read`: StandingRead).
+  const standingOf = (g: Gate, read?: StandingRead): Promise<StandingWith> => {
+    let pending = standings.get(g.request);
     if (pending) return pending;
     const em = emOf(g.request);
     const domainRef = (g.params as Record<string, string>).domain;
     if (actors.has(g.request)) {
-      pending = actorOf(g).then((actor) => loadDomainAccess(em, actor.user, domainRef));
+      pending = actorOf(g).then((actor) => loadDomainAccessWith(em, actor.user, domainRef, read));
     } else {
       // The caller (a token's user, or an access key and its user) and their standing in the domain come
       // from one statement; both are memoised.
       const both = identified(g).then(async (caller) => {
         const found =
           caller.via === "access-key"
-            ? await loadKeyAndDomainAccess(em, caller.keyId, caller.secret, domainRef)
-            : await loadUserAndDomainAccess(em, caller.userId, domainRef);
-        return { actor: seen(actorFrom(caller, found?.principal ?? null, ipOf(g))), access: found!.access };
+            ? await loadKeyAndDomainAccess(em, caller.keyId, caller.secret, domainRef, read)
+            : await loadUserAndDomainAccess(em, caller.userId, domainRef, read);
+        return { actor: seen(actorFrom(caller, found?.principal ?? null, ipOf(g))), found: found! };
       });
       const actor = both.then((b) => b.actor);
       // The request may never ask for its actor; its failure is reported through the access.
       actor.catch(() => {});
       actors.set(g.request, actor);
-      pending = both.then((b) => b.access());
+      pending = both.then((b) => ({ access: b.found.access(), resource: b.found.resource }));
     }
     const address = once(ipOf(g));
-    pending = pending.then((access) => Object.defineProperty(access, "ip", { get: address, enumerable: true }));
-    accesses.set(g.request, pending);
+    pending = pending.then((standing) => {
+      Object.defineProperty(standing.access, "ip", { get: address, enumerable: true });
+      return standing;
+    });
+    standings.set(g.request, pending);
     return pending;
   };
+  const accessOf = (g: Gate) => standingOf(g).then((standing) => standing.access);
 
   // Each check is a parse hook as well as a resolve: on routes with a body it runs before the body is
   // read, so an anonymous or forbidden upload is refused without reading it. GET routes have no parse
@@ -173,6 +179,16 @@ export function authPlugin(deps: AppDeps) {
           return standing;
         }),
       domainVisible: gate(visibleDomain),
+      // domainVisible or domainPermission, and the route's resource read in the standing's statement.
+      domainRead: ({ rule, read }: { rule?: PermissionRule; read: (params: Record<string, string>) => StandingRead }) =>
+        gate(async (g) => {
+          const { access, resource } = await standingOf(g, read(g.params as Record<string, string>));
+          assertDomainVisible(access);
+          if (rule) assertPermitted(access, rule);
+          // The read is the route's only check (the standing is read once): a check before it would leave none.
+          if (!resource) throw new Error("domainRead must be the route's only domain check");
+          return { actor: await actorOf(g), access, resource };
+        }),
       domainAccess: gate(async (g) => {
         const access = await accessOf(g);
         return { actor: await actorOf(g), access };
@@ -184,6 +200,8 @@ export function authPlugin(deps: AppDeps) {
       }),
     });
 }
+
+type StandingWith = { access: DomainAccess; resource: ResourceRow | null };
 
 /** What the checks read of a request: who (header or cookie) and where (the `{domain}` of the path). */
 interface Gate {
