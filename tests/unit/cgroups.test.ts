@@ -10,7 +10,7 @@ import {
   parseMounts,
   parseOwnGroups,
 } from "../../src/judge/sandbox/cgroups/cgroups";
-import { assertNearlyEmpty, leftCharged } from "../../src/judge/sandbox/cgroups/cgroup-common";
+import { assertNearlyEmpty, leftCharged, peakKb } from "../../src/judge/sandbox/cgroups/cgroup-common";
 
 describe("finding the cgroup hierarchies", () => {
   test("a v1 hybrid host (this project's CI): memory, pids and cpuacct hierarchies, the unified one empty", () => {
@@ -151,5 +151,15 @@ describe("a group's leftovers before the next run (assertNearlyEmpty)", () => {
     const kept = falling(1536 << 10, 0, 1536 << 10);
     await assertNearlyEmpty(kept.charged, kept.reclaim);
     expect(kept.reclaims()).toBeGreaterThan(1);
+  });
+});
+
+describe("a run's peak (peakKb)", () => {
+  test("less what an earlier run left, unless the group reached its limit", () => {
+    const limit = 64 << 20;
+    expect(peakKb(10 << 20, 16 << 10, limit)).toBe((10 << 10) - 16);
+    expect(peakKb(limit, 16 << 10, limit)).toBe(64 << 10);
+    expect(peakKb(8 << 10, 64 << 10, limit)).toBe(0);
+    expect(peakKb(10 << 20, 0, Number.POSITIVE_INFINITY)).toBe(10 << 10);
   });
 });

@@ -160,6 +160,17 @@ export function leftCharged(stat: string, fields: readonly string[]): number {
   return bytes;
 }
 
+/**
+ * A run's peak in KiB: the group's maximum less what an earlier run left charged, unless the group reached
+ * its limit. There the kernel reclaims the leftovers on the program's behalf before it kills it (page cache
+ * goes first), so the program had its whole limit, and a peak cut by the leftovers would read under it: an
+ * OOM-killed program reported 65,520 KiB under a 64 MiB limit, and a program at its limit that also ran out
+ * of time would be called out of time instead of memory (verdict.ts).
+ */
+export function peakKb(maxBytes: number, leftBytes: number, limitBytes: number): number {
+  return Math.ceil((maxBytes >= limitBytes ? maxBytes : Math.max(0, maxBytes - leftBytes)) / 1024);
+}
+
 /** What may stay charged after a reclaim without a wait: the kernel's own, well under the twins' 1 MiB. */
 const SETTLED_BELOW = 1 << 20;
 const SETTLE_ROUNDS = 10;

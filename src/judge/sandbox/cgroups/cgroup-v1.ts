@@ -9,7 +9,7 @@ import {
   leftCharged,
   RECLAIM_ABOVE,
 } from "./cgroup-common";
-import { killAll, removeGroupNow, write } from "./cgroup-common";
+import { killAll, peakKb, removeGroupNow, write } from "./cgroup-common";
 import type { CgroupHost, RunAccount, RunCgroup } from "./cgroup-common";
 
 /** cgroup v1 (hybrid hosts, this project's CI): one group per slot in each of three hierarchies. */
@@ -55,6 +55,8 @@ class V1Group implements RunCgroup {
   private readonly files = new GroupFiles();
   /** Bytes the last run left charged (leftCharged), not this run's. */
   private left = 0;
+  /** The memory limit the group holds, in bytes. */
+  private limitBytes = Number.POSITIVE_INFINITY;
   /** Kernel memory the group held after its last reclaim, at most KMEM_FLOOR_MAX (null: none yet). */
   private kmemFloor: number | null = null;
   /** Whether the kernel counts the group's kernel memory apart (memory.kmem.usage_in_bytes). */
@@ -132,6 +134,7 @@ class V1Group implements RunCgroup {
     const wanted = `${limits.memoryKb}/${limits.processes}`;
     if (this.applied !== wanted) {
       const bytes = limits.memoryKb * 1024;
+      this.limitBytes = bytes;
       // memsw must stay ≥ the memory limit at every step.
       if (this.memsw) write(memory("memory.memsw.limit_in_bytes"), -1);
       write(memory("memory.limit_in_bytes"), bytes);
@@ -152,8 +155,10 @@ class V1Group implements RunCgroup {
     const ooms = this.oomKills();
     const account = {
       cpuMs: Math.round(Number(this.files.read(join(this.dirs.cpuacct, "cpuacct.usage"))) / 1e6),
-      memoryKb: Math.ceil(
-        Math.max(0, Number(this.files.read(join(this.dirs.memory, "memory.max_usage_in_bytes"))) - this.left) / 1024,
+      memoryKb: peakKb(
+        Number(this.files.read(join(this.dirs.memory, "memory.max_usage_in_bytes"))),
+        this.left,
+        this.limitBytes,
       ),
       oomKilled: ooms > (this.oomBefore ?? ooms),
     };

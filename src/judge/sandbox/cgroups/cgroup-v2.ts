@@ -1,6 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { assertEmpty, assertNearlyEmpty, CgroupUnavailable, killAll, leftCharged } from "./cgroup-common";
+import { assertEmpty, assertNearlyEmpty, CgroupUnavailable, killAll, leftCharged, peakKb } from "./cgroup-common";
 import { read, readAt, removeGroupNow, write } from "./cgroup-common";
 import type { CgroupHost, RunAccount, RunCgroup } from "./cgroup-common";
 
@@ -60,6 +60,8 @@ class V2Group implements RunCgroup {
   reusable = false;
   /** Bytes the last run left charged (leftCharged), not this run's. */
   private left = 0;
+  /** The memory limit the leaf holds, in bytes. */
+  private limitBytes = Number.POSITIVE_INFINITY;
 
   constructor(private readonly slot: string) {
     mkdirSync(slot, { recursive: true });
@@ -99,7 +101,8 @@ class V2Group implements RunCgroup {
       () => Number(read(join(this.run, "memory.current"))),
       () => write(join(this.run, "memory.reclaim"), "1G"),
     );
-    write(join(this.run, "memory.max"), limits.memoryKb * 1024);
+    this.limitBytes = limits.memoryKb * 1024;
+    write(join(this.run, "memory.max"), this.limitBytes);
     if (existsSync(join(this.run, "memory.swap.max"))) write(join(this.run, "memory.swap.max"), 0);
     write(join(this.run, "pids.max"), limits.processes);
     if (this.peak !== null) writeSync(this.peak, "reset");
@@ -116,7 +119,7 @@ class V2Group implements RunCgroup {
     const peak = this.peak === null ? read(join(this.run, "memory.peak")) : readAt(this.peak);
     return {
       cpuMs: Math.round((this.usec() - this.usecBefore) / 1000),
-      memoryKb: Math.ceil(Math.max(0, Number(peak) - this.left) / 1024),
+      memoryKb: peakKb(Number(peak), this.left, this.limitBytes),
       oomKilled: this.oomKills() > this.oomBefore,
     };
   }
