@@ -36,6 +36,34 @@ export async function timed(
   return performance.now() - started;
 }
 
+/**
+ * The floor and a measured task taken in turns, `pairs` times, each timed alone: medians of each and of the
+ * pairs' differences, and the differences' mean (which counts the rare slow one a median hides). A
+ * neighbour's load lands on both sides of a pair alike, where means of separate blocks moved by a
+ * millisecond from run to run on a shared 2-CPU VM.
+ */
+export async function paired(pairs: number, floor: () => Promise<void>, task: () => Promise<void>) {
+  await floor();
+  await task();
+  const floors: number[] = [];
+  const tasks: number[] = [];
+  const over: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    const a = performance.now();
+    await floor();
+    const b = performance.now();
+    await task();
+    const c = performance.now();
+    floors.push(b - a);
+    tasks.push(c - b);
+    over.push(c - b - (b - a));
+  }
+  const mean = over.reduce((sum, x) => sum + x, 0) / over.length;
+  return { floor: median(floors), run: median(tasks), over: median(over), meanOver: mean };
+}
+
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1];
+
 export const perSecond = (count: number, ms: number) => (count / ms) * 1000;
 export const fmt = (n: number) => n.toFixed(n >= 100 ? 0 : 2);
 

@@ -14,7 +14,7 @@ import { SlotPool } from "../src/judge/sandbox/slots";
 import { detectCgroups } from "../src/judge/sandbox/cgroups/cgroups";
 import { compareWith, runCase } from "../src/judge/run/steps";
 import { runInSlot } from "../src/judge/sandbox/slots";
-import { fmt, report, timed } from "./harness";
+import { fmt, paired, report, timed } from "./harness";
 
 /**
  * The judge on a trivial accepted C program, each number beside a floor measured in the same run:
@@ -130,37 +130,12 @@ const perRun = async (run: () => Promise<void>) => {
   await run();
   return (await timed(RUNS, 1, run)) / RUNS;
 };
-/**
- * The floor and a sandboxed run taken in turns, RUNS pairs, each timed alone: medians of each and of the
- * pairs' differences. A neighbour's load lands on both sides of a pair alike, where means of separate
- * blocks moved by a millisecond from run to run on a shared 2-CPU VM.
- */
-const paired = async (floor: () => Promise<void>, run: () => Promise<void>) => {
-  await floor();
-  await run();
-  const floors: number[] = [];
-  const runs: number[] = [];
-  const over: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const a = performance.now();
-    await floor();
-    const b = performance.now();
-    await run();
-    const c = performance.now();
-    floors.push(b - a);
-    runs.push(c - b);
-    over.push(c - b - (b - a));
-  }
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-  return { floor: median(floors), run: median(runs), over: median(over), meanOver: mean(over) };
-};
-const median = (values: number[]) => values.sort((x, y) => x - y)[values.length >> 1];
 const bareMs = await perRun(bareRun);
 // Before the slot's container starts: a one-run sandbox's end kills every process of the slot uid.
 const freshMs = await perRun(freshSandboxRun);
-const trivialPairs = await paired(bareRun, trivial);
-const allocPairs = await paired(bareAlloc, allocating);
-const casePairs = await paired(bareRun, wholeCase);
+const trivialPairs = await paired(RUNS, bareRun, trivial);
+const allocPairs = await paired(RUNS, bareAlloc, allocating);
+const casePairs = await paired(RUNS, bareRun, wholeCase);
 await slot.container?.close();
 pool.release(slot);
 await pool.close();
