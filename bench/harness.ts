@@ -12,7 +12,7 @@ import { judgeableProblem } from "../tests/helpers/records";
 export async function benchApp(env: Record<string, string> = {}): Promise<{ t: TestApp; cast: Cast; problem: string }> {
   await ensureTemplate();
   // The pool size the API runs with in production (createOrm's default), not the tests' small one.
-  const t = await spawnApp({ LOG_LEVEL: "warn", ...env }, { poolMax: 10 });
+  const t = await spawnApp({ LOG_LEVEL: "warn", ...env }, { poolMax: 10, quietLogs: true });
   const cast = await makeCast(t);
   const problem = await judgeableProblem(t, cast, {
     categories: Array.from({ length: Number(process.env.CASES ?? 10) }, () => "pretest"),

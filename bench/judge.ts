@@ -168,7 +168,7 @@ async function ready(stdout: ReadableStream<Uint8Array>): Promise<void> {
 // 2. Throughput through the API, the queue and the judge (RECORDS=0: the one-run figures alone).
 if (RECORDS === 0) process.exit(process.exitCode ?? 0);
 await ensureTemplate();
-const t = await spawnApp({ LOG_LEVEL: "warn" }, { configsWorker: true });
+const t = await spawnApp({ LOG_LEVEL: "warn" }, { configsWorker: true, quietLogs: true });
 try {
   const cast = await makeCast(t);
   const server = listen(t);

@@ -27,7 +27,11 @@ const WARMUP = Number(process.env.WARMUP ?? 1);
 const ROUTE = process.env.ROUTE ?? "";
 const APP_ONLY = Boolean(process.env.APP_ONLY);
 
-const { t, cast, problem } = await benchApp({ LOG_LEVEL: "error", RATE_SUBMISSIONS_PER_USER: "0" });
+// APP_LOG_LEVEL=info: the access log of every request, as production logs by default (formatted, then dropped).
+const { t, cast, problem } = await benchApp({
+  LOG_LEVEL: process.env.APP_LOG_LEVEL ?? "error",
+  RATE_SUBMISSIONS_PER_USER: "0",
+});
 // The floors' connections run with the app's session settings (no JIT, generic plans: db/statements.ts).
 const sql = new SQL(t.config.databaseUrl!, { max: 10, connection: { ...SESSION_SETTINGS } });
 const domain = cast.domain.id;

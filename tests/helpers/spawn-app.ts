@@ -40,7 +40,7 @@ export interface TestApp {
  */
 export async function spawnApp(
   env: Record<string, string> = {},
-  options: { configsWorker?: boolean; poolMax?: number } = {},
+  options: { configsWorker?: boolean; poolMax?: number; quietLogs?: boolean } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const storageDir = mkdtempSync(join(tmpdir(), "joj-blobs-"));
@@ -69,6 +69,7 @@ export async function spawnApp(
     poolMax: options.poolMax ?? 5,
     keyPrefix: `test:${randomUUID()}:`,
     configsWorker: options.configsWorker,
+    quietLogs: options.quietLogs,
     cleanup: async () => {
       rmSync(storageDir, { recursive: true, force: true });
     },
@@ -87,6 +88,11 @@ export async function appOver(
     keyPrefix: string;
     configsWorker?: boolean;
     context?: Record<string, unknown>;
+    /**
+     * Logs at the config's LOG_LEVEL, formatted and dropped, as a benchmark wants: a test's capture logs
+     * everything at debug and parses each line into `logs`, work no production process does per request.
+     */
+    quietLogs?: boolean;
     cleanup?: () => Promise<void>;
     drop?: () => Promise<void>;
   },
@@ -96,7 +102,9 @@ export async function appOver(
   const redis = new Redis(config.redisUrl, { keyPrefix: options.keyPrefix, maxRetriesPerRequest: 1 });
   redis.on("error", () => {}); // a test may point at a Redis that is down on purpose
   const logs: Record<string, unknown>[] = [];
-  const logger: Logger = createLogger("debug", options.context ?? {}, (line) => logs.push(JSON.parse(line)));
+  const logger: Logger = options.quietLogs
+    ? createLogger(config.logLevel, options.context ?? {}, () => {})
+    : createLogger("debug", options.context ?? {}, (line) => logs.push(JSON.parse(line)));
   const version = { version: "0.0.0-test", git: "test@2026-01-01T00:00:00Z" };
   // The same assembly main.ts uses, over this test's own connections.
   const { app, deps } = assembleApp({ config, orm, redis, logger, version, shuttingDown: () => false });
