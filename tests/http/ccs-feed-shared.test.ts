@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type Cast, makeCast } from "../helpers/domain-factories";
 import { judgeableProblem, submit } from "../helpers/records";
+import { readNdjson } from "../helpers/ndjson-feed";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 import { feedLinesEncoded } from "../../src/modules/ccs/ccs-feed-lines";
 
@@ -14,37 +15,9 @@ let contest: string;
 let submitPath: string;
 const HOUR = 3_600_000;
 
-/** A live NDJSON feed read in the background; `until` waits (bounded) for its lines to satisfy `done`. */
-async function openFeed() {
-  const abort = new AbortController();
-  const response = await t.app.handle(
-    new Request(`http://localhost/api/ccs/domains/${cast.domain.id}/contests/${contest}/event-feed`, {
-      headers: { authorization: `Bearer ${cast.admin.token}` },
-      signal: abort.signal,
-    }),
-  );
-  const lines: any[] = [];
-  const decoder = new TextDecoder();
-  let text = "";
-  void (async () => {
-    try {
-      for await (const chunk of response.body as ReadableStream<Uint8Array>) {
-        text += decoder.decode(chunk, { stream: true });
-        for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n")) {
-          if (nl > 0) lines.push(JSON.parse(text.slice(0, nl)));
-          text = text.slice(nl + 1);
-        }
-      }
-    } catch {
-      // closed by the test
-    }
-  })();
-  const until = async (done: (lines: any[]) => boolean, ms = 10_000) => {
-    for (const deadline = Date.now() + ms; !done(lines) && Date.now() < deadline; ) await Bun.sleep(20);
-    return done(lines);
-  };
-  return { status: response.status, lines, until, close: () => abort.abort() };
-}
+/** A live NDJSON feed read in the background (tests/helpers/ndjson-feed.ts). */
+const openFeed = () =>
+  readNdjson(t, `/api/ccs/domains/${cast.domain.id}/contests/${contest}/event-feed`, cast.admin.token);
 
 beforeAll(async () => {
   t = await spawnApp();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { addMembership, type Cast, makeCast } from "../helpers/domain-factories";
 import { createUser, type TestUser } from "../helpers/factories";
 import { judgeableProblem } from "../helpers/records";
+import { readNdjson } from "../helpers/ndjson-feed";
 import { spawnApp, type TestApp } from "../helpers/spawn-app";
 
 // The Contest API's feed tells a client everything it caches about the teams and problems (docs/contest-api.md
@@ -18,37 +19,12 @@ const HOUR = 3_600_000;
 
 /** A live NDJSON feed, read in the background; `until` waits for a line (bounded) and answers it. */
 async function openFeed(query = "") {
-  const abort = new AbortController();
-  const response = await t.app.handle(
-    new Request(`http://localhost/api/ccs/domains/${cast.domain.id}/contests/${contest}/event-feed${query}`, {
-      headers: { authorization: `Bearer ${cast.admin.token}` },
-      signal: abort.signal,
-    }),
+  const feed = await readNdjson(
+    t,
+    `/api/ccs/domains/${cast.domain.id}/contests/${contest}/event-feed${query}`,
+    cast.admin.token,
   );
-  const lines: any[] = [];
-  const decoder = new TextDecoder();
-  let text = "";
-  void (async () => {
-    try {
-      for await (const chunk of response.body as ReadableStream<Uint8Array>) {
-        text += decoder.decode(chunk, { stream: true });
-        for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n")) {
-          if (nl > 0) lines.push(JSON.parse(text.slice(0, nl)));
-          text = text.slice(nl + 1);
-        }
-      }
-    } catch {
-      // closed by the test
-    }
-  })();
-  const until = async (found: (line: any) => boolean, ms = 10_000) => {
-    for (const deadline = Date.now() + ms; Date.now() < deadline; await Bun.sleep(20)) {
-      const line = lines.find(found);
-      if (line) return line;
-    }
-    return null;
-  };
-  return { lines, until, close: () => abort.abort() };
+  return { lines: feed.lines, until: feed.find, close: feed.close };
 }
 
 const team =
