@@ -70,6 +70,10 @@ describe("code only, C family", () => {
     expectCode('#define TWO "a" \\\n  "b" ⟦// c⟧\nputs(⟦"d"⟧);', "c");
   });
 
+  test("a block comment over a line end goes on with its directive, as in C: its string stays to be matched", () => {
+    expectCode('#include ⟦/*\n*/⟧ "bits/stdc++.h"\nputs(⟦"d"⟧);', "c");
+  });
+
   test("raw strings, prefixed literals and digit separators", () => {
     expectCode(
       'auto r = ⟦R"sql(goto ")" )sql"⟧; auto w = ⟦u8"goto"⟧, v = ⟦L\'g\'⟧; int n = 1\'000\'000; goto end;',
@@ -140,6 +144,8 @@ const sourceText = fc.oneof(
   fc.string({ unit: "binary", maxLength: 200 }),
 );
 const family = fc.constantFrom("c" as const, "python" as const, "plain" as const);
+// A `#`, then (over spliced lines) a `/*` whose comment holds a line end before its `*/`.
+const commentCarriesDirective = (text: string) => /#(?:[^\n]|(?<=\\\r?)\n)*?\/\*(?:(?!\*\/)[^])*\n/.test(text);
 
 describe("code only, any text", () => {
   test("keeps the length, every CR and LF where it was, and each other character or a space in its place", () => {
@@ -157,9 +163,12 @@ describe("code only, any text", () => {
     );
   });
 
-  test("blanking twice changes nothing more", () => {
+  // Save for one case: blanking a block comment that carries a directive over a line end keeps the line end,
+  // and a second pass then ends the directive there and blanks the string after it.
+  test("blanking twice changes nothing more (but after a directive's comment over a line end)", () => {
     fc.assert(
       fc.property(sourceText, family, (text, kind) => {
+        fc.pre(kind !== "c" || !commentCarriesDirective(text));
         const once = codeOnly(text, kind);
         expect(codeOnly(once, kind)).toBe(once);
       }),
