@@ -145,7 +145,7 @@ const sourceText = fc.oneof(
 );
 const family = fc.constantFrom("c" as const, "python" as const, "plain" as const);
 // A `#`, then (over spliced lines) a `/*` whose comment holds a line end before its `*/`.
-const commentCarriesDirective = (text: string) => /#(?:[^\n]|(?<=\\\r?)\n)*?\/\*(?:(?!\*\/)[^])*\n/.test(text);
+const commentCarriesDirective = (text: string) => /#(?:[^\n]|(?<=\\\r?)\n)*?\/\*(?:(?!\*\/)[\s\S])*\n/.test(text);
 
 describe("code only, any text", () => {
   test("keeps the length, every CR and LF where it was, and each other character or a space in its place", () => {
