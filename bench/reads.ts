@@ -26,6 +26,12 @@ const WARMUP = Number(process.env.WARMUP ?? 1);
 // For a CPU profile of the app alone (`bun --cpu-prof-md bench/reads.ts`): ROUTE=<part of a name>, APP_ONLY=1.
 const ROUTE = process.env.ROUTE ?? "";
 const APP_ONLY = Boolean(process.env.APP_ONLY);
+// Pairs of tight floor and app per route, taken in turns (see the loop below).
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+
+type Measured = { rps: number; p50: number; p99: number; cpu: number; pg: number };
+const median = (sorted: number[]) =>
+  sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
 
 // APP_LOG_LEVEL=info: the access log of every request, as production logs by default (formatted, then dropped).
 const { t, cast, problem } = await benchApp({
@@ -66,13 +72,8 @@ const routes: [name: string, path: string, token: string][] = [
  * server processes, from /proc). CPU time is the steadier figure on a shared machine, where wall time
  * follows the neighbours' load.
  */
-async function load(
-  base: string,
-  path: string,
-  token: string,
-  measured = true,
-): Promise<{ rps: number; p50: number; p99: number; cpu: number; pg: number }> {
-  if (measured && WARMUP > 0) await load(base, path, token, false);
+async function load(base: string, path: string, token: string, measured = true, warm = true): Promise<Measured> {
+  if (measured && warm && WARMUP > 0) await load(base, path, token, false);
   const seconds = measured ? SECONDS : WARMUP;
   if (WRK) return wrkLoad(base + path, token, seconds);
   const latencies: number[] = [];
@@ -174,13 +175,31 @@ for (const total of [SMALL, LARGE].filter((n) => n > 0)) {
       ]);
       continue;
     }
-    const floorResult = await load(tightBase, path, token);
-    const appResult = await load(appBase, path, token);
+    // The tight floor and the app in turns, ROUNDS times, the order swapped each round: a neighbour's
+    // burst then slows both sides of some pairs instead of one side of the only pair. The ratio printed
+    // is the median of the rounds' ratios, with their range.
+    const pairs: { floor: Measured; app: Measured }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const warm = round === 0;
+      if (round % 2 === 0) {
+        const floor = await load(tightBase, path, token, true, warm);
+        pairs.push({ floor, app: await load(appBase, path, token, true, warm) });
+      } else {
+        const app = await load(appBase, path, token, true, warm);
+        pairs.push({ app, floor: await load(tightBase, path, token, true, warm) });
+      }
+    }
     const frameworkResult = await load(frameworkBase, path, token);
+    const ratios = pairs.map((p) => p.floor.rps / p.app.rps).sort((a, b) => a - b);
+    const middle = pairs.slice().sort((a, b) => a.floor.rps / a.app.rps - b.floor.rps / b.app.rps)[
+      Math.floor(pairs.length / 2)
+    ];
+    const [appResult, floorResult] = [middle.app, middle.floor];
     rows.push([
       name,
       `app ${fmt(appResult.rps)} req/s (p50 ${fmt(appResult.p50)}, p99 ${fmt(appResult.p99)} ms)` +
-        ` · tight floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms) · tight ÷ app ${fmt(floorResult.rps / appResult.rps)}` +
+        ` · tight floor ${fmt(floorResult.rps)} req/s (p99 ${fmt(floorResult.p99)} ms)` +
+        ` · tight ÷ app ${fmt(median(ratios))} (${ratios.map(fmt).join(", ")})` +
         ` · CPU/req app ${fmt(appResult.cpu)} µs, floor ${fmt(floorResult.cpu)} µs` +
         ` · PostgreSQL CPU/req app ${fmt(appResult.pg)} µs, floor ${fmt(floorResult.pg)} µs`,
     ]);
