@@ -137,18 +137,24 @@ export async function loadKeyAndDomainAccess(
   return found && (await acceptKey(em, found, secret)) ? standingWith(em, found, read) : null;
 }
 
+/** A route that reads its resource with the standing asked for an entity that standing does not hold. */
+function notRead(row: "caller" | "domain"): never {
+  throw new Error(`the ${row}'s row is not read with a route's resource (domainRead): read it in the service`);
+}
+
 /** A caller and their standing in the domain of the path, and the resource read with them (if any). */
 type Standing = { principal: Principal; access: () => DomainAccess; resource: ResourceRow | null };
 
 /** The caller's row beside the standing: as JSON text (for the entity, when asked for), id and site role. */
 interface CallerRow {
-  u: string;
+  /** Absent when read with a route's resource (identity.sql.ts). */
+  u?: string;
   u_id: string;
   u_role: string;
 }
 
 function standingWith(em: EntityManager, found: StandingRow & CallerRow & ResourceRow, read?: StandingRead): Standing {
-  const row = once(() => JSON.parse(found.u) as UserRow);
+  const row = once(() => JSON.parse(found.u ?? notRead("caller")) as UserRow);
   const principal = principalOfRow(em, found.u_id, found.u_role, row);
   return { principal, access: () => standingOf(em, principal, found), resource: read ? found : null };
 }
@@ -170,7 +176,8 @@ function domainMatch(domainRef: string): { column: DomainKey; value: string } {
 }
 
 interface StandingRow {
-  d: string | null;
+  /** Absent when read with a route's resource (identity.sql.ts); null when there is no such domain. */
+  d?: string | null;
   d_id: string | null;
   d_hidden: boolean;
   d_owner: string | null;
@@ -183,9 +190,9 @@ interface StandingRow {
 }
 
 function standingOf(em: EntityManager, principal: Principal, found: StandingRow | null): DomainAccess {
-  if (!found?.d || !found.d_id) throw new BizError("DomainNotFoundError", "domain not found");
+  if (!found?.d_id) throw new BizError("DomainNotFoundError", "domain not found");
   const { d, d_id, m_id, m_created_at, m_updated_at, m_role } = found;
-  const domain = once(() => em.map(Domain, JSON.parse(d)));
+  const domain = once(() => em.map(Domain, JSON.parse(d ?? notRead("domain"))));
   const membership =
     m_id === null
       ? null
