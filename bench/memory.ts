@@ -54,8 +54,8 @@ const floor = Bun.serve({
   port: 0,
   fetch: async () => {
     const found = await sql.unsafe<Record<string, unknown>[]>(numbered(page.sql), page.values);
-    // Each row's list fields (the statement's other columns are the count and the page's order).
-    const results = found.filter((r) => r.id !== null).map(({ count, page_created_at, page_id, ...fields }) => fields);
+    // Each row's list fields (the statement's other column is the count).
+    const results = found.filter((r) => r.id !== null).map(({ count, ...fields }) => fields);
     return Response.json({ errorCode: "Success", errorMsg: "", data: { count: found[0].count, results } });
   },
 });

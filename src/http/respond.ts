@@ -34,6 +34,17 @@ export function okJson(set: { headers: Record<string, unknown> }, dataJson: stri
 }
 
 /**
+ * okJson for a `data` value the app made: Response.json writes the envelope's bytes in one native pass, where
+ * JSON.stringify and then a Response of that text cost the record list 2.6x as much (bench:reads' profile).
+ */
+export function okValue(set: { headers: Record<string, unknown> }, data: unknown): Response {
+  const headers = new Headers(set.headers as Record<string, string>);
+  headers.set("content-type", "application/json;charset=utf-8");
+  set.headers = {};
+  return Response.json({ errorCode: "Success", errorMsg: null, data }, { headers });
+}
+
+/**
  * encodeURIComponent, and ! ' ( ) * escaped too: a name so encoded is one URL path segment that a Markdown
  * link `](…)` or a quoted HTML attribute holds as it is, and an RFC 5987 value (filename*).
  */

@@ -79,6 +79,12 @@ export interface StandingRead {
 }
 export type ResourceRow = Record<string, unknown>;
 
+/**
+ * A standing read as a hot read's is, without the caller's and the domain's rows, for a route that reads its
+ * resource after the standing (the record list: which records depends on it) and asks for neither entity.
+ */
+export const LEAN_STANDING: StandingRead = { lateral: "select true as lean", values: [] };
+
 type StandingSql = (key: DomainKey, lateral?: string) => string;
 const statements = new Map<string, Map<StandingSql, Map<DomainKey, string>>>();
 
@@ -114,4 +120,5 @@ export const SAMPLE_STATEMENTS: string[] = [
     standingOfCallerSql(key),
     standingOfKeySql(key),
   ]),
+  ...standingSamples(LEAN_STANDING.lateral),
 ];

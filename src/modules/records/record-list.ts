@@ -108,15 +108,15 @@ export function recordPageStatement(
   return { sql: recordPageSql(where, ordering), values: [...values, limit, offset, ...values] };
 }
 
-/** A page of the list and its count, as the JSON text of `{count, results}` (see okJson). */
+/** A page of the list and its count, `{count, results}`, for okValue (respond.ts; no schema check, as okJson). */
 export async function listRecordPage(
   em: EntityManager,
   access: DomainAccess,
   query: RecordListQueryInput,
-): Promise<string> {
+): Promise<{ count: number; results: RecordListDetailView[] }> {
   const { sql, values } = recordPageStatement(access, query);
   const found = await readRows<ListRow & { count: number }>(em, sql, values);
   // An empty page is one row of the count alone, its record's columns null.
   const results = await sealRows(em, access, found.filter((r) => r.id !== null).map(listView));
-  return JSON.stringify({ count: found[0].count, results });
+  return { count: found[0].count, results };
 }

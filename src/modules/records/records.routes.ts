@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../http/app-deps";
 import { authPlugin } from "../identity/http/auth.plugin";
-import { okJson } from "../../http/respond";
+import { okValue } from "../../http/respond";
 import { listRecordPage } from "./record-list";
 import { binaryResponse } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
@@ -21,8 +21,8 @@ export function recordsRoutes(deps: AppDeps) {
   const { store, config } = deps;
   return new Elysia({ name: "records-routes", prefix: "/domains/:domain", detail: { tags: ["record"] } })
     .use(authPlugin(deps))
-    .get("/records", async ({ em, access, query, set }) => okJson(set, await listRecordPage(em, access, query)), {
-      domainVisible: true,
+    .get("/records", async ({ em, access, query, set }) => okValue(set, await listRecordPage(em, access, query)), {
+      domainVisible: "lean",
       params: DomainParams,
       query: RecordListQuery,
       response: RecordListDetailListResp,
@@ -36,7 +36,7 @@ export function recordsRoutes(deps: AppDeps) {
       async ({ em, access, resource, params, set }) => {
         const codeUrl = `${recordUrlOf(config.publicUrl, access.domainId, params.record)}/code`;
         // Sent as written, unchecked by Elysia (record-detail-view.ts says why).
-        return okJson(set, JSON.stringify(await records.recordDetailOf(em, store, access, resource, codeUrl)));
+        return okValue(set, await records.recordDetailOf(em, store, access, resource, codeUrl));
       },
       {
         // The record comes with the caller's standing, in one statement.

@@ -113,10 +113,10 @@ export function recordPageSql(where: readonly string[], ordering: ListOrdering):
        limit ? offset ?)
      select c.count, p.*
        from (select (select coalesce(sum(records), 0)::int from record_counts where ${condition}) as count) c
-       left join lateral (select ${LIST_COLUMNS}, ${pageColumns.map((c) => `page.${c} as page_${c}`).join(", ")}
+       left join lateral (select ${LIST_COLUMNS}
          from page cross join lateral (select * from records where records.id = page.id limit 1) r
               ${LIST_JOINS}) p on true
-      order by ${ordering.map(([, direction], i) => `p.page_${columns[i]} ${direction}`).join(", ")}`;
+      order by ${ordering.map(([property, direction]) => `p."${property}" ${direction}`).join(", ")}`;
 }
 
 /** The list's variants: no filter, each filter, all of them, and one's own records under a committer filter. */
