@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Container } from "../../src/judge/sandbox/container";
 import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
 import { detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
-import { processesOf } from "../../src/judge/sandbox/slot-processes";
+import { CONTAINER_PROCESSES, containerProcesses } from "../helpers/container-processes";
 
 // Pair runs (an interactive case's program and interactor, runner-pair.c) in a slot's living container:
 // what either leaves is gone before the next run, and which of the two ended first is recorded in the
@@ -125,8 +125,9 @@ describe("a pair run in a slot's living container", () => {
     expect(container.usable).toBe(true);
     const after = await container.run({ argv: ["./a.out"], stdin: null, limits: LIMITS, ...stage(programs.LOOK) });
     expect(new TextDecoder().decode(after.stdout)).toBe("files 0 0 0 0 sysv 0 processes 1\n");
-    // bubblewrap, the runner and the runs' init: neither side's daemon is left on the host either.
-    expect(processesOf(UID)).toHaveLength(3);
+    // bubblewrap (outside), the runner (the sandbox's PID 1), the runs' init and the next run's spare:
+    // no daemon of either side is left on the host.
+    expect(await containerProcesses(UID)).toEqual(CONTAINER_PROCESSES);
     expect(container.usable).toBe(true);
   });
 

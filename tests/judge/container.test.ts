@@ -7,6 +7,7 @@ import { Container } from "../../src/judge/sandbox/container";
 import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
 import { CgroupDirty, detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
 import { processesOf } from "../../src/judge/sandbox/slot-processes";
+import { CONTAINER_PROCESSES, containerProcesses } from "../helpers/container-processes";
 import { runInSlot } from "../../src/judge/sandbox/slots";
 import type { Slot } from "../../src/judge/sandbox/slots";
 
@@ -164,8 +165,9 @@ describe("a slot's container carries nothing from one run to the next", () => {
 
   test("the daemon of run N is gone from the host too: only bubblewrap and the runner have the slot uid", async () => {
     await run(plant);
-    // bubblewrap (outside), the runner (the sandbox's PID 1) and the runs' init: no sleeping daemon.
-    expect(processesOf(UID)).toHaveLength(3);
+    // bubblewrap (outside), the runner (the sandbox's PID 1), the runs' init and the next run's spare:
+    // no sleeping daemon.
+    expect(await containerProcesses(UID)).toEqual(CONTAINER_PROCESSES);
   });
 
   test("a run stopped from outside throws its container away; the slot's next run gets a new one", async () => {

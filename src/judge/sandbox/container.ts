@@ -4,6 +4,7 @@ import { FrameReader } from "./frames";
 import { killSlotProcesses, RunStop } from "./slot-processes";
 import { bwrapArgv, BWRAP_ENV, type Limits, type PeerResult, type RunResult } from "./sandbox";
 import { readReply, readTrailer, requestOf, type PeerRun, type Reply } from "./container-wire";
+import { ResetAhead } from "./reset-ahead";
 import { Stage, type WorkFile } from "./stage";
 
 export type { PeerRun };
@@ -72,11 +73,13 @@ export class Container {
   }
 
   private readonly stage: Stage;
+  private readonly resets: ResetAhead;
   /** The last run's trailer, until the next run (or ready()) reads it: true when the container is clean. */
   private settling: Promise<boolean> | null = null;
 
   private constructor(private readonly options: ContainerOptions) {
     this.stage = new Stage(options.stageDir, options.tmpBytes);
+    this.resets = new ResetAhead(options.cgroup);
     const fds = options.cgroup.open();
     // The runner is copied into the container from a descriptor: a bind would show its host path in
     // the program's /proc/self/mountinfo.
@@ -125,7 +128,7 @@ export class Container {
     return !this.closed;
   }
 
-  private settle(): void {
+  private settle(limits: Limits): void {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), OVERDUE_MS);
@@ -137,6 +140,7 @@ export class Container {
       },
       () => false,
     );
+    this.resets.begin(this.settling, limits);
   }
 
   /**
@@ -150,7 +154,7 @@ export class Container {
     const layout = this.stage.prepare(run.files ?? [], run.dirs ?? []);
     if (!(await this.ready())) throw new Error("the container is closed");
     try {
-      await this.options.cgroup.reset({ memoryKb: limits.memoryKb, processes: limits.processes });
+      await this.resets.reset({ memoryKb: limits.memoryKb, processes: limits.processes });
     } catch (error) {
       // A group that cannot be reset, or holds a process or memory a run left, is not run in again: the
       // container goes, and with it every process of the slot's uid.
@@ -177,7 +181,7 @@ export class Container {
     const account = await this.options.cgroup.finish();
     // A group that cannot be reset (v2 before Linux 6.12) serves one run: its container goes with it.
     if (!reply || stopped || unkilled || !this.options.cgroup.reusable) await this.close();
-    else this.settle();
+    else this.settle(limits);
     const lost = { exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: true };
     const empty = {
       outputExceeded: false,
@@ -233,6 +237,7 @@ export class Container {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.resets.drop();
     try {
       (this.child.stdin as import("bun").FileSink).end();
     } catch {

@@ -85,6 +85,8 @@ const RUNNER_SOURCES = [
   "runner.c",
   "runner-request.c",
   "runner-work.c",
+  "runner-layers.c",
+  "runner-spare.c",
   "runner-sandbox.c",
   "runner-reset.c",
   "runner-seccomp.c",

@@ -19,6 +19,12 @@ export interface WorkFile extends StagedFile {
   writable?: boolean;
 }
 
+/**
+ * Room the stage keeps beyond a run's files: the staged files of earlier runs that covered layers of /work
+ * still bind, at most the runner's PINNED_MAX (runner-layers.c), so a run of the full `JUDGE_DISK_MB` always fits.
+ */
+const PINNED_BYTES = 16 << 20;
+
 /** One line of a run's layout as the runner reads it (runner-work.c). */
 export interface LayoutEntry {
   how: "b" | "c" | "d";
@@ -50,7 +56,7 @@ export class Stage {
     unmount(dir);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true, mode: 0o755 });
-    mountTmpfs(dir, bytes, "0755");
+    mountTmpfs(dir, bytes + PINNED_BYTES, "0755");
   }
 
   /** The stage's tmpfs goes with its container. */

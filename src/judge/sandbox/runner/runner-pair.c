@@ -62,6 +62,8 @@ int serve_pair(const struct request *r, int sigfd, const char *cgroup_fds, const
   /* to_program: the interactor writes, the program reads; from_program the other way. */
   struct stream out = { -1, NULL, 0, 0, 0 }, err = out, peer_err = out;
   struct outcome o = { 0 };
+  /* Its processes start their own way: the spare would be left beside them. */
+  spare_drop();
   if (work_prepare(r) != 0) {
     o.stage = 'w';
     return reply(r, &o, &out, &err, ",\"peer\":null", &peer_err, before);

@@ -19,9 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The runner's two tmpfs. */
-static const char *const TMPFS[] = { "/tmp", "/dev/shm" };
-/* The size of the container's /tmp and /dev/shm (the judge's JUDGE_DISK_MB). */
+/* The size of the container's /work, /tmp and /dev/shm (the judge's JUDGE_DISK_MB). */
 long long tmp_bytes;
 
 /* A tmpfs of the container's size at `where` (empty and read-only: a directory hidden from a program). No
@@ -31,19 +29,6 @@ int mount_tmpfs(const char *where, int read_only) {
   snprintf(options, sizeof options, read_only ? "size=4k,mode=0555" : "size=%lld,mode=1777", tmp_bytes);
   unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOATIME | (read_only ? MS_RDONLY | MS_NOEXEC : 0);
   return mount("tmpfs", where, "tmpfs", flags, options);
-}
-
-int fresh_tmpfs(int which) {
-  return mount_tmpfs(TMPFS[which], 0);
-}
-
-/* /tmp or /dev/shm after a run: always a fresh tmpfs in its place, whatever the run did or left. A look
-   for what changed cannot see everything a run can move: an O_TMPFILE leaves no name and no change to the
-   root, yet advances the file system's inode counter, which the next run reads back as st_ino (a channel
-   of the earlier program's choosing). Unmounting and mounting costs ~40 us a pair; nothing is walked. */
-static int reset_tmpfs(int which) {
-  if (umount2(TMPFS[which], MNT_DETACH) != 0) return -1;
-  return fresh_tmpfs(which);
 }
 
 /* The lines of a /proc table after its header (0 when empty), read with one read: the runner asks after
@@ -222,7 +207,7 @@ static const char *after_run(const struct pristine *before) {
   struct pristine after;
   observe(&after);
   return others_alive() != 0 ? "a process outlived its run"
-         : reset_tmpfs(0) != 0 || reset_tmpfs(1) != 0 ? "a tmpfs could not be made anew"
+         : layers_renew() != 0 ? "a tmpfs could not be made anew"
          : reset_sysv() != 0 ? "the IPC namespace could not be made anew"
          : reset_pid_counter() != 0 ? "the PID counter could not be reset"
          : sockets_left() != 0 ? "a socket outlived its run"
@@ -264,8 +249,9 @@ int reply(const struct request *r, const struct outcome *o, struct stream *out, 
   free(out->data);
   free(err->data);
   if (more) free(more->data);
-  /* What is left of the run goes now, off its path: its /work (and a new one for the next run), /tmp. */
-  const char *why = work_end(files, taken) != 0 ? "/work could not be made anew" : after_run(before);
+  /* What is left of the run goes now, off its path: /work, /tmp and /dev/shm get their next layers. */
+  work_end(files, taken);
+  const char *why = after_run(before);
   char trailer[256];
   size = snprintf(trailer, sizeof trailer, "{\"clean\":%s,\"why\":\"%s\"}", *why ? "false" : "true", why);
   ok = ok && frame(trailer, size, sizeof trailer) == 0;

@@ -68,28 +68,16 @@ static void drop_capabilities(void) {
   if (syscall(SYS_capset, &header, none) != 0) setup_failed('p');
 }
 
-/* In a fork of the runner: sets the process up and execs it; never returns. */
-void launch(const struct launch *l) {
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
-  if (l->ignore_sigpipe) signal(SIGPIPE, SIG_IGN);
-  /* A session of its own, so an autogroup of its own: what the program writes to /proc/self/autogroup
-     (its CPU weight against the machine's other sessions) ends with it, and never reaches the runner's,
-     which the container's later compiles, cases and checkers would otherwise all run in. */
-  if (setsid() < 0) setup_failed('n');
-  if (chdir(l->dir) != 0) setup_failed('d');
-  /* Join the run's cgroup last of the set-up: from here on, every page and every cycle is the program's.
-     Its own cgroup namespace then shows that group as "/": no path of the judge's groups. */
+/* The run's cgroup joined, its limits set and every capability dropped. Joining comes first of these: from
+   there on, every page and every cycle is the program's. Its own cgroup namespace then shows that group as
+   "/": no path of the judge's groups. */
+void launch_limits(const struct launch *l) {
   if (l->cgroup_fds && strcmp(l->cgroup_fds, "-") != 0) {
     char *list = strdup(l->cgroup_fds);
     for (char *fd = strtok(list, ","); fd; fd = strtok(NULL, ","))
       if (write(atoi(fd), "0", 1) != 1) setup_failed('c');
     if (unshare(CLONE_NEWCGROUP) != 0) setup_failed('c');
   }
-  if (l->in < 0 || dup2(l->in, 0) < 0 || dup2(l->out, 1) < 0 || dup2(l->err, 2) < 0) setup_failed('i');
-  /* Everything beyond 0-2 (the requests, the replies, the cgroup files) closes at exec. */
-  if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) setup_failed('f');
   /* Backstops per process; the verdict uses the cgroup's totals. SIGXCPU a second past the budget. */
   struct rlimit cpu = { (rlim_t)(l->cpu_ms / 1000 + 1), (rlim_t)(l->cpu_ms / 1000 + 2) };
   setrlimit(RLIMIT_CPU, &cpu);
@@ -99,9 +87,47 @@ void launch(const struct launch *l) {
   limit(RLIMIT_CORE, 0);
   if (l->address_kb > 0) limit(RLIMIT_AS, (rlim_t)l->address_kb * 1024);
   drop_capabilities();
-  if (install_seccomp() != 0) setup_failed('s');
+}
+
+/* In its directory, with its descriptors, it execs; never returns. */
+void launch_exec(const struct launch *l) {
+  if (chdir(l->dir) != 0) setup_failed('d');
+  if (l->in < 0 || dup2(l->in, 0) < 0 || dup2(l->out, 1) < 0 || dup2(l->err, 2) < 0) setup_failed('i');
+  /* Everything beyond 0-2 (the requests, the replies, the cgroup files) closes at exec. */
+  if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) setup_failed('f');
   execvp(l->argv[0], l->argv);
   setup_failed('e');
+}
+
+/* In a fork of the runner: sets the process up and execs it; never returns. */
+void launch(const struct launch *l) {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  if (l->ignore_sigpipe) signal(SIGPIPE, SIG_IGN);
+  /* A session of its own, so an autogroup of its own: what the program writes to /proc/self/autogroup
+     (its CPU weight against the machine's other sessions) ends with it, and never reaches the runner's,
+     which the container's later compiles, cases and checkers would otherwise all run in. (A spare has
+     its own session and its filter already: runner-spare.c.) */
+  if (setsid() < 0) setup_failed('n');
+  launch_limits(l);
+  if (install_seccomp() != 0) setup_failed('s');
+  launch_exec(l);
+}
+
+/* The request's program as launch() starts it, its output to `out` and `err`. */
+struct launch program_of(const struct request *r, const char *cgroup_fds, int out, int err) {
+  return (struct launch){
+    .argv = r->argv, .in = -1, .out = out, .err = err, .cpu_ms = r->cpu_ms, .stack_kb = r->stack_kb,
+    .file_bytes = r->file_bytes, .processes = r->processes, .address_kb = 0, .cgroup_fds = cgroup_fds,
+    .dir = "/work",
+  };
+}
+
+/* Its stdin: a file of /work the request names (opened beneath the program's directory), or nothing. */
+int program_input(const struct request *r) {
+  return strcmp(r->stdin_path, "-") == 0 ? open("/dev/null", O_RDONLY | O_CLOEXEC)
+                                         : open(r->stdin_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 /* In the init of a PID namespace of the runner's (the runs', or an interactive program's keeper): a /proc of
@@ -157,14 +183,26 @@ void drain(struct stream *s, long long limit, int *exceeded) {
   s->fd = -1;
 }
 
-/* An output stream: a socket pair, not a pipe, so that /proc/self/fd/1 cannot be opened again for reading,
-   and the program reading its own output finds it at its end (the runner's side is shut for writing). */
+/* An output stream's ends: a socket pair, not a pipe, so that /proc/self/fd/1 cannot be opened again for
+   reading, and the program reading its own output finds it at its end (the runner's side, ends[0], is shut
+   for writing, and does not block). */
+int stream_pair(int ends[2]) {
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
+  if (shutdown(ends[0], SHUT_WR) == 0 && fcntl(ends[0], F_SETFL, O_NONBLOCK) == 0) return 0;
+  close(ends[0]);
+  close(ends[1]);
+  return -1;
+}
+
+/* The runner's end of an output stream, keeping its first `keep` bytes. */
+int stream_adopt(struct stream *s, int fd, size_t keep) {
+  *s = (struct stream){ fd, malloc(keep + 1), 0, keep, 0 };
+  return s->data ? 0 : -1;
+}
+
 int stream_open(struct stream *s, int ends[2], size_t keep) {
-  *s = (struct stream){ -1, malloc(keep + 1), 0, keep, 0 };
-  if (!s->data || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
-  s->fd = ends[0];
-  if (shutdown(ends[0], SHUT_WR) != 0) return -1;
-  return fcntl(ends[0], F_SETFL, O_NONBLOCK);
+  *s = (struct stream){ -1, NULL, 0, keep, 0 };
+  return stream_pair(ends) != 0 ? -1 : stream_adopt(s, ends[0], keep);
 }
 
 /* Whatever is left (a process that overran, its forks, a new session, a keeper) dies now: the runner is

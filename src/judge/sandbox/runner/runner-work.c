@@ -1,8 +1,8 @@
 /*
- * Each run's /work (docs/judge.md "The container and its reset rules"): a tmpfs of its own, mounted before the run
- * and unmounted before the reply ends, so nothing a program leaves there (whatever its names' bytes, its
- * depth or its count) reaches the next run, and its pages are uncharged by then. Nothing is walked to
- * empty it and no process is started: the kernel drops the whole file system at once.
+ * Each run's /work (docs/judge.md "The container and its reset rules"): a tmpfs of its own, laid out before the
+ * run and covered or unmounted before the reply ends (runner-layers.c), so nothing a program leaves there
+ * (whatever its names' bytes, its depth or its count) reaches the next run, and its pages are uncharged by
+ * then. Nothing is walked to empty it and no process is started: the kernel drops the whole file system.
  *
  * The judge stages a run's files on the host, in a directory bubblewrap binds read-only at /.stage; the
  * runner keeps it open and covers it (work_open), so no program can read it. Each file is bound read-only
@@ -30,19 +30,10 @@
 
 static int stage_fd = -1;
 
-/* A fresh /work, mounted after the last run's was unmounted (off the next run's path): nothing has run
-   since, so it is empty. */
-static int fresh_work(void) {
-  char options[64];
-  snprintf(options, sizeof options, "size=%lld,mode=0755", tmp_bytes);
-  return mount("tmpfs", "/work", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, options);
-}
-
-/* At the container's start: the stage kept open for the runner, then covered for everyone else; the first
-   run's /work. */
+/* At the container's start: the stage kept open for the runner, then covered for everyone else. */
 int work_open(void) {
   stage_fd = open("/.stage", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  return stage_fd < 0 || mount_tmpfs("/.stage", 1) != 0 ? -1 : fresh_work();
+  return stage_fd < 0 || mount_tmpfs("/.stage", 1) != 0 ? -1 : 0;
 }
 
 /* Every directory above `path` under /work, made as needed (a file in the way fails). */
@@ -66,6 +57,7 @@ static int copy(int work, const struct entry *e) {
   int to = openat(work, e->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   int ok = from >= 0 && to >= 0;
   ssize_t sent;
+  layers_copied();
   while (ok && (sent = sendfile(to, from, NULL, 1 << 30)) != 0) ok = sent > 0 || errno == EINTR;
   ok = ok && fchmod(to, e->mode) == 0;
   if (from >= 0) close(from);
@@ -81,6 +73,7 @@ static int bind(int work, const struct entry *e) {
   int tree = (int)syscall(SYS_open_tree, stage_fd, e->stage, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
   if (tree < 0) return -1;
   int moved = (int)syscall(SYS_move_mount, tree, "", work, e->path, MOVE_MOUNT_F_EMPTY_PATH);
+  if (moved == 0) layers_pin(tree);
   close(tree);
   return moved;
 }
@@ -90,6 +83,7 @@ static int place(int work, const struct entry *e) {
   if (e->how == 'c') return copy(work, e);
   if (e->how == 'b') return bind(work, e);
   struct stat info;
+  layers_copied();
   if (mkdirat(work, e->path, 0700) != 0 &&
       (errno != EEXIST || fstatat(work, e->path, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(info.st_mode)))
     return -1;
@@ -103,6 +97,7 @@ int work_prepare(const struct request *r) {
   int ok = 1;
   for (int i = 0; ok && i < r->layout_count; i++) ok = place(work, &r->layout[i]) == 0;
   close(work);
+  if (ok) layers_laid_out();
   return ok ? 0 : -1;
 }
 
@@ -210,12 +205,10 @@ int work_send(struct taken *files, int count) {
   return 0;
 }
 
-/* The files closed and /work unmounted with everything in and on it (its pages are freed on return, once
-   no keeper's namespace holds it), and the next run's mounted. */
-int work_end(struct taken *files, int count) {
+/* The files read back closed: nothing of the runner's holds /work open when its layer goes. */
+void work_end(struct taken *files, int count) {
   for (int i = 0; i < count; i++) {
     close(files[i].fd);
     free(files[i].path);
   }
-  return umount2("/work", MNT_DETACH) == 0 ? fresh_work() : -1;
 }

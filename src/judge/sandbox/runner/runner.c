@@ -23,13 +23,14 @@
  * could rewrite it; past FILE_BYTES the program is stopped.
  *
  * No run leaves anything for the next one (docs/judge.md "The container and its reset rules"):
- * - /work is a tmpfs of each run's own, unmounted before the trailer (runner-work.c); /tmp and /dev/shm are
- *   tmpfs of the runner's, mounted anew after every run; / and /dev (every mount under it) are read-only, and
- *   so are /proc/sys and /proc/pressure; nothing is walked;
- * - each program is a session of its own (its own autogroup); the runs' init kills every process a run left
- *   and reaps them before the reply; the runs share an IPC namespace the runner made (no run may write its
- *   limits), and after a run that made a SysV object the runner removes them all and makes a new one (fresh
- *   id cursors); it writes the PID counter back (runner-reset.c);
+ * - /work, /tmp and /dev/shm are each a fresh tmpfs for every run, laid on the last run's, which is covered
+ *   when it holds nothing and unmounted before the trailer when it holds anything (runner-layers.c); / and
+ *   /dev (every mount under it) are read-only, and so are /proc/sys and /proc/pressure; nothing is walked;
+ * - each program is a session of its own (its own autogroup), forked with its filter before its request
+ *   comes (runner-spare.c); the runs' init kills every process a run left and reaps them before the reply;
+ *   the runs share an IPC namespace the runner made (no run may write its limits), and after a run that
+ *   made a SysV object the runner removes them all and makes a new one (fresh id cursors); it writes the
+ *   PID counter back (runner-reset.c);
  * - a program may open Unix sockets only (seccomp); one that outlives its run throws the container away;
  * - the program starts from the runner's own pristine state (environment, signal dispositions,
  *   limits), which it cannot reach: the runner is not dumpable, invisible to it, and the seccomp filter
@@ -40,8 +41,8 @@
  * The runner keeps CAP_SYS_ADMIN of its own user namespace (bwrap --cap-add) for those mounts and each
  * run's namespaces; no program has it: each fork drops every capability before exec.
  *
- * CGROUP_FDS are cgroup.procs (v2) or tasks (v1) files the judge opened as root: the program joins its slot's run cgroup
- * through them just before exec, so CPU and memory are counted by the kernel for the program's whole
+ * CGROUP_FDS are cgroup.procs (v2) or tasks (v1) files the judge opened as root: the program joins its slot's run
+ * cgroup through them just before exec, so CPU and memory are counted by the kernel for the program's whole
  * process tree, and read by the judge outside the sandbox.
  */
 #include "runner.h"
@@ -52,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -61,36 +63,56 @@
 
 #define MAX_REQUEST (1 << 20)
 
-/* Runs one request and writes its reply; returns whether the container is still fit for another run. */
-static int serve(const struct request *r, int sigfd, const char *cgroup_fds, const struct pristine *before) {
+/* Forks the request's program now (when there is no spare): its PID, and the runner's ends. */
+static pid_t start_now(const struct request *r, const char *cgroup_fds, int *out, int *err, int *setup) {
+  int out_ends[2], err_ends[2], setup_ends[2];
+  if (stream_pair(out_ends) != 0) return -1;
+  if (stream_pair(err_ends) != 0) {
+    close(out_ends[0]);
+    close(out_ends[1]);
+    return -1;
+  }
+  if (pipe2(setup_ends, O_CLOEXEC) != 0) setup_ends[0] = setup_ends[1] = -1;
+  setup_pipe = setup_ends[1];
+  pid_t pid = setup_ends[0] < 0 ? -1 : fork();
+  if (pid == 0) {
+    if (chdir("/work") != 0) setup_failed('d');
+    struct launch program = program_of(r, cgroup_fds, out_ends[1], err_ends[1]);
+    program.in = program_input(r);
+    launch(&program);
+  }
+  int *ends[] = { &out_ends[1], &err_ends[1], &setup_ends[1] };
+  for (int i = 0; i < 3; i++)
+    if (*ends[i] >= 0) close(*ends[i]);
+  *out = out_ends[0];
+  *err = err_ends[0];
+  *setup = setup_ends[0];
+  return pid;
+}
+
+/* Runs one request (`length` bytes of the request buffer) and writes its reply; returns whether the
+   container is still fit for another run. */
+static int serve(const struct request *r, uint32_t length, int sigfd, const char *cgroup_fds,
+                 const struct pristine *before) {
   struct stream out = { -1, NULL, 0, 0, 0 }, err = out;
   struct outcome o = { 0 };
-  if (work_prepare(r) != 0) {
+  int out_end = -1, err_end = -1, setup_end = -1;
+  long long started = now_ms();
+  /* The spare sets up while /work is laid out. */
+  pid_t pid = spare_start(length, &out_end, &err_end, &setup_end);
+  int laid = work_prepare(r) == 0;
+  if (pid >= 0) spare_go(laid);
+  if (!laid) {
+    if (pid >= 0) kill_and_reap(pid, NULL);
+    int ends[] = { out_end, err_end, setup_end };
+    for (int i = 0; i < 3; i++)
+      if (ends[i] >= 0) close(ends[i]);
     o.stage = 'w';
     return reply(r, &o, &out, &err, "", NULL, before);
   }
-  int out_pipe[2], err_pipe[2], setup[2];
-  if (stream_open(&out, out_pipe, r->keep_out) || stream_open(&err, err_pipe, r->keep_err) || pipe2(setup, O_CLOEXEC))
+  if (pid < 0) pid = start_now(r, cgroup_fds, &out_end, &err_end, &setup_end);
+  if (pid < 0 || stream_adopt(&out, out_end, r->keep_out) != 0 || stream_adopt(&err, err_end, r->keep_err) != 0)
     return 0;
-  setup_pipe = setup[1];
-
-  long long started = now_ms();
-  pid_t pid = fork();
-  if (pid < 0) return 0;
-  if (pid == 0) {
-    if (chdir("/work") != 0) setup_failed('d');
-    int in = strcmp(r->stdin_path, "-") == 0 ? open("/dev/null", O_RDONLY)
-                                             : open(r->stdin_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct launch program = {
-      .argv = r->argv, .in = in, .out = out_pipe[1], .err = err_pipe[1], .cpu_ms = r->cpu_ms,
-      .stack_kb = r->stack_kb, .file_bytes = r->file_bytes, .processes = r->processes, .address_kb = 0,
-      .cgroup_fds = cgroup_fds, .dir = "/work",
-    };
-    launch(&program);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  close(setup[1]);
 
   /* Woken by output, by a child's end (SIGCHLD) or at the wall-clock deadline. */
   while (!o.ended) {
@@ -114,7 +136,7 @@ static int serve(const struct request *r, int sigfd, const char *cgroup_fds, con
   kill_and_reap(pid, &o);
   drain(&out, r->file_bytes, &o.exceeded);
   drain(&err, r->file_bytes, &o.exceeded);
-  o.stage = read_stage(setup[0]);
+  o.stage = read_stage(setup_end);
   return reply(r, &o, &out, &err, "", NULL, before);
 }
 
@@ -165,7 +187,7 @@ static int read_only_tree(const char *where) {
 static int serve_all(const char *cgroup_fds) {
   int sigfd = child_signals();
   if (sigfd < 0) return 124;
-  if (own_proc() != 0 || fresh_tmpfs(0) != 0 || fresh_tmpfs(1) != 0 || work_open() != 0 || chdir("/") != 0 ||
+  if (own_proc() != 0 || work_open() != 0 || layers_open() != 0 || chdir("/") != 0 ||
       remember_pid_counter() != 0 || own_sysv() != 0 || seal_proc() != 0) {
     fprintf(stderr, "runner: cannot set up the container's mounts: %s\n", strerror(errno));
     return 121;
@@ -174,9 +196,12 @@ static int serve_all(const char *cgroup_fds) {
   fcntl(1, F_SETFD, FD_CLOEXEC);
   struct pristine before;
   observe(&before);
-  char *body = malloc(MAX_REQUEST + 1);
-  if (!body) return 123;
+  /* Shared with each spare, which reads its request from here (runner-spare.c). */
+  char *body = mmap(NULL, MAX_REQUEST + 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (body == MAP_FAILED) return 123;
   for (;;) {
+    /* The next program's process, made while the judge reads this reply; a run without one forks. */
+    spare_make(body, cgroup_fds);
     uint32_t length;
     int got = read_full(0, &length, 4);
     if (got == 0) return 0; /* the judge closed the container */
@@ -184,7 +209,8 @@ static int serve_all(const char *cgroup_fds) {
     if (body[length - 1] != '\0') return 126;
     struct request r;
     if (parse_request(body, length, &r) != 0) return 127;
-    if (!(r.peer_argv ? serve_pair(&r, sigfd, cgroup_fds, &before) : serve(&r, sigfd, cgroup_fds, &before))) return 0;
+    if (!(r.peer_argv ? serve_pair(&r, sigfd, cgroup_fds, &before) : serve(&r, length, sigfd, cgroup_fds, &before)))
+      return 0;
   }
 }
 

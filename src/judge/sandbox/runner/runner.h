@@ -1,8 +1,9 @@
 /*
  * What the runner's files share (runner.c: the request loop and one program's run; runner-request.c: reading
  * a request; runner-work.c: each run's /work, laid out before and read back after; runner-sandbox.c: how a
- * process is started and its output read; runner-reset.c: what is checked and reset after a run, and the
- * reply; runner-seccomp.c: the filter; runner-pair.c: a program and its interactor).
+ * process is started and its output read; runner-layers.c: the layers of /work, /tmp and /dev/shm;
+ * runner-reset.c: what is checked and reset after a run, and the reply; runner-seccomp.c: the filter;
+ * runner-pair.c: a program and its interactor).
  */
 #ifndef JOJ_RUNNER_H
 #define JOJ_RUNNER_H
@@ -10,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/resource.h>
 
 /* One entry of a run's /work: a staged file bound read-only ('b') or copied writable ('c'), or a directory
@@ -99,13 +101,18 @@ void setup_failed(char stage) __attribute__((noreturn));
 int build_seccomp(void);
 int install_seccomp(void);
 void launch(const struct launch *l) __attribute__((noreturn));
-int fresh_tmpfs(int which);
+void launch_limits(const struct launch *l);
+void launch_exec(const struct launch *l) __attribute__((noreturn));
+struct launch program_of(const struct request *r, const char *cgroup_fds, int out, int err);
+int program_input(const struct request *r);
 int mount_tmpfs(const char *where, int read_only);
 int own_proc(void);
 int seal_proc(void);
 int remember_pid_counter(void);
 int own_sysv(void);
 void observe(struct pristine *p);
+int stream_pair(int ends[2]);
+int stream_adopt(struct stream *s, int fd, size_t keep);
 int stream_open(struct stream *s, int ends[2], size_t keep);
 int pump(struct stream *s, long long limit, int *exceeded);
 void drain(struct stream *s, long long limit, int *exceeded);
@@ -116,9 +123,18 @@ int work_open(void);
 int work_prepare(const struct request *r);
 int work_take(const struct request *r, struct taken **files, int *dropped);
 int work_send(struct taken *files, int count);
-int work_end(struct taken *files, int count);
+void work_end(struct taken *files, int count);
+int layers_open(void);
+void layers_laid_out(void);
+void layers_copied(void);
+void layers_pin(int fd);
+int layers_renew(void);
 int reply(const struct request *r, const struct outcome *o, struct stream *out, struct stream *err,
           const char *extra, struct stream *more, const struct pristine *before);
+int spare_make(char *body, const char *cgroup_fds);
+pid_t spare_start(uint32_t length, int *out, int *err, int *setup);
+void spare_go(int laid);
+void spare_drop(void);
 int serve_pair(const struct request *r, int sigfd, const char *cgroup_fds, const struct pristine *before);
 
 #endif
