@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { CaseReport } from "../api/judge-api";
@@ -131,9 +132,17 @@ export type OutputJudge = (output: Uint8Array) => Promise<OutputVerdict>;
 export const compareWith =
   (expectedHost: string, rule: CompareRule): OutputJudge =>
   async (output) =>
-    (await judgeOutput(output, await readFile(expectedHost), rule))
+    (await judgeOutput(output, await expectedBytes(expectedHost), rule))
       ? { state: "accepted", ratio: 1, message: "" }
       : { state: "wrong_answer", ratio: 0, message: "" };
+
+/** Expected outputs up to this size are read at once: ~7 µs, against ~31 µs through fs/promises' thread. */
+const READ_AT_ONCE = 1 << 20;
+
+/** An expected output: read at once when small (most are), else without holding up the judge's other slots. */
+async function expectedBytes(path: string): Promise<Uint8Array> {
+  return statSync(path).size <= READ_AT_ONCE ? readFileSync(path) : await readFile(path);
+}
 
 /** File output: the file the program left is judged; none (or not a regular file) is a wrong answer. */
 async function judgeFile(run: RunResult, name: string, judge: OutputJudge): Promise<OutputVerdict> {

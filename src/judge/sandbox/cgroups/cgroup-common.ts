@@ -70,10 +70,10 @@ export const DIRTY_ABOVE = 2 << 20;
 export const read = (path: string) => readFileSync(path, "utf8");
 export const write = (path: string, value: string | number) => writeFileSync(path, String(value));
 
-/** A file read from its start through an open descriptor (memory.peak's reset is per descriptor). */
-export function readAt(fd: number): string {
-  const buffer = Buffer.alloc(256);
-  return buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
+/** A file's first `size` bytes read through an open descriptor (memory.peak's reset is per descriptor). */
+export function readAt(fd: number, size = 256): string {
+  const buffer = Buffer.allocUnsafe(size);
+  return buffer.toString("utf8", 0, readSync(fd, buffer, 0, size, 0));
 }
 
 /**
@@ -95,9 +95,9 @@ export class GroupFiles {
     return fd;
   }
 
-  /** The file's first 256 bytes (a counter, a short table, or whether a list is empty). */
-  read(path: string): string {
-    return readAt(this.fd(path, "r"));
+  /** The file's first `size` bytes (a counter, a short table, whether a list is empty; all of memory.stat). */
+  read(path: string, size = 256): string {
+    return readAt(this.fd(path, "r"), size);
   }
 
   write(path: string, value: string | number): void {

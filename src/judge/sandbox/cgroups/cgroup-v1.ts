@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import {
   assertEmpty,
@@ -21,6 +21,8 @@ import type { CgroupHost, RunAccount, RunCgroup } from "./cgroup-common";
  * high would let the next run leave that much of dentries unreclaimed for the run after it.
  */
 const KMEM_FLOOR_MAX = 512 << 10;
+/** Enough of memory.stat for all of it (~0.9 KiB on v1), read through the group's open descriptor. */
+const STAT_BYTES = 4096;
 
 export const V1_CONTROLLERS = ["memory", "pids", "cpuacct"] as const;
 
@@ -115,7 +117,7 @@ class V1Group implements RunCgroup {
       // What page cache survives the reclaim is subtracted from the peak (leftCharged).
       // (Without the kmem counter, the usage decides, reserve and all.)
       const usage = () => Number(this.files.read(memory("memory.usage_in_bytes")));
-      const pages = () => leftCharged(readFileSync(memory("memory.stat"), "utf8"), ["cache", "rss"]);
+      const pages = () => leftCharged(this.files.read(memory("memory.stat"), STAT_BYTES), ["cache", "rss"]);
       const kmem = () => (this.kmem ? Number(this.files.read(memory("memory.kmem.usage_in_bytes"))) : 0);
       const [leftPages, leftKmem] = [pages(), kmem()];
       const over = this.kmem
