@@ -1,6 +1,6 @@
 import type { FrameReader } from "./frames";
 import type { LayoutEntry } from "./stage";
-import { STDERR_KEEP_BYTES, type Limits, type PeerResult, type TakenFile } from "./sandbox";
+import { STDERR_KEEP_BYTES, type Limits, type PeerResult, type RunResult, type TakenFile } from "./sandbox";
 
 /**
  * The wire between the judge and a container's runner (runner.c's header): a request of NUL-terminated
@@ -136,3 +136,65 @@ export async function readReply(replies: FrameReader): Promise<Reply | null> {
 
 /** A reply's trailer, or null when the stream ended first. */
 export const readTrailer = async (replies: FrameReader) => (await frame(replies)) as Trailer | null;
+
+/** What the slot's cgroup counted of a run (cgroups.ts). */
+type Account = Pick<RunResult, "cpuMs" | "memoryKb" | "oomKilled">;
+
+/** What a set-up stage the runner names means, for the judge's log and the record's system error. */
+const STAGES: Record<string, string> = {
+  w: "the run's files could not be laid out in /work",
+  n: "the run's namespaces could not be made",
+};
+
+/** A run the container lost (no reply, or processes the kill could not end): the slot is at fault. */
+export function lostResult(account: Account, diagnostics: string): RunResult {
+  return {
+    ...account,
+    exitCode: -1,
+    signal: 9,
+    wallMs: 0,
+    wallExceeded: false,
+    lost: true,
+    outputExceeded: false,
+    stdout: new Uint8Array(),
+    stderr: new Uint8Array(),
+    stderrTruncated: false,
+    files: new Map(),
+    filesDropped: 0,
+    diagnostics,
+  };
+}
+
+/** A run as its reply tells it. */
+export function resultOf(reply: Reply, account: Account): RunResult {
+  const { header, stdout, stderr, peerStderr, files } = reply;
+  const peer: PeerResult | undefined = header.peer
+    ? {
+        ...header.peer,
+        stderr: peerStderr,
+        stderrTruncated: header.peer.stderrBytes > peerStderr.length,
+        first: header.peerFirst === true,
+      }
+    : undefined;
+  const base = {
+    ...(peer ? { peer } : {}),
+    ...account,
+    exitCode: header.exitCode,
+    signal: header.signal,
+    wallMs: header.wallMs,
+    wallExceeded: header.wallExceeded,
+    outputExceeded: header.outputExceeded,
+    stdout,
+    stderr,
+    stderrTruncated: header.stderrBytes > stderr.length,
+    files,
+    filesDropped: header.dropped,
+  };
+  // exec failing is the program's business (no such file), like a shell's 127; any other stage is the sandbox's.
+  if (header.setupFailed === "e") return { ...base, exitCode: 127, lost: false, diagnostics: "" };
+  if (header.setupFailed) {
+    const stage = STAGES[header.setupFailed] ?? `set-up failed at stage ${header.setupFailed}`;
+    return { ...base, lost: true, diagnostics: `runner: ${stage}` };
+  }
+  return { ...base, lost: false, diagnostics: "" };
+}

@@ -2,8 +2,8 @@ import { openSync } from "node:fs";
 import { closeFds, type RunCgroup } from "./cgroups/cgroups";
 import { FrameReader } from "./frames";
 import { killSlotProcesses, RunStop } from "./slot-processes";
-import { bwrapArgv, BWRAP_ENV, type Limits, type PeerResult, type RunResult } from "./sandbox";
-import { readReply, readTrailer, requestOf, type PeerRun, type Reply } from "./container-wire";
+import { bwrapArgv, BWRAP_ENV, type Limits, type RunResult } from "./sandbox";
+import { lostResult, readReply, readTrailer, requestOf, resultOf, type PeerRun, type Reply } from "./container-wire";
 import { ResetAhead } from "./reset-ahead";
 import { Stage, type WorkFile } from "./stage";
 
@@ -56,11 +56,6 @@ export interface ContainerRun {
 /** How long past its wall clock a run may go (a container's start, the runner's kill) before it is killed. */
 const OVERDUE_MS = 10_000;
 const DIAGNOSTICS_KEEP = 2000;
-/** What a set-up stage the runner names means, for the judge's log and the record's system error. */
-const STAGES: Record<string, string> = {
-  w: "the run's files could not be laid out in /work",
-  n: "the run's namespaces could not be made",
-};
 
 export class Container {
   private readonly child: ReturnType<typeof Bun.spawn>;
@@ -182,55 +177,17 @@ export class Container {
     // A group that cannot be reset (v2 before Linux 6.12) serves one run: its container goes with it.
     if (!reply || stopped || unkilled || !this.options.cgroup.reusable) await this.close();
     else this.settle(limits);
-    const lost = { exitCode: -1, signal: 9, wallMs: 0, wallExceeded: false, lost: true };
-    const empty = {
-      outputExceeded: false,
-      stdout: new Uint8Array(),
-      stderr: new Uint8Array(),
-      stderrTruncated: false,
-      files: new Map(),
-      filesDropped: 0,
-    };
     // Processes the kill could not end: whatever the runner said, the slot is at fault (assertRan, steps.ts).
-    if (unkilled) return { ...account, ...empty, ...lost, diagnostics: `sandbox: ${unkilled}` };
+    if (unkilled) return lostResult(account, `sandbox: ${unkilled}`);
     if (!reply) {
       // No reply: the sandbox failed, or the run was stopped (the judge shutting down, the watchdog).
       const late = stop.overdue ? `sandbox: not ended ${overdueMs} ms past its wall clock; killed from outside` : "";
       const code = await this.child.exited;
       const ended = stop.killed ? "" : `sandbox: the container ended without a reply (exit ${code})`;
       const said = [this.diagnostics.trim(), late, ended].filter(Boolean).join("\n");
-      return { ...account, ...empty, ...lost, diagnostics: said.slice(0, DIAGNOSTICS_KEEP) };
+      return lostResult(account, said.slice(0, DIAGNOSTICS_KEEP));
     }
-    const { header, stdout, stderr, peerStderr, files } = reply;
-    const peer: PeerResult | undefined = header.peer
-      ? {
-          ...header.peer,
-          stderr: peerStderr,
-          stderrTruncated: header.peer.stderrBytes > peerStderr.length,
-          first: header.peerFirst === true,
-        }
-      : undefined;
-    const base = {
-      ...(peer ? { peer } : {}),
-      ...account,
-      exitCode: header.exitCode,
-      signal: header.signal,
-      wallMs: header.wallMs,
-      wallExceeded: header.wallExceeded,
-      outputExceeded: header.outputExceeded,
-      stdout,
-      stderr,
-      stderrTruncated: header.stderrBytes > stderr.length,
-      files,
-      filesDropped: header.dropped,
-    };
-    // exec failing is the program's business (no such file), like a shell's 127; any other stage is the sandbox's.
-    if (header.setupFailed === "e") return { ...base, exitCode: 127, lost: false, diagnostics: "" };
-    if (header.setupFailed) {
-      const stage = STAGES[header.setupFailed] ?? `set-up failed at stage ${header.setupFailed}`;
-      return { ...base, lost: true, diagnostics: `runner: ${stage}` };
-    }
-    return { ...base, lost: false, diagnostics: "" };
+    return resultOf(reply, account);
   }
 
   /** Ends the container and every process of its uid; idempotent. */

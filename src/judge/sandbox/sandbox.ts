@@ -89,6 +89,7 @@ const RUNNER_SOURCES = [
   "runner-spare.c",
   "runner-sandbox.c",
   "runner-reset.c",
+  "runner-sysv.c",
   "runner-seccomp.c",
   "runner-pair.c",
 ].map((name) => join(import.meta.dir, "runner", name));

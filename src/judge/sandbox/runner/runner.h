@@ -1,9 +1,10 @@
 /*
  * What the runner's files share (runner.c: the request loop and one program's run; runner-request.c: reading
  * a request; runner-work.c: each run's /work, laid out before and read back after; runner-sandbox.c: how a
- * process is started and its output read; runner-layers.c: the layers of /work, /tmp and /dev/shm;
- * runner-reset.c: what is checked and reset after a run, and the reply; runner-seccomp.c: the filter;
- * runner-pair.c: a program and its interactor).
+ * process is started and its output read; runner-spare.c: the next program's process, made ahead;
+ * runner-layers.c: the layers of /work, /tmp and /dev/shm; runner-reset.c: what is checked and reset after
+ * a run, and the reply; runner-sysv.c: SysV IPC between runs; runner-seccomp.c: the filter; runner-pair.c:
+ * a program and its interactor).
  */
 #ifndef JOJ_RUNNER_H
 #define JOJ_RUNNER_H
@@ -110,6 +111,8 @@ int own_proc(void);
 int seal_proc(void);
 int remember_pid_counter(void);
 int own_sysv(void);
+int reset_sysv(void);
+int table_rows(const char *path);
 void observe(struct pristine *p);
 int stream_pair(int ends[2]);
 int stream_adopt(struct stream *s, int fd, size_t keep);
