@@ -8,7 +8,7 @@ import { submission, submit } from "../tests/helpers/records";
 import { finalRecord, judgeEnv, judgerKey, listen, problemWithData } from "../tests/helpers/judging";
 import { loadJudgeSettings } from "../src/judge/judge-settings";
 import { planJudging } from "../src/judge/run/plan";
-import { ensureRunner } from "../src/judge/sandbox/sandbox";
+import { ensureRunner } from "../src/judge/sandbox/helpers";
 import { runSandboxed } from "../src/judge/sandbox/container";
 import { SlotPool } from "../src/judge/sandbox/slots";
 import { detectCgroups } from "../src/judge/sandbox/cgroups/cgroups";

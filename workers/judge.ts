@@ -11,7 +11,7 @@ import { FileCache } from "../src/judge/cache/file-cache";
 import { guardedJudgeApi, type JudgeApi, Refused } from "../src/judge/api/judge-api";
 import { judgeSecrets, loadJudgeSettings, serverSecretsIn } from "../src/judge/judge-settings";
 import { startHttpSource, startQueueSource, type TaskSource } from "../src/judge/judge-worker";
-import { ensureProbe, ensureRunner } from "../src/judge/sandbox/sandbox";
+import { ensureProbe, ensureRunner } from "../src/judge/sandbox/helpers";
 import { selfCheck } from "../src/judge/sandbox/self-check";
 import { SlotPool } from "../src/judge/sandbox/slots";
 import { detectCgroups, type CgroupHost } from "../src/judge/sandbox/cgroups/cgroups";

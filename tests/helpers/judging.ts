@@ -9,7 +9,7 @@ import { createLogger } from "../../src/core/logger";
 import { guardedJudgeApi } from "../../src/judge/api/judge-api";
 import { judgeSecrets, loadJudgeSettings, type JudgeSettings } from "../../src/judge/judge-settings";
 import { startHttpSource, startQueueSource } from "../../src/judge/judge-worker";
-import { ensureRunner } from "../../src/judge/sandbox/sandbox";
+import { ensureRunner } from "../../src/judge/sandbox/helpers";
 import { SlotPool } from "../../src/judge/sandbox/slots";
 import { detectCgroups } from "../../src/judge/sandbox/cgroups/cgroups";
 import { archiveOf } from "./archive-builders";

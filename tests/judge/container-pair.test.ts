@@ -4,7 +4,8 @@ import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container } from "../../src/judge/sandbox/container";
-import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
+import { ensureRunner } from "../../src/judge/sandbox/helpers";
+import { SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
 import { detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
 import { CONTAINER_PROCESSES, containerProcesses } from "../helpers/container-processes";
 

@@ -3,7 +3,8 @@ import { chmodSync, mkdirSync, mkdtempSync, statfsSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container, type ContainerRun } from "../../src/judge/sandbox/container";
-import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
+import { ensureRunner } from "../../src/judge/sandbox/helpers";
+import { SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
 import { detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
 
 // /work, /tmp and /dev/shm are stacks of tmpfs layers (runner-layers.c): a run's layer is covered by the

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadJudgeSettings } from "../../src/judge/judge-settings";
 import { planJudging, type JudgePlan } from "../../src/judge/run/plan";
 import { compareWith, compile, runCase, type StagedFile } from "../../src/judge/run/steps";
-import { ensureRunner } from "../../src/judge/sandbox/sandbox";
+import { ensureRunner } from "../../src/judge/sandbox/helpers";
 import { detectCgroups } from "../../src/judge/sandbox/cgroups/cgroups";
 import { runInSlot, SlotPool, type Slot } from "../../src/judge/sandbox/slots";
 

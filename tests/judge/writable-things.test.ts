@@ -3,7 +3,8 @@ import { chmodSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container } from "../../src/judge/sandbox/container";
-import { ensureRunner, SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
+import { ensureRunner } from "../../src/judge/sandbox/helpers";
+import { SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
 import { detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
 
 // Issue 52: everything a run can write, kept by a test. A program run exactly as a submission runs lists what

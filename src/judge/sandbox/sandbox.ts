@@ -1,7 +1,4 @@
-import { createHash } from "node:crypto";
-import { chmod, lstat, mkdir, readFile, rename } from "node:fs/promises";
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { SANDBOX_PATH } from "../../core/sandbox-path";
 
 /**
@@ -80,24 +77,6 @@ export interface PeerResult {
   programEnded: boolean;
 }
 
-/** The runner's sources (runner.h says which does what); the header is hashed with them. */
-const RUNNER_SOURCES = [
-  "runner.c",
-  "runner-request.c",
-  "runner-work.c",
-  "runner-layers.c",
-  "runner-spare.c",
-  "runner-sandbox.c",
-  "runner-reset.c",
-  "runner-sysv.c",
-  "runner-seccomp.c",
-  "runner-pair.c",
-].map((name) => join(import.meta.dir, "runner", name));
-const RUNNER_HEADER = join(import.meta.dir, "runner", "runner.h");
-const PROBE_SOURCE = join(import.meta.dir, "probe.c");
-const PINNER_SOURCE = join(import.meta.dir, "pinner.c");
-/** Part of the cache key: a change of how a helper is built builds it again. */
-const HELPER_BUILD = "gcc -O2 [-static]";
 /** Uids of judge slots: one per concurrent run, so process limits and signals never cross runs. */
 export const SLOT_UID_BASE = 60_000;
 /** What a report keeps of stderr (the compiler's, the program's). */
@@ -107,60 +86,6 @@ export const STDERR_KEEP_BYTES = 64 * 1024;
  * bubblewrap is never spawned with the judge's environment (its settings, its key) to begin with.
  */
 export const BWRAP_ENV: Readonly<Record<string, string>> = Object.freeze({ PATH: "/usr/bin:/bin" });
-
-/** Compiles the runner once per source version into `dir` (gcc and libseccomp are judge requirements). */
-export function ensureRunner(dir: string): Promise<string> {
-  return ensureHelper(dir, "runner", RUNNER_SOURCES, ["-lseccomp"], [RUNNER_HEADER]);
-}
-
-/** The start-up probe (probe.c), run in the sandbox by the self-check (self-check.ts). */
-export function ensureProbe(dir: string): Promise<string> {
-  return ensureHelper(dir, "probe", [PROBE_SOURCE], []);
-}
-
-/** The toolchain pinner (pinner.c, toolchain-pages.ts), run beside the judge for as long as it lives. */
-export function ensurePinner(dir: string): Promise<string> {
-  return ensureHelper(dir, "pinner", [PINNER_SOURCE], []);
-}
-
-async function ensureHelper(
-  dir: string,
-  name: string,
-  sources: string[],
-  libraries: string[],
-  headers: string[] = [],
-): Promise<string> {
-  const hash = createHash("sha256");
-  for (const path of [...sources, ...headers]) hash.update(await readFile(path));
-  const digest = hash.update(HELPER_BUILD).update(libraries.join(" ")).digest("hex");
-  const path = join(dir, `${name}-${digest.slice(0, 12)}`);
-  if (
-    await lstat(path).then(
-      () => true,
-      () => false,
-    )
-  )
-    return path;
-  await mkdir(dir, { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  // Static when the libraries allow it: an exec without the dynamic loader is ~1.5 ms cheaper per run.
-  const build = (...extra: string[]) =>
-    Bun.spawn(["gcc", "-O2", "-Wall", ...extra, "-o", temp, ...sources, ...libraries], {
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { ...BWRAP_ENV },
-    });
-  let gcc = build("-static");
-  if ((await gcc.exited) !== 0) gcc = build();
-  if ((await gcc.exited) !== 0) {
-    const why = await new Response(gcc.stderr).text();
-    const hint = /seccomp/.test(why) ? " (install libseccomp-dev: bun run setup)" : "";
-    throw new Error(`cannot build the sandbox ${name}${hint}: ${why}`);
-  }
-  await chmod(temp, 0o755);
-  await rename(temp, path);
-  return path;
-}
 
 /**
  * bubblewrap's command line for a slot's container (container.ts): the runner is PID 1 and serves runs

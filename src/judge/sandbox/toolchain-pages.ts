@@ -3,7 +3,8 @@ import { basename, dirname, join } from "node:path";
 import { PRESETS, type PresetName } from "../../core/config-model/presets";
 import { sandboxCommand } from "../../core/sandbox-path";
 import { presetReport } from "../toolchains";
-import { BWRAP_ENV, ensurePinner } from "./sandbox";
+import { ensurePinner } from "./helpers";
+import { BWRAP_ENV } from "./sandbox";
 
 /**
  * The page cache of the language runtimes, held by the judge (pinner.c). A run's memory is what its cgroup
