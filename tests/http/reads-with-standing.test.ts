@@ -95,6 +95,25 @@ describe("the record page", () => {
   });
 });
 
+describe("the records list", () => {
+  test("an OI set's record is sealed in its author's list, its other rows as PostgreSQL wrote them", async () => {
+    const set = await oiSet("2098-06-01T00:00:00Z");
+    const id = await judgedInSet(set);
+    const open = (await submit(t, cast.member.token, `${domain()}/problems/${problem}`)).body.data.id as string;
+    const list = async (token: string) => (await t.api.get(`${domain()}/records?limit=50`, { token })).body.data;
+    const own = await list(cast.member.token);
+    const row = (page: { results: { id: string }[] }, record: string) => page.results.find((r) => r.id === record);
+    expect(row(own, id)).toMatchObject({ state: "judging", score: 0, timeMs: 0, memoryKb: 0, judgedAt: null });
+    expect(row(own, id)).toMatchObject({ problemSetId: set, committerUsername: cast.member.user.username });
+    const staff = await list(cast.admin.token);
+    expect(row(staff, id)).toMatchObject({ state: "accepted", judgedAt: expect.any(String) });
+    // The rest of the sealed page is as the unsealed one wrote it.
+    expect(row(own, open)).toEqual(row(staff, open));
+    expect(row(own, open)).toMatchObject({ problemSetId: null, committerId: cast.member.user.id });
+    expect(own.count).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe("the problem page", () => {
   test("problem.view is checked before the problem; a hidden problem is not found without viewHidden", async () => {
     const secret = await judgeableProblem(t, cast);
