@@ -53,12 +53,10 @@ const floor = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   fetch: async () => {
-    // One row: the count, and the page as PostgreSQL wrote it (the app's answer, sealing aside).
-    const [found] = await sql.unsafe<{ count: number; results: string }[]>(numbered(page.sql), page.values);
-    const data = `{"count":${found.count},"results":${found.results}}`;
-    return new Response(`{"errorCode":"Success","errorMsg":"","data":${data}}`, {
-      headers: { "content-type": "application/json" },
-    });
+    const found = await sql.unsafe<Record<string, unknown>[]>(numbered(page.sql), page.values);
+    // Each row's list fields (the statement's other column is the count).
+    const results = found.filter((r) => r.id !== null).map(({ count, ...fields }) => fields);
+    return Response.json({ errorCode: "Success", errorMsg: "", data: { count: found[0].count, results } });
   },
 });
 const floorUrl = `http://127.0.0.1:${floor.port}/`;

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../http/app-deps";
 import { authPlugin } from "../identity/http/auth.plugin";
-import { okJson, okValue } from "../../http/respond";
-import { listRecordPageJson } from "./record-list";
+import { okValue } from "../../http/respond";
+import { listRecordPage } from "./record-list";
 import { binaryResponse } from "../../http/schemas";
 import { archiveDownload } from "../problem-configs/archive-writer";
 import * as records from "./records.service";
@@ -21,7 +21,7 @@ export function recordsRoutes(deps: AppDeps) {
   const { store, config } = deps;
   return new Elysia({ name: "records-routes", prefix: "/domains/:domain", detail: { tags: ["record"] } })
     .use(authPlugin(deps))
-    .get("/records", async ({ em, access, query, set }) => okJson(set, await listRecordPageJson(em, access, query)), {
+    .get("/records", async ({ em, access, query, set }) => okValue(set, await listRecordPage(em, access, query)), {
       domainVisible: "lean",
       params: DomainParams,
       query: RecordListQuery,

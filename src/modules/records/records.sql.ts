@@ -93,17 +93,10 @@ export const listRowsSql = (where: readonly string[]) =>
   `select ${LIST_COLUMNS} from records r ${LIST_JOINS}
     where r.id = any(?::uuid[]) and ${where.map((w) => `r.${w}`).join(" and ")} order by r.updated_at, r.id`;
 
-/** A list row as PostgreSQL writes it, its fields in the schema's order (record-list.ts, listView, in JavaScript). */
-const LIST_JSON = `json_build_object('createdAt', ${isoSql("r.created_at")}, 'updatedAt', ${isoSql("r.updated_at")},
-  'id', r.id, 'domainId', r.domain_id, 'state', r.state, 'language', r.language, 'score', r.score,
-  'timeMs', r.time_ms, 'memoryKb', r.memory_kb, 'judgedAt', ${isoSql("r.judged_at")}, 'late', r.late,
-  'problemSetId', r.problem_set_id, 'problemSetTitle', ps.title, 'problemId', r.problem_id, 'problemTitle', p.title,
-  'committerId', r.committer_id, 'committerUsername', u.username)`;
-
 /**
- * The statement of a page and its count, the page written by PostgreSQL as JSON: one row of the count, the
- * page's rows as a JSON array (`results`, text) and the OI sets they were submitted through (`sets`, for
- * oi-sealing.ts). Parameters: the conditions' (`where`, from listWhere), limit, offset, the conditions' again.
+ * The statement of a page and its count: one row per record of the page (its list row's columns), each
+ * with the count; when the page is empty, one row with the count and nulls. Parameters: the conditions'
+ * (`where`, from listWhere), limit, offset, the conditions' again.
  *
  * It is prepared once per connection and run with its generic plan (see mikro-orm.config.ts), planned
  * without the values, where a LIMIT parameter is guessed at a tenth of the table: a join of the page
@@ -117,12 +110,13 @@ export function recordPageSql(where: readonly string[], ordering: ListOrdering):
   const condition = where.join(" and ");
   const pageColumns = [...new Set(columns)];
   return `with page as (select ${pageColumns.join(", ")} from records where ${condition} order by ${order}
-       limit ? offset ?),
-     listed as (select r.created_at, r.updated_at, r.id, r.problem_set_id, ${LIST_JSON} as row
-       from page cross join lateral (select * from records where records.id = page.id limit 1) r ${LIST_JOINS})
-     select (select coalesce(sum(records), 0)::int from record_counts where ${condition}) as count,
-       coalesce((select json_agg(row order by ${order}) from listed), '[]')::text as results,
-       array(select distinct problem_set_id from listed where problem_set_id is not null) as sets`;
+       limit ? offset ?)
+     select c.count, p.*
+       from (select (select coalesce(sum(records), 0)::int from record_counts where ${condition}) as count) c
+       left join lateral (select ${LIST_COLUMNS}
+         from page cross join lateral (select * from records where records.id = page.id limit 1) r
+              ${LIST_JOINS}) p on true
+      order by ${ordering.map(([property, direction]) => `p."${property}" ${direction}`).join(", ")}`;
 }
 
 /** The list's variants: no filter, each filter, all of them, and one's own records under a committer filter. */
