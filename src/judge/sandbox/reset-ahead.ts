@@ -29,13 +29,18 @@ export class ResetAhead {
       .catch((error: unknown) => ({ error }));
   }
 
-  /** The group reset for `limits`: the reset done ahead when it was for them, else one now. */
+  /**
+   * The group reset for `limits`: the reset done ahead when it was for them, its counters zeroed again now
+   * (the twins: a C probe after 200 forks read 1,464 KiB against 264 fresh when its peak started at the
+   * reset just after the trailer, before the kernel had freed the forks' memory), else one now.
+   */
   async reset(limits: GroupLimits): Promise<void> {
     const pending = this.pending;
     this.pending = null;
     const ahead = pending ? await pending : null;
     if (ahead && "error" in ahead) throw ahead.error;
-    if (ahead?.key !== keyOf(limits)) await this.cgroup.reset(limits);
+    if (ahead?.key === keyOf(limits)) this.cgroup.rearm();
+    else await this.cgroup.reset(limits);
   }
 
   /** Waits out a reset in flight: the container is going, and the group with it may be made anew. */

@@ -24,6 +24,12 @@ export interface RunCgroup {
    * by the next open(), when it still holds a process or more memory than DIRTY_ABOVE once reclaimed.
    */
   reset(limits: { memoryKb: number; processes: number }): Promise<void>;
+  /**
+   * Zeroes the counters again just before a run whose group was reset a moment earlier (reset-ahead.ts):
+   * what the kernel freed meanwhile (the kernel memory of processes just ended, freed after a grace
+   * period) was in the usage then, and would have stayed in this run's peak.
+   */
+  rearm(): void;
   /** After the run: kills whatever is left, then reads what the kernel counted. */
   finish(): Promise<RunAccount>;
   /**

@@ -150,6 +150,13 @@ class V1Group implements RunCgroup {
     this.oomBefore ??= this.oomKills();
   }
 
+  rearm(): void {
+    const memory = (file: string) => join(this.dirs.memory, file);
+    this.left = leftCharged(this.files.read(memory("memory.stat"), STAT_BYTES), ["cache", "rss"]);
+    this.files.write(memory("memory.max_usage_in_bytes"), 0);
+    this.files.write(join(this.dirs.cpuacct, "cpuacct.usage"), 0);
+  }
+
   async finish(): Promise<RunAccount> {
     // Empty after every run that ended on its own (its init reaped it all): one read says so.
     if (this.files.read(join(this.dirs.pids, "cgroup.procs")).trim())

@@ -105,13 +105,17 @@ class V2Group implements RunCgroup {
     write(join(this.run, "memory.max"), this.limitBytes);
     if (existsSync(join(this.run, "memory.swap.max"))) write(join(this.run, "memory.swap.max"), 0);
     write(join(this.run, "pids.max"), limits.processes);
+    this.rearm();
+    this.oomBefore = this.oomKills();
+  }
+
+  rearm(): void {
     if (this.peak !== null) writeSync(this.peak, "reset");
     this.left =
       this.peak !== null && Number(read(join(this.run, "memory.current")))
         ? leftCharged(read(join(this.run, "memory.stat")), ["anon", "file"])
         : 0;
     this.usecBefore = this.usec();
-    this.oomBefore = this.oomKills();
   }
 
   async finish(): Promise<RunAccount> {
