@@ -5,6 +5,7 @@ import { ConfigError, EnvReader, type Env } from "../core/env-reader";
 import { readOAuthSettings, type OAuthSettings } from "./oauth-settings";
 import { NO_RUNS, readRunSettings, type RunSettings } from "./run-settings";
 import { readJwtSecret, readMetricsToken } from "./secret-settings";
+import { readS3Settings, type S3StorageSettings } from "./storage-settings";
 import {
   type DatabaseSettings,
   type LiveStreamSettings,
@@ -12,7 +13,7 @@ import {
   readPoolSizes,
 } from "./capacity-settings";
 
-export type { DatabaseSettings, LiveStreamSettings };
+export type { DatabaseSettings, LiveStreamSettings, S3StorageSettings };
 
 export type Mode = "development" | "production";
 import { defaultLogFormat, LOG_FORMATS, type LogFormat, type LogLevel } from "../core/logger";
@@ -118,17 +119,6 @@ export interface SubmissionLimits {
   maxTotalBytes: number;
 }
 
-/** An S3-compatible bucket (AWS S3, MinIO, R2); unset credentials fall back to Bun's own AWS_* lookup. */
-export interface S3StorageSettings {
-  endpoint?: string;
-  region: string;
-  bucket: string;
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  /** Key prefix, always ending in "/": blobs live under `<prefix>ab/cd/<digest>`. */
-  prefix: string;
-}
-
 /**
  * Reads the environment once; every bad or missing setting is reported together, by name. A worker
  * reads no API secret: its config has no JWT secret, no metrics token and no OAuth clients.
@@ -232,26 +222,6 @@ export function serverSecrets(config: Config): string[] {
 /** One hash per core, within a quarter of the machine's memory at 64 MiB each. */
 function affordableHashes(): number {
   return Math.max(1, Math.min(cpus().length, Math.floor(totalmem() / 4 / (64 * 1024 * 1024))));
-}
-
-function readS3Settings(read: EnvReader, problems: string[]): S3StorageSettings {
-  const bucket = read.optional("S3_BUCKET");
-  if (bucket === undefined) problems.push("S3_BUCKET is required when STORAGE_DRIVER=s3");
-  const accessKeyId = read.optional("S3_ACCESS_KEY_ID");
-  const secretAccessKey = read.optional("S3_SECRET_ACCESS_KEY");
-  // Half a key pair would silently mix with credentials Bun finds elsewhere (AWS_*), so refuse it.
-  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    problems.push("S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be given together");
-  }
-  const prefix = read.string("S3_PREFIX", "blobs/").replace(/^\/+/, "");
-  return {
-    endpoint: read.optionalUrl("S3_ENDPOINT", ["http:", "https:"]),
-    region: read.string("S3_REGION", "us-east-1"),
-    bucket: bucket ?? "",
-    accessKeyId,
-    secretAccessKey,
-    prefix: prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`,
-  };
 }
 
 /** `NAME` = "per minute[,burst]": `RATE_SUBMISSIONS_PER_USER=60,30`; 0 turns the limit off. */

@@ -8,6 +8,7 @@ import {
   type ResolvedSubtask,
 } from "./config-judging";
 import { unknownField } from "./config-fields";
+import { deepest, describe, type SchemaError } from "./config-errors";
 import { presetOf, PRESET_NAMES } from "./presets";
 import { resolveStages, type ResolvedStage } from "./config-stages";
 import {
@@ -204,33 +205,6 @@ export function resolveLanguages(config: ConfigJson): JudgeLanguage[] {
       note: note(casesAt),
     };
   });
-}
-
-type SchemaError = {
-  path: string;
-  message: string;
-  value?: unknown;
-  schema?: { anyOf?: { const?: unknown }[] };
-  errors?: Iterable<SchemaError>[];
-};
-
-/** A union (a nullable group) reports only "Expected union value": its branches know what is wrong. */
-function deepest(error: SchemaError | undefined): SchemaError | undefined {
-  let best = error;
-  for (const branch of error?.errors ?? []) {
-    for (const inner of branch) {
-      const candidate = deepest(inner);
-      if (candidate && (!best || candidate.path.length > best.path.length)) best = candidate;
-    }
-  }
-  return best;
-}
-
-/** A closed list (`compare`, `scoring`) names what it accepts instead of TypeBox's "Expected union value". */
-function describe(error: SchemaError): string {
-  const allowed = error.schema?.anyOf?.map((branch) => branch.const);
-  if (!allowed?.length || allowed.some((value) => typeof value !== "string")) return error.message;
-  return `unknown value ${JSON.stringify(error.value)} (one of ${allowed.map((v) => `"${v}"`).join(", ")})`;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

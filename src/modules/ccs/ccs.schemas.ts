@@ -1,6 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { t } from "elysia";
-import { CCS_ID, CCS_POS_RELTIME, CCS_RELTIME, CCS_TIME } from "./ccs-formats";
+import { closed, Count, Id, PosRelTime, RelTime, scoreboardRow, Seconds, Time } from "./ccs-schema-parts";
 
 /**
  * What our read-only ICPC CCS Contest API (spec 2023-06, Contest_API.md) sends, written from the spec's text.
@@ -11,15 +11,6 @@ import { CCS_ID, CCS_POS_RELTIME, CCS_RELTIME, CCS_TIME } from "./ccs-formats";
  */
 
 export { CCS_ID, CCS_POS_RELTIME, CCS_RELTIME, CCS_TIME, ccsRelTime, ccsTime } from "./ccs-formats";
-
-const Time = t.String({ pattern: CCS_TIME });
-const RelTime = t.String({ pattern: CCS_RELTIME });
-const PosRelTime = t.String({ pattern: CCS_POS_RELTIME });
-const Id = t.String({ pattern: CCS_ID });
-const Count = t.Integer({ minimum: 0 });
-const Minutes = t.Integer({ minimum: 0, description: "whole minutes of contest time" });
-const Seconds = t.Number({ minimum: 0, description: "seconds, a multiple of 0.001" });
-const closed = (title: string) => ({ title, additionalProperties: false }) as const;
 
 /** Event types, in the spec's order; only those we serve (no persons, accounts, commentary). */
 export const CCS_EVENT_TYPES = [
@@ -211,30 +202,6 @@ export const CcsScoreboard = t.Object(
   { time: Time, contest_time: RelTime, state: CcsState, rows: t.Array(scoreboardRow()) },
   closed("CcsScoreboard"),
 );
-
-/** A row scores pass-fail (solved, penalty minutes) or by points; a cell's `time` is the minute of solving. */
-function scoreboardRow() {
-  const cell = { problem_id: Id, num_judged: Count, num_pending: Count, time: t.Optional(Minutes) };
-  return t.Object(
-    {
-      rank: t.Integer({ minimum: 1, description: "shared on ties" }),
-      team_id: Id,
-      score: t.Union([
-        t.Object({ num_solved: Count, total_time: Minutes, time: t.Optional(Minutes) }, closed("CcsPassFailScore")),
-        t.Object({ score: t.Number(), time: t.Optional(Minutes) }, closed("CcsPointsScore")),
-      ]),
-      problems: t.Array(
-        t.Union([
-          // No first_to_solve: later drafts add it, but 2023-06's published schema refuses it (the spec's own
-          // check-api.sh); the `first-to-solve-…` awards carry it.
-          t.Object({ ...cell, solved: t.Boolean() }, closed("CcsPassFailCell")),
-          t.Object({ ...cell, score: t.Number() }, closed("CcsPointsCell")),
-        ]),
-      ),
-    },
-    closed("CcsScoreboardRow"),
-  );
-}
 
 /** One line of the NDJSON event feed; `data` is checked against CCS_ENDPOINT_SCHEMAS[type] by the tests. */
 export const CcsEvent = t.Object(
