@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { ensureRunner } from "../../src/judge/sandbox/helpers";
 import { SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
 import { detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
 import { CONTAINER_PROCESSES, containerProcesses } from "../helpers/container-processes";
+import { compileC } from "../helpers/c-programs";
 
 // Pair runs (an interactive case's program and interactor, runner-pair.c) in a slot's living container:
 // what either leaves is gone before the next run, and which of the two ended first is recorded in the
@@ -20,12 +21,8 @@ const bin = join(root, "bin");
 let cgroup: RunCgroup;
 let container: Container;
 
-async function build(name: string, source: string): Promise<string> {
-  await writeFile(join(bin, `${name}.c`), source);
-  const gcc = Bun.spawn(["gcc", "-O1", "-o", join(bin, name), join(bin, `${name}.c`)], { stderr: "pipe" });
-  if ((await gcc.exited) !== 0) throw new Error(await new Response(gcc.stderr).text());
-  return join(bin, name);
-}
+/** Compiles a C program on the host, once. */
+const build = (name: string, source: string) => compileC(bin, name, source);
 
 /** The program, and the interactor in /work/.interactor (its own to write in), as the judge stages them. */
 const stage = (program: string, interactor?: string) => ({

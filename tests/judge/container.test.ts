@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFile } from "node:fs/promises";
 import { chmodSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +10,7 @@ import { processesOf } from "../../src/judge/sandbox/slot-processes";
 import { CONTAINER_PROCESSES, containerProcesses } from "../helpers/container-processes";
 import { runInSlot } from "../../src/judge/sandbox/slots";
 import type { Slot } from "../../src/judge/sandbox/slots";
+import { compileC } from "../helpers/c-programs";
 
 // Run N+1 in a slot's living container looks for anything run N left behind. Each planted thing has its
 // own defence (runner.c's header): the per-run /work, PID, mount and IPC namespaces, the read-only root,
@@ -25,12 +25,7 @@ let cgroup: RunCgroup;
 let container: Container;
 
 /** Compiles a C program on the host, once. */
-async function build(name: string, source: string): Promise<string> {
-  await writeFile(join(bin, `${name}.c`), source);
-  const gcc = Bun.spawn(["gcc", "-O1", "-o", join(bin, name), join(bin, `${name}.c`)], { stderr: "pipe" });
-  if ((await gcc.exited) !== 0) throw new Error(await new Response(gcc.stderr).text());
-  return join(bin, name);
-}
+const build = (name: string, source: string) => compileC(bin, name, source);
 
 /** One run in the shared container, the binary staged as the judge stages a program. */
 async function run(binary: string, limits: Partial<Limits> = {}) {

@@ -264,19 +264,23 @@ test("a new config version is judged by the running judge at once (files by dige
 test("nothing outside the sandbox was touched and no program outlived its run", async () => {
   for (const path of [join(judge.settings.workDir, escapeMark), `/usr/${escapeMark}`, `/${escapeMark}`])
     expect(existsSync(path)).toBe(false);
-  for (const slot of judge.pool.slots) {
-    // Live processes only: an exited sandbox's init may sit briefly as a zombie until its new parent reaps it.
-    const ps = Bun.spawnSync(["ps", "-o", "pid=,stat=,args=", "-u", String(slot.uid)]);
-    const live = ps.stdout
-      .toString()
+  // Live processes only: an exited sandbox's init may sit briefly as a zombie until its new parent reaps it.
+  const live = (uid: number) =>
+    Bun.spawnSync(["ps", "-o", "pid=,stat=,args=", "-u", String(uid)])
+      .stdout.toString()
       .trim()
       .split("\n")
       .filter((line) => line && !/^\s*\d+\s+Z/.test(line))
-      .map((line) => line.trim().split(/\s+/).slice(2).join(" "));
+      .map((line) => line.trim().split(/\s+/).slice(2).join(" "))
+      .map((args) => (args === "/.runner" ? "runner" : args.startsWith("bwrap ") ? "bwrap" : args));
+  for (const slot of judge.pool.slots) {
     // The slot's living container, and nothing else: bubblewrap outside, the runner (PID 1), the runs' init
-    // (its fork) and the next run's spare (the init's fork, made once the last run was reset) inside.
-    expect(live.map((args) => (args === "/.runner" ? "runner" : args.startsWith("bwrap ") ? "bwrap" : args))).toEqual(
-      live.length === 0 ? [] : ["bwrap", "runner", "runner", "runner"],
-    );
+    // (its fork) and the next run's spare (the init's fork, made a moment after the last run was reset).
+    let seen = live(slot.uid);
+    for (let i = 0; i < 400 && seen.length > 0 && seen.length < 4; i++) {
+      await Bun.sleep(5);
+      seen = live(slot.uid);
+    }
+    expect(seen).toEqual(seen.length === 0 ? [] : ["bwrap", "runner", "runner", "runner"]);
   }
 });

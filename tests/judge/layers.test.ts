@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, statfsSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container, type ContainerRun } from "../../src/judge/sandbox/container";
 import { ensureRunner } from "../../src/judge/sandbox/helpers";
 import { SLOT_UID_BASE, type Limits } from "../../src/judge/sandbox/sandbox";
 import { detectCgroups, type RunCgroup } from "../../src/judge/sandbox/cgroups/cgroups";
+import { compileC } from "../helpers/c-programs";
 
 // /work, /tmp and /dev/shm are stacks of tmpfs layers (runner-layers.c): a run's layer is covered by the
 // next run's when it holds nothing, and unmounted at once when it holds anything. Each test here fails
@@ -21,12 +22,8 @@ let runner: string;
 let cgroup: RunCgroup;
 let container: Container;
 
-async function build(name: string, source: string): Promise<string> {
-  writeFileSync(join(bin, `${name}.c`), source);
-  const gcc = Bun.spawn(["gcc", "-O1", "-o", join(bin, name), join(bin, `${name}.c`)], { stderr: "pipe" });
-  if ((await gcc.exited) !== 0) throw new Error(await new Response(gcc.stderr).text());
-  return join(bin, name);
-}
+/** Compiles a C program on the host, once. */
+const build = (name: string, source: string) => compileC(bin, name, source);
 
 async function run(binary: string, more: Partial<ContainerRun> = {}) {
   const result = await container.run({
