@@ -116,3 +116,19 @@ export async function postgresCpuSince(before: Map<number, number>, database?: s
   for (const [pid, used] of await postgresCpuByProcess(database)) total += used - (before.get(pid) ?? 0);
   return total;
 }
+
+/**
+ * The machine's busy CPU time (ms) so far, every CPU summed, from /proc/stat (Linux; 0 elsewhere): all but
+ * idle and I/O wait. On a machine that is otherwise quiet, the difference over a phase is the work that
+ * phase cost every process together (the judge, the runner and its programs, the API, PostgreSQL), which
+ * its wall time shows only as far as the CPUs were full.
+ */
+export async function machineBusyMs(): Promise<number> {
+  const stat = await readFile("/proc/stat", "utf8").catch(() => "");
+  const line = stat.split("\n").find((l) => l.startsWith("cpu "));
+  if (!line) return 0;
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is inside user already)
+  const busy = ticks.slice(0, 8).reduce((sum, t, i) => (i === 3 || i === 4 ? sum : sum + t), 0);
+  return busy * 10; // USER_HZ is 100 on Linux
+}

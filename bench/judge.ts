@@ -14,7 +14,7 @@ import { SlotPool } from "../src/judge/sandbox/slots";
 import { detectCgroups } from "../src/judge/sandbox/cgroups/cgroups";
 import { compareWith, runCase } from "../src/judge/run/steps";
 import { runInSlot } from "../src/judge/sandbox/slots";
-import { fmt, paired, report, timed } from "./harness";
+import { fmt, machineBusyMs, paired, report, timed } from "./harness";
 
 /**
  * The judge on a trivial accepted C program, each number beside a floor measured in the same run:
@@ -25,7 +25,7 @@ import { fmt, paired, report, timed } from "./harness";
  *    slow run a median hides: a cgroup join that waited 11 ms in one run of ten);
  * 2. throughput: RECORDS records of CASES cases submitted through the API and judged from the queue
  *    (compile + every case + every report), vs the same RECORDS × CASES runs of the binary bare, with
- *    the same concurrency.
+ *    the same concurrency; and the machine's busy CPU time a record in each (every process, from /proc/stat).
  *   bun bench/judge.ts        (RUNS=100 RECORDS=16 CASES=100 CONCURRENCY=<cpus>)
  */
 const RUNS = Number(process.env.RUNS ?? 100);
@@ -205,12 +205,15 @@ try {
     },
     { in: "20 22\n", out: "42\n" },
   );
+  const floorBusy = await machineBusyMs();
   const floorMs = await timed(RECORDS * CASES, CONCURRENCY, bareRun);
+  const floorCpu = (await machineBusyMs()) - floorBusy;
   const gccMs =
     (await timed(10, 1, async () => {
       if ((await Bun.spawn(["gcc", "-O2", "-o", join(scratch, "b.out"), join(scratch, "a.c")]).exited) !== 0)
         throw new Error("gcc failed");
     })) / 10;
+  const judgeBusy = await machineBusyMs();
   const started = performance.now();
   const ids = await Promise.all(
     Array.from(
@@ -228,6 +231,7 @@ try {
   );
   const rows = await Promise.all(ids.map((id) => finalRecord(t, id, 600_000)));
   const judgeMs = performance.now() - started;
+  const judgeCpu = (await machineBusyMs()) - judgeBusy;
   judge.kill("SIGTERM");
   await judge.exited;
   const accepted = rows.filter((r) => r.state === "accepted").length;
@@ -241,6 +245,10 @@ try {
       `${fmt(judgeMs / RECORDS)} ms/record, ${fmt((RECORDS / judgeMs) * 1000)} records/s, ${fmt(((RECORDS * CASES) / judgeMs) * 1000)} cases/s`,
     ],
     ["judge vs floor", `${fmt(judgeMs / floorMs)}x`],
+    [
+      "machine CPU: floor / judged (every process)",
+      `${fmt(floorCpu / RECORDS)} / ${fmt(judgeCpu / RECORDS)} ms a record (${fmt(judgeCpu / floorCpu)}x)`,
+    ],
     ["for scale: one bare gcc -O2 of the program", `${fmt(gccMs)} ms`],
     ["check: accepted", `${accepted} / ${RECORDS}`],
   ]);

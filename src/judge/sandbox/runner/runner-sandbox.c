@@ -72,10 +72,15 @@ static void drop_capabilities(void) {
    there on, every page and every cycle is the program's. Its own cgroup namespace then shows that group as
    "/": no path of the judge's groups. */
 void launch_limits(const struct launch *l) {
+  /* Read in place, allocating nothing: a spare shares the runner's memory (runner-spare.c). */
   if (l->cgroup_fds && strcmp(l->cgroup_fds, "-") != 0) {
-    char *list = strdup(l->cgroup_fds);
-    for (char *fd = strtok(list, ","); fd; fd = strtok(NULL, ","))
-      if (write(atoi(fd), "0", 1) != 1) setup_failed('c');
+    for (const char *at = l->cgroup_fds; *at;) {
+      int fd = 0;
+      while (*at >= '0' && *at <= '9') fd = fd * 10 + (*at++ - '0');
+      if (write(fd, "0", 1) != 1) setup_failed('c');
+      if (*at == ',') at++;
+      else if (*at) setup_failed('c');
+    }
     if (unshare(CLONE_NEWCGROUP) != 0) setup_failed('c');
   }
   /* Backstops per process; the verdict uses the cgroup's totals. SIGXCPU a second past the budget. */

@@ -1,24 +1,33 @@
 /*
- * The spare: the next program's process, forked and filtered while the judge still reads the last reply, so
- * a run's start does not wait for them. A fork of the runner cost ~0.1 ms and loading the seccomp filter
+ * The spare: the next program's process, made and filtered while the judge still reads the last reply, so
+ * a run's start does not wait for them. Forking the runner cost ~0.1 ms and loading the seccomp filter
  * ~0.1-0.2 ms (the kernel compiles it, and works out which calls it always allows, with interrupts off;
  * docs/benchmarks.md), each run, between the request and the program's exec.
  *
  * It is made after the runner has reset the container and written the trailer (runner.c), so it is the
  * first process after the PID counter's reset: the program gets the PID it got before. It starts its own
- * session and loads the filter, then waits for a request's length on its go pipe and reads the request
- * itself from the runner's request buffer (memory shared with it). It joins the run's cgroup and takes its
- * limits while the runner lays out /work (on the other CPU), then execs when the runner says /work is ready.
- * No program runs beside it: it is made after a run's processes are gone and becomes the next program, and
- * an interactive run (runner-pair.c, which starts its processes its own way) drops it first. Should it be
- * gone when a run comes, the run forks as before.
+ * session and loads the filter, then waits on its go pipe for the request the runner has read. It joins the
+ * run's cgroup and takes its limits while the runner lays out /work (on the other CPU), then execs when the
+ * runner says /work is ready. No program runs beside it: it is made after a run's processes are gone and
+ * becomes the next program, and an interactive run (runner-pair.c, which starts its processes its own way)
+ * drops it first. Should it be gone when a run comes, the run forks as before.
+ *
+ * It shares the runner's memory until its exec (CLONE_VM), as posix_spawn's child does: a fork copied the
+ * runner's page tables, then both took copy-on-write faults and the exec tore the copy down, ~0.1 ms of CPU
+ * a run (docs/benchmarks.md). So from its clone to its exec the spare writes nothing of the runner's: it
+ * runs on a stack of its own, reads the request the runner parsed, allocates nothing (no malloc, no strtok)
+ * and calls only system calls' wrappers, which write errno only when they fail, and then it ends. What it
+ * reads, the runner leaves alone while it lives: the request until the run is reaped, `handed` until the
+ * next spare, which is made only once this one has exec'd or been reaped.
  */
 #include "runner.h"
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,23 +45,47 @@ static void close_ends(void) {
   }
 }
 
-/* In the spare: takes the request and sets up for it while the runner lays out /work, then execs once the
+/* The spare's stack, and what it is handed when it is made (its ends of the go pipe and output sockets). */
+#define SPARE_STACK (256 << 10)
+static char *stack;
+static struct {
+  int go, out, err;
+  const char *cgroup_fds;
+} handed;
+
+/* In the spare: waits for the request, sets up for it while the runner lays out /work, then execs once the
    runner says /work is ready (never returns). */
-static void wait_for_go(int go, char *body, const char *cgroup_fds, int out, int err) {
-  uint32_t length;
-  struct request r;
+static int spare_main(void *unused) {
+  (void)unused;
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  /* A session of its own (launch() says why), and the filter, before the request comes. */
+  if (setsid() < 0) setup_failed('n');
+  if (install_seccomp() != 0) setup_failed('s');
+  const struct request *r = NULL;
   char laid = 0;
-  if (read_full(go, &length, 4) != 1 || length == 0 || parse_request(body, length, &r) != 0) _exit(0);
-  struct launch program = program_of(&r, cgroup_fds, out, err);
+  if (read_full(handed.go, &r, sizeof r) != 1 || !r) _exit(0);
+  struct launch program = program_of(r, handed.cgroup_fds, handed.out, handed.err);
   launch_limits(&program);
-  if (read_full(go, &laid, 1) != 1 || !laid) _exit(0);
+  if (read_full(handed.go, &laid, 1) != 1 || !laid) _exit(0);
   if (chdir("/work") != 0) setup_failed('d');
-  program.in = program_input(&r);
+  program.in = program_input(r);
   launch_exec(&program);
 }
 
-int spare_make(char *body, const char *cgroup_fds) {
+int spare_make(const char *cgroup_fds) {
   spare_drop();
+  if (!stack) {
+    /* Its lowest page unmapped: an overflow faults rather than writing the runner's memory below it. */
+    char *map = mmap(NULL, SPARE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (map == MAP_FAILED) return -1;
+    if (mprotect(map, 4096, PROT_NONE) != 0) {
+      munmap(map, SPARE_STACK);
+      return -1;
+    }
+    stack = map;
+  }
   int go[2], out[2] = { -1, -1 }, err[2] = { -1, -1 }, setup[2];
   if (pipe2(go, O_CLOEXEC) != 0) return -1;
   if (stream_pair(out) != 0 || stream_pair(err) != 0 || pipe2(setup, O_CLOEXEC) != 0) {
@@ -61,21 +94,15 @@ int spare_make(char *body, const char *cgroup_fds) {
       if (ends[i] >= 0) close(ends[i]);
     return -1;
   }
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(go[1]);
-    close(out[0]);
-    close(err[0]);
-    close(setup[0]);
-    setup_pipe = setup[1];
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    /* A session of its own (launch() says why), and the filter, before the request comes. */
-    if (setsid() < 0) setup_failed('n');
-    if (install_seccomp() != 0) setup_failed('s');
-    wait_for_go(go[0], body, cgroup_fds, out[1], err[1]);
-  }
+  /* Set here, not in the spare, whose write would be the runner's. No other process is made while the spare
+     waits: a run forks only once it is gone (runner.c, runner-pair.c). */
+  setup_pipe = setup[1];
+  handed.go = go[0];
+  handed.out = out[1];
+  handed.err = err[1];
+  handed.cgroup_fds = cgroup_fds;
+  /* Its descriptor table is a copy (no CLONE_FILES) holding the runner's ends too; all close at its exec. */
+  pid_t pid = clone(spare_main, stack + SPARE_STACK, CLONE_VM | SIGCHLD, NULL);
   close(go[0]);
   close(out[1]);
   close(err[1]);
@@ -85,13 +112,13 @@ int spare_make(char *body, const char *cgroup_fds) {
   return pid < 0 ? -1 : 0;
 }
 
-/* Hands the spare the request of `length` bytes: its PID, and the runner's ends of its output sockets and
-   set-up pipe; -1 when there is no spare (or it has gone: then it is reaped). It sets up meanwhile, and
-   waits for spare_go. */
-pid_t spare_start(uint32_t length, int *out, int *err, int *setup) {
+/* Hands the spare the parsed request, left as it is until the run is reaped: its PID, and the runner's ends
+   of its output sockets and set-up pipe; -1 when there is no spare (or it has gone: then it is reaped). It
+   sets up meanwhile, and waits for spare_go. */
+pid_t spare_start(const struct request *r, int *out, int *err, int *setup) {
   if (spare.pid < 0) return -1;
   pid_t pid = spare.pid;
-  if (write_full(spare.go, &length, 4) != 0) {
+  if (write_full(spare.go, &r, sizeof r) != 0) {
     spare_drop();
     return -1;
   }

@@ -90,16 +90,15 @@ static pid_t start_now(const struct request *r, const char *cgroup_fds, int *out
   return pid;
 }
 
-/* Runs one request (`length` bytes of the request buffer) and writes its reply; returns whether the
-   container is still fit for another run. */
-static int serve(const struct request *r, uint32_t length, int sigfd, const char *cgroup_fds,
+/* Runs one request and writes its reply; returns whether the container is still fit for another run. */
+static int serve(const struct request *r, int sigfd, const char *cgroup_fds,
                  const struct pristine *before) {
   struct stream out = { -1, NULL, 0, 0, 0 }, err = out;
   struct outcome o = { 0 };
   int out_end = -1, err_end = -1, setup_end = -1;
   long long started = now_ms();
   /* The spare sets up while /work is laid out. */
-  pid_t pid = spare_start(length, &out_end, &err_end, &setup_end);
+  pid_t pid = spare_start(r, &out_end, &err_end, &setup_end);
   int laid = work_prepare(r) == 0;
   if (pid >= 0) spare_go(laid);
   if (!laid) {
@@ -196,12 +195,11 @@ static int serve_all(const char *cgroup_fds) {
   fcntl(1, F_SETFD, FD_CLOEXEC);
   struct pristine before;
   observe(&before);
-  /* Shared with each spare, which reads its request from here (runner-spare.c). */
-  char *body = mmap(NULL, MAX_REQUEST + 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  char *body = mmap(NULL, MAX_REQUEST + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (body == MAP_FAILED) return 123;
   for (;;) {
     /* The next program's process, made while the judge reads this reply; a run without one forks. */
-    spare_make(body, cgroup_fds);
+    spare_make(cgroup_fds);
     uint32_t length;
     int got = read_full(0, &length, 4);
     if (got == 0) return 0; /* the judge closed the container */
@@ -209,7 +207,7 @@ static int serve_all(const char *cgroup_fds) {
     if (body[length - 1] != '\0') return 126;
     struct request r;
     if (parse_request(body, length, &r) != 0) return 127;
-    if (!(r.peer_argv ? serve_pair(&r, sigfd, cgroup_fds, &before) : serve(&r, length, sigfd, cgroup_fds, &before)))
+    if (!(r.peer_argv ? serve_pair(&r, sigfd, cgroup_fds, &before) : serve(&r, sigfd, cgroup_fds, &before)))
       return 0;
   }
 }

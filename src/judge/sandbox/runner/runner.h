@@ -134,8 +134,8 @@ void layers_pin(int fd);
 int layers_renew(void);
 int reply(const struct request *r, const struct outcome *o, struct stream *out, struct stream *err,
           const char *extra, struct stream *more, const struct pristine *before);
-int spare_make(char *body, const char *cgroup_fds);
-pid_t spare_start(uint32_t length, int *out, int *err, int *setup);
+int spare_make(const char *cgroup_fds);
+pid_t spare_start(const struct request *r, int *out, int *err, int *setup);
 void spare_go(int laid);
 void spare_drop(void);
 int serve_pair(const struct request *r, int sigfd, const char *cgroup_fds, const struct pristine *before);
