@@ -99,6 +99,9 @@ int reset_sysv(void) {
     }
     fclose(table);
   }
-  return unshare(CLONE_NEWIPC) != 0 ? -1 : arm_next_ids();
+  if (unshare(CLONE_NEWIPC) != 0) return -1;
+  /* The maker thread stays in the namespace it had: the runner makes the spares itself from now on. */
+  maker_end();
+  return arm_next_ids();
 }
 

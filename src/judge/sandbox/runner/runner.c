@@ -186,8 +186,14 @@ static int read_only_tree(const char *where) {
 static int serve_all(const char *cgroup_fds) {
   int sigfd = child_signals();
   if (sigfd < 0) return 124;
-  if (own_proc() != 0 || work_open() != 0 || layers_open() != 0 || chdir("/") != 0 ||
-      remember_pid_counter() != 0 || own_sysv() != 0 || seal_proc() != 0) {
+  if (own_proc() != 0 || work_open() != 0 || layers_open() != 0 || chdir("/") != 0 || own_sysv() != 0) {
+    fprintf(stderr, "runner: cannot set up the container's mounts: %s\n", strerror(errno));
+    return 121;
+  }
+  /* The spares' maker, in the runs' IPC namespace and before the PID counter is remembered (runner-spare.c).
+     Without one, each spare loads its filter itself. */
+  if (maker_start() != 0) {}
+  if (remember_pid_counter() != 0 || seal_proc() != 0) {
     fprintf(stderr, "runner: cannot set up the container's mounts: %s\n", strerror(errno));
     return 121;
   }
