@@ -26,7 +26,7 @@
  * - /work, /tmp and /dev/shm are each a fresh tmpfs for every run, laid on the last run's, which is covered
  *   when it holds nothing and unmounted before the trailer when it holds anything (runner-layers.c); / and
  *   /dev (every mount under it) are read-only, and so are /proc/sys and /proc/pressure; nothing is walked;
- * - each program is a session of its own (its own autogroup), forked with its filter before its request
+ * - each program is a session of its own (its own autogroup), made with its filter before its request
  *   comes (runner-spare.c); the runs' init kills every process a run left and reaps them before the reply;
  *   the runs share an IPC namespace the runner made (no run may write its limits), and after a run that
  *   made a SysV object the runner removes them all and makes a new one (fresh id cursors); it writes the
@@ -39,7 +39,7 @@
  *   the judge throws the container away.
  *
  * The runner keeps CAP_SYS_ADMIN of its own user namespace (bwrap --cap-add) for those mounts and each
- * run's namespaces; no program has it: each fork drops every capability before exec.
+ * run's namespaces; no program has it: each process drops every capability before exec.
  *
  * CGROUP_FDS are cgroup.procs (v2) or tasks (v1) files the judge opened as root: the program joins its slot's run
  * cgroup through them just before exec, so CPU and memory are counted by the kernel for the program's whole
