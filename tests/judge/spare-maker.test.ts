@@ -10,7 +10,8 @@ import { compileC } from "../helpers/c-programs";
 
 // The spares' maker (runner-spare.c): a thread of the runner that loaded the seccomp filter once and clones
 // each next program's process, which inherits it. Its namespaces are the ones it started in, so once a run
-// made a SysV object and the runner moved to a new IPC namespace, the runner makes the spares itself.
+// made a SysV object and the runner moved to a new IPC namespace, the runner makes the spares itself; the
+// maker stays, idle, since the slot uid's threads count in every program's RLIMIT_NPROC.
 const UID = SLOT_UID_BASE + 29;
 const LIMITS: Limits = { cpuMs: 2000, wallMs: 4000, memoryKb: 64 * 1024, fileBytes: 1 << 20, processes: 8 };
 const root = mkdtempSync(join(tmpdir(), "joj-spare-maker-"));
@@ -41,13 +42,32 @@ int main(int argc, char **argv) {
 }
 `;
 
+// Forks until the kernel refuses, each child waiting, and says how many it got.
+const FORKS = `#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+  int made = 0;
+  for (; made < 64; made++) {
+    pid_t pid = fork();
+    if (pid < 0) break;
+    if (pid == 0) { pause(); _exit(0); }
+  }
+  printf("forks %d\\n", made);
+  return 0;
+}
+`;
+
 let binary: string;
+let forks: string;
 async function run(...args: string[]) {
+  return runOf(binary, args);
+}
+async function runOf(program: string, args: string[]) {
   const result = await container.run({
     argv: ["./a.out", ...args],
     stdin: null,
     limits: LIMITS,
-    files: [{ path: "a.out", mode: 0o755, hostPath: binary }],
+    files: [{ path: "a.out", mode: 0o755, hostPath: program }],
   });
   expect(result.diagnostics).toBe("");
   expect(result.exitCode).toBe(0);
@@ -61,7 +81,7 @@ beforeAll(async () => {
   const bin = join(root, "bin");
   mkdirSync(bin);
   const runner = await ensureRunner(bin);
-  binary = await compileC(bin, "ipc", PROGRAM);
+  [binary, forks] = await Promise.all([compileC(bin, "ipc", PROGRAM), compileC(bin, "forks", FORKS)]);
   cgroup = detectCgroups("joj-judge-test").forSlot(`maker-${UID}`);
   container = Container.start({ runner, stageDir: join(root, "stage"), uid: UID, cgroup, tmpBytes: 8 << 20 });
 });
@@ -78,6 +98,8 @@ describe("the spares' maker", () => {
   });
 
   test("after a run's SysV object, the next program is in the new IPC namespace, and still filtered", async () => {
+    const forksBefore = (await runOf(forks, [])).text;
+    expect(forksBefore).toMatch(/^forks [1-9]\d*\n$/);
     const before = await run();
     // Run A makes a segment: the runner removes it and makes a new namespace.
     const a = await run("0x4a4f56");
@@ -93,6 +115,8 @@ describe("the spares' maker", () => {
     expect(c.seen).toBe("0");
     expect(c.ipc).not.toBe(b.ipc);
     expect(c.filter).toEqual(["2", "1"]);
+    // The retired maker is still there: a program may make exactly as many processes as before.
+    expect((await runOf(forks, [])).text).toBe(forksBefore);
     expect(container.usable).toBe(true);
   });
 });

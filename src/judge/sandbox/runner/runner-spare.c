@@ -25,9 +25,10 @@
  * again (~70 µs of CPU a run). Like the runner it cannot be signalled from the runs' namespace (the init's
  * threads are unkillable there) nor traced (the filter, and no dumpable memory). A spare is in the
  * namespaces of the thread that clones it: once the runner makes a new IPC namespace (runner-sysv.c), the
- * maker's is stale, so it ends and the runner clones each spare itself, which loads the filter. It is made
- * before the runner remembers the PID counter, so its thread's ID is below every program's and its end
- * frees none that a program could get.
+ * maker's is stale, so it is retired and the runner clones each spare itself, which loads the filter. A
+ * retired maker stays, idle: the slot uid's processes and threads are what a program's RLIMIT_NPROC counts,
+ * so its end would give every later program one process more than the earlier ones got. It is made before
+ * the runner remembers the PID counter, so its thread's ID is below every program's.
  */
 #include "runner.h"
 #include <fcntl.h>
@@ -83,8 +84,9 @@ static int spare_main(void *filtered) {
   launch_exec(&program);
 }
 
-/* The maker's requests (a byte: make a spare) and its answers (the spare's PID, or -1); -1 when there is none. */
-static int maker_ask = -1, maker_told = -1;
+/* The maker's requests (a byte: make a spare) and its answers (the spare's PID, or -1); -1 when there is none.
+   A retired maker keeps its pipes, and is asked nothing more. */
+static int maker_ask = -1, maker_told = -1, maker_retired = 0;
 
 /* The maker thread: every signal blocked (the runner's signalfd takes SIGCHLD), its filter on, it clones a
    spare for each byte it is sent, until its pipe closes. */
@@ -145,20 +147,18 @@ int maker_start(void) {
   return 0;
 }
 
-void maker_end(void) {
-  if (maker_ask < 0) return;
-  close(maker_ask);
-  close(maker_told);
-  maker_ask = maker_told = -1;
+void maker_retire(void) {
+  maker_retired = 1;
 }
 
 /* A spare from the maker, or -1 (there is none, or it could not make one). */
 static pid_t from_maker(void) {
   pid_t pid = -1;
   char byte = 'm';
-  if (maker_ask < 0) return -1;
-  if (write_full(maker_ask, &byte, 1) != 0 || read_full(maker_told, &pid, sizeof pid) != 1) {
-    maker_end();
+  if (maker_ask < 0 || maker_retired) return -1;
+  /* A maker that could not make one (its filter failed to load, or a clone) is not asked again. */
+  if (write_full(maker_ask, &byte, 1) != 0 || read_full(maker_told, &pid, sizeof pid) != 1 || pid < 0) {
+    maker_retired = 1;
     return -1;
   }
   return pid;

@@ -101,7 +101,7 @@ int reset_sysv(void) {
   }
   if (unshare(CLONE_NEWIPC) != 0) return -1;
   /* The maker thread stays in the namespace it had: the runner makes the spares itself from now on. */
-  maker_end();
+  maker_retire();
   return arm_next_ids();
 }
 

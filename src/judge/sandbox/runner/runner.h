@@ -135,7 +135,7 @@ int layers_renew(void);
 int reply(const struct request *r, const struct outcome *o, struct stream *out, struct stream *err,
           const char *extra, struct stream *more, const struct pristine *before);
 int maker_start(void);
-void maker_end(void);
+void maker_retire(void);
 int spare_make(const char *cgroup_fds);
 pid_t spare_start(const struct request *r, int *out, int *err, int *setup);
 void spare_go(int laid);
