@@ -10,13 +10,14 @@ import { compileC } from "../helpers/c-programs";
 
 // The spares' maker (runner-spare.c): a thread of the runner that loaded the seccomp filter once and clones
 // each next program's process, which inherits it. Its namespaces are the ones it started in, so once a run
-// made a SysV object and the runner moved to a new IPC namespace, the runner makes the spares itself; the
-// maker stays, idle, since the slot uid's threads count in every program's RLIMIT_NPROC.
+// made a SysV object and the runner moved to a new IPC namespace, the maker joins it. A signal a run sends
+// the maker is dropped or taken before the next spare, and a spare's RLIMIT_NPROC counts the maker in.
 const UID = SLOT_UID_BASE + 29;
 const LIMITS: Limits = { cpuMs: 2000, wallMs: 4000, memoryKb: 64 * 1024, fileBytes: 1 << 20, processes: 8 };
 const root = mkdtempSync(join(tmpdir(), "joj-spare-maker-"));
 let cgroup: RunCgroup;
 let container: Container;
+let runner: string;
 
 // Makes a SysV segment under the key given (0: none), and says whether one under the key 0x4a4f57 is there,
 // which IPC namespace it is in, and its seccomp state.
@@ -57,16 +58,47 @@ int main(void) {
 }
 `;
 
+// Sends the runner's threads (the init's, IDs 1 to 8) SIGCHLD, SIGUSR1 and 2,000 queued real-time signals,
+// then says how many signals the slot uid has queued (SigQ); run alone, only the latter.
+const SIGNALS = `#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  if (argc > 1)
+    for (int tid = 1; tid <= 8; tid++) {
+      syscall(SYS_tgkill, 1, tid, SIGCHLD);
+      syscall(SYS_tgkill, 1, tid, SIGUSR1);
+      for (int i = 0; i < 250; i++) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        info.si_code = SI_QUEUE;
+        info.si_pid = getpid();
+        info.si_uid = getuid();
+        syscall(SYS_rt_tgsigqueueinfo, 1, tid, SIGRTMIN, &info);
+      }
+    }
+  FILE *status = fopen("/proc/self/status", "r");
+  char line[256];
+  while (status && fgets(line, sizeof line, status))
+    if (!strncmp(line, "SigQ:", 5)) fputs(line, stdout);
+  return 0;
+}
+`;
+
 let binary: string;
 let forks: string;
+let signals: string;
 async function run(...args: string[]) {
   return runOf(binary, args);
 }
-async function runOf(program: string, args: string[]) {
+async function runOf(program: string, args: string[], limits: Partial<Limits> = {}) {
   const result = await container.run({
     argv: ["./a.out", ...args],
     stdin: null,
-    limits: LIMITS,
+    limits: { ...LIMITS, ...limits },
     files: [{ path: "a.out", mode: 0o755, hostPath: program }],
   });
   expect(result.diagnostics).toBe("");
@@ -80,8 +112,12 @@ beforeAll(async () => {
   chmodSync(root, 0o711);
   const bin = join(root, "bin");
   mkdirSync(bin);
-  const runner = await ensureRunner(bin);
-  [binary, forks] = await Promise.all([compileC(bin, "ipc", PROGRAM), compileC(bin, "forks", FORKS)]);
+  runner = await ensureRunner(bin);
+  [binary, forks, signals] = await Promise.all([
+    compileC(bin, "ipc", PROGRAM),
+    compileC(bin, "forks", FORKS),
+    compileC(bin, "signals", SIGNALS),
+  ]);
   cgroup = detectCgroups("joj-judge-test").forSlot(`maker-${UID}`);
   container = Container.start({ runner, stageDir: join(root, "stage"), uid: UID, cgroup, tmpBytes: 8 << 20 });
 });
@@ -115,8 +151,51 @@ describe("the spares' maker", () => {
     expect(c.seen).toBe("0");
     expect(c.ipc).not.toBe(b.ipc);
     expect(c.filter).toEqual(["2", "1"]);
-    // The retired maker is still there: a program may make exactly as many processes as before.
+    // The maker is still there: a program may make exactly as many processes as before.
     expect((await runOf(forks, [])).text).toBe(forksBefore);
     expect(container.usable).toBe(true);
+  });
+
+  test("signals a run sends the runner's threads are not left queued for the next run", async () => {
+    const baseline = (await runOf(signals, [])).text;
+    expect(baseline).toMatch(/^SigQ:\t0\//);
+    await runOf(signals, ["send"]);
+    expect((await runOf(signals, [])).text).toBe(baseline);
+    expect(container.usable).toBe(true);
+  });
+
+  test("a spare's process limit counts the maker in: as many processes as a forked run, with little memory", async () => {
+    const spared = (await runOf(forks, [])).text;
+    // The program and its children, with the runner's process outside the runs' namespace and the runs'
+    // init, are the uid's tasks its RLIMIT_NPROC counts: as before there was a maker, which is added to it.
+    expect(spared).toBe(`forks ${LIMITS.processes - 3}\n`);
+    // Under SPARE_MIN_KB a run forks (a spare shares the runner's memory, which an OOM kill would take too).
+    const forked = (await runOf(forks, [], { memoryKb: 8 * 1024 })).text;
+    expect(forked).toBe(spared);
+  });
+
+  test("a run whose group runs out of memory before its exec ends in its own OOM, and the container goes on", async () => {
+    // A fresh container and group: its first run finds the group nearly empty, so a tiny limit is set.
+    const fresh = detectCgroups("joj-judge-test").forSlot(`maker-oom-${UID}`);
+    const tinyBox = Container.start({
+      runner,
+      stageDir: join(root, "stage-oom"),
+      uid: UID + 1,
+      cgroup: fresh,
+      tmpBytes: 8 << 20,
+    });
+    try {
+      const tiny = await tinyBox.run({
+        argv: ["./a.out"],
+        stdin: null,
+        limits: { ...LIMITS, memoryKb: 16 },
+        files: [{ path: "a.out", mode: 0o755, hostPath: binary }],
+      });
+      expect(tiny.lost).toBe(false);
+      expect(tinyBox.usable).toBe(true);
+    } finally {
+      await tinyBox.close();
+      await fresh.remove();
+    }
   });
 });

@@ -91,7 +91,7 @@ int serve_pair(const struct request *r, int sigfd, const char *cgroup_fds, const
         .argv = r->argv, .in = to_program[0], .out = from_program[1], .err = err_pipe[1],
         .cpu_ms = r->cpu_ms, .stack_kb = r->stack_kb, .file_bytes = file_bytes,
         /* The runner, the keeper, the interactor and its waiter share the uid's process count. */
-        .processes = r->processes + 4, .address_kb = 0, .cgroup_fds = cgroup_fds, .dir = "/work",
+        .processes = r->processes + 4 + maker_tasks(), .address_kb = 0, .cgroup_fds = cgroup_fds, .dir = "/work",
       };
       launch(&l);
     }
@@ -117,7 +117,7 @@ int serve_pair(const struct request *r, int sigfd, const char *cgroup_fds, const
       struct launch l = {
         .argv = r->peer_argv, .in = from_program[0], .out = to_program[1], .err = peer_err_pipe[1],
         .cpu_ms = r->peer_cpu_ms, .stack_kb = memory_kb, .file_bytes = file_bytes,
-        .processes = r->processes + 4, .address_kb = memory_kb, .cgroup_fds = NULL, .dir = dir,
+        .processes = r->processes + 4 + maker_tasks(), .address_kb = memory_kb, .cgroup_fds = NULL, .dir = dir,
         .ignore_sigpipe = 1,
       };
       launch(&l);

@@ -124,7 +124,7 @@ void launch(const struct launch *l) {
 struct launch program_of(const struct request *r, const char *cgroup_fds, int out, int err) {
   return (struct launch){
     .argv = r->argv, .in = -1, .out = out, .err = err, .cpu_ms = r->cpu_ms, .stack_kb = r->stack_kb,
-    .file_bytes = r->file_bytes, .processes = r->processes, .address_kb = 0, .cgroup_fds = cgroup_fds,
+    .file_bytes = r->file_bytes, .processes = r->processes + maker_tasks(), .address_kb = 0, .cgroup_fds = cgroup_fds,
     .dir = "/work",
   };
 }

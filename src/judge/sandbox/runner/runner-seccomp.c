@@ -19,7 +19,7 @@ static const char *const DENIED[] = {
   "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "pidfd_open", "kcmp",
   "bpf", "userfaultfd", "perf_event_open", "keyctl", "add_key", "request_key",
   "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick",
-  "mount_setattr", "setns", "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load",
+  "mount_setattr", "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load",
   "init_module", "finit_module", "delete_module", "acct", "quotactl", "quotactl_fd", "syslog", "vhangup",
   "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "open_by_handle_at", "name_to_handle_at",
   "lookup_dcookie", "fanotify_init", "iopl", "ioperm", "io_uring_setup", "io_uring_enter", "io_uring_register",
@@ -67,6 +67,10 @@ int build_seccomp(void) {
   /* unshare: a cgroup namespace only, which a spare makes after its filter is on (runner-spare.c) and a
      program, without capabilities, cannot. Every other namespace, a user one above all, is refused. */
   if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1, SCMP_A0(SCMP_CMP_NE, CLONE_NEWCGROUP)) != 0)
+    goto fail;
+  /* setns: into an IPC namespace only, which the spares' maker does (runner-spare.c) and a program, without
+     capabilities, cannot. */
+  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setns), 1, SCMP_A1(SCMP_CMP_NE, CLONE_NEWIPC)) != 0)
     goto fail;
   /* Another architecture's system calls (int 0x80, x32) would dodge the list: they kill the program. */
   if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS) != 0) goto fail;

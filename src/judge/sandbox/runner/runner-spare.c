@@ -16,19 +16,25 @@
  * runner's page tables, then both took copy-on-write faults and the exec tore the copy down, ~0.1 ms of CPU
  * a run (docs/benchmarks.md). So from its clone to its exec the spare writes nothing of the runner's: it
  * runs on a stack of its own, reads the request the runner parsed, allocates nothing (no malloc, no strtok)
- * and calls only system calls' wrappers, which write errno only when they fail, and then it ends. What it
+ * and calls only system calls' wrappers, which write errno (its cloning thread's, below) only when they fail,
+ * and then it ends. What it
  * reads, the runner leaves alone while it lives: the request until the run is reaped, `handed` until the
  * next spare, which is made only once this one has exec'd or been reaped.
  *
  * The maker: a thread of the runner that loaded the filter once, when the container started, and clones each
- * spare, which inherits the filter (a filter is a thread's own, passed on at clone), so no spare loads it
- * again (~70 µs of CPU a run). Like the runner it cannot be signalled from the runs' namespace (the init's
- * threads are unkillable there) nor traced (the filter, and no dumpable memory). A spare is in the
- * namespaces of the thread that clones it: once the runner makes a new IPC namespace (runner-sysv.c), the
- * maker's is stale, so it is retired and the runner clones each spare itself, which loads the filter. A
- * retired maker stays, idle: the slot uid's processes and threads are what a program's RLIMIT_NPROC counts,
- * so its end would give every later program one process more than the earlier ones got. It is made before
- * the runner remembers the PID counter, so its thread's ID is below every program's.
+ * spare, which inherits it (a filter is a thread's own, passed on at clone), so no spare loads it again (~70
+ * µs of CPU a run). It is idle (blocked in a read) while a spare lives, so the spare, which runs on its
+ * thread's storage (errno, glibc's cancellation word), races no one for it. It cannot be killed, stopped or
+ * traced from the runs (the init's threads are unkillable from its namespace; the filter; no dumpable
+ * memory), and a signal sent to it is dropped, as one sent to the init is, except SIGCHLD, which it blocks
+ * like the runner and takes before each spare. A spare lives in the namespaces of the thread that clones it:
+ * when the runner makes a new IPC namespace (runner-sysv.c), the maker joins it (setns, which the filter
+ * allows for an IPC namespace only and which needs a capability no program has). It is made before the
+ * runner remembers the PID counter, so its thread's ID is below every program's, and it lives as long as the
+ * container: the slot uid's threads count in a program's RLIMIT_NPROC, which a spare raises by one for it.
+ *
+ * A spare shares the runner's memory, so the kernel's OOM killer, should the run's group run out before the
+ * exec, would kill the runner with it: a run under SPARE_MIN_KB of memory forks instead (runner.c).
  */
 #include "runner.h"
 #include <fcntl.h>
@@ -84,22 +90,30 @@ static int spare_main(void *filtered) {
   launch_exec(&program);
 }
 
-/* The maker's requests (a byte: make a spare) and its answers (the spare's PID, or -1); -1 when there is none.
-   A retired maker keeps its pipes, and is asked nothing more. */
-static int maker_ask = -1, maker_told = -1, maker_retired = 0;
+/* The maker's requests (a byte) and its answers (an int); -1 when there is none. What it is asked:
+   'm' make a spare (the answer: its PID, or -1), 'i' move to the IPC namespace of `ipc_fd` (0, or -1). */
+static int maker_ask = -1, maker_told = -1, ipc_fd = -1;
 
-/* The maker thread: every signal blocked (the runner's signalfd takes SIGCHLD), its filter on, it clones a
-   spare for each byte it is sent, until its pipe closes. */
+/* The maker thread: SIGCHLD blocked, as in the runner's other thread (whose signalfd takes it), and every
+   other signal open, so that the kernel drops one sent to it as to the init; its filter on. */
 static void *maker_main(void *pipes) {
   int ask = ((int *)pipes)[0], told = ((int *)pipes)[1];
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, NULL);
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  pthread_sigmask(SIG_SETMASK, &chld, NULL);
   int filtered = install_seccomp() == 0;
   char byte;
   while (read_full(ask, &byte, 1) == 1) {
-    pid_t pid = filtered ? clone(spare_main, stack + SPARE_STACK, CLONE_VM | SIGCHLD, (void *)1) : -1;
-    if (write_full(told, &pid, sizeof pid) != 0) break;
+    int answer = -1;
+    /* A SIGCHLD a run sent this thread alone would stay queued for the runs after it (each counts in the
+       uid's signal quota, /proc's SigQ): taken here, before every spare. No child of the runner is alive
+       now, so none is lost that the runner waits for. */
+    struct timespec now = { 0, 0 };
+    while (sigtimedwait(&chld, NULL, &now) > 0) {}
+    if (byte == 'm' && filtered) answer = clone(spare_main, stack + SPARE_STACK, CLONE_VM | SIGCHLD, (void *)1);
+    if (byte == 'i') answer = setns(ipc_fd, CLONE_NEWIPC);
+    if (write_full(told, &answer, sizeof answer) != 0) break;
   }
   close(ask);
   close(told);
@@ -147,21 +161,26 @@ int maker_start(void) {
   return 0;
 }
 
-void maker_retire(void) {
-  maker_retired = 1;
+int maker_tasks(void) {
+  return maker_ask >= 0;
 }
 
-/* A spare from the maker, or -1 (there is none, or it could not make one). */
-static pid_t from_maker(void) {
-  pid_t pid = -1;
-  char byte = 'm';
-  if (maker_ask < 0 || maker_retired) return -1;
-  /* A maker that could not make one (its filter failed to load, or a clone) is not asked again. */
-  if (write_full(maker_ask, &byte, 1) != 0 || read_full(maker_told, &pid, sizeof pid) != 1 || pid < 0) {
-    maker_retired = 1;
-    return -1;
-  }
-  return pid;
+/* Asks the maker; -2 when there is none, else its answer. */
+static int ask_maker(char what) {
+  int answer = -1;
+  if (maker_ask < 0) return -2;
+  if (write_full(maker_ask, &what, 1) != 0 || read_full(maker_told, &answer, sizeof answer) != 1) return -1;
+  return answer;
+}
+
+/* After the runner made a new IPC namespace: the maker follows it (0), or -1 (the container goes). */
+int maker_follow_ipc(void) {
+  if (maker_ask < 0) return 0;
+  ipc_fd = open("/proc/thread-self/ns/ipc", O_RDONLY | O_CLOEXEC);
+  int moved = ipc_fd < 0 ? -1 : ask_maker('i');
+  if (ipc_fd >= 0) close(ipc_fd);
+  ipc_fd = -1;
+  return moved == 0 ? 0 : -1;
 }
 
 int spare_make(const char *cgroup_fds) {
@@ -182,9 +201,13 @@ int spare_make(const char *cgroup_fds) {
   handed.out = out[1];
   handed.err = err[1];
   handed.cgroup_fds = cgroup_fds;
-  /* Its descriptor table is a copy (no CLONE_FILES) holding the runner's ends too; all close at its exec. */
-  pid_t pid = from_maker();
-  if (pid < 0) pid = clone(spare_main, stack + SPARE_STACK, CLONE_VM | SIGCHLD, NULL);
+  /* Its descriptor table is a copy (no CLONE_FILES) holding the runner's ends too; all close at its exec.
+     Without a maker, a fork: a spare of this thread's would share its errno while it lays out /work. */
+  pid_t pid = ask_maker('m');
+  if (pid == -2) {
+    pid = fork();
+    if (pid == 0) spare_main(NULL);
+  }
   close(go[0]);
   close(out[1]);
   close(err[1]);

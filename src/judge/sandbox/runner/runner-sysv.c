@@ -99,9 +99,8 @@ int reset_sysv(void) {
     }
     fclose(table);
   }
-  if (unshare(CLONE_NEWIPC) != 0) return -1;
-  /* The maker thread stays in the namespace it had: the runner makes the spares itself from now on. */
-  maker_retire();
+  /* The spares' maker (runner-spare.c), a thread of the runner's, follows it into the new namespace. */
+  if (unshare(CLONE_NEWIPC) != 0 || maker_follow_ipc() != 0) return -1;
   return arm_next_ids();
 }
 

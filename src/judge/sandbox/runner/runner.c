@@ -97,7 +97,9 @@ static int serve(const struct request *r, int sigfd, const char *cgroup_fds,
   struct outcome o = { 0 };
   int out_end = -1, err_end = -1, setup_end = -1;
   long long started = now_ms();
-  /* The spare sets up while /work is laid out. */
+  /* The spare sets up while /work is laid out; a run with less memory than a spare may need forks
+     (runner-spare.c says why). */
+  if (r->stack_kb < SPARE_MIN_KB) spare_drop();
   pid_t pid = spare_start(r, &out_end, &err_end, &setup_end);
   int laid = work_prepare(r) == 0;
   if (pid >= 0) spare_go(laid);

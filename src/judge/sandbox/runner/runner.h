@@ -135,7 +135,10 @@ int layers_renew(void);
 int reply(const struct request *r, const struct outcome *o, struct stream *out, struct stream *err,
           const char *extra, struct stream *more, const struct pristine *before);
 int maker_start(void);
-void maker_retire(void);
+/* Below this memory limit (KiB) a run forks rather than use the spare (runner-spare.c). */
+#define SPARE_MIN_KB (16 * 1024)
+int maker_tasks(void);
+int maker_follow_ipc(void);
 int spare_make(const char *cgroup_fds);
 pid_t spare_start(const struct request *r, int *out, int *err, int *setup);
 void spare_go(int laid);
