@@ -127,7 +127,7 @@ afterAll(async () => {
 });
 
 describe("the spares' maker", () => {
-  test("a program cloned by it runs under the filter, loaded once: one filter, as a spare of the runner's", async () => {
+  test("a program cloned by it runs under the filter it loaded once: one filter", async () => {
     const first = await run();
     expect(first.filter).toEqual(["2", "1"]);
     expect(first.text).toContain("NoNewPrivs:\t1\n");

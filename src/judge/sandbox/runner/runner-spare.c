@@ -6,7 +6,8 @@
  *
  * It is made after the runner has reset the container and written the trailer (runner.c), so it is the
  * first process after the PID counter's reset: the program gets the PID it got before. It starts its own
- * session and loads the filter, then waits on its go pipe for the request the runner has read. It joins the
+ * session, under the filter it got from the maker (below), then waits on its go pipe for the request the
+ * runner has read. It joins the
  * run's cgroup and takes its limits while the runner lays out /work (on the other CPU), then execs when the
  * runner says /work is ready. No program runs beside it: it is made after a run's processes are gone and
  * becomes the next program, and an interactive run (runner-pair.c, which starts its processes its own way)
@@ -72,13 +73,13 @@ static struct {
 
 /* In the spare: waits for the request, sets up for it while the runner lays out /work, then execs once the
    runner says /work is ready (never returns). */
-static int spare_main(void *filtered) {
+static int spare_main(void *unused) {
+  (void)unused;
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  /* A session of its own (launch() says why), and the filter (the maker's, or its own) before the request. */
+  /* A session of its own (launch() says why); the filter is the maker's. */
   if (setsid() < 0) setup_failed('n');
-  if (!filtered && install_seccomp() != 0) setup_failed('s');
   const struct request *r = NULL;
   char laid = 0;
   if (read_full(handed.go, &r, sizeof r) != 1 || !r) _exit(0);
@@ -111,7 +112,7 @@ static void *maker_main(void *pipes) {
        now, so none is lost that the runner waits for. */
     struct timespec now = { 0, 0 };
     while (sigtimedwait(&chld, NULL, &now) > 0) {}
-    if (byte == 'm' && filtered) answer = clone(spare_main, stack + SPARE_STACK, CLONE_VM | SIGCHLD, (void *)1);
+    if (byte == 'm' && filtered) answer = clone(spare_main, stack + SPARE_STACK, CLONE_VM | SIGCHLD, NULL);
     if (byte == 'i') answer = setns(ipc_fd, CLONE_NEWIPC);
     if (write_full(told, &answer, sizeof answer) != 0) break;
   }
@@ -202,12 +203,10 @@ int spare_make(const char *cgroup_fds) {
   handed.err = err[1];
   handed.cgroup_fds = cgroup_fds;
   /* Its descriptor table is a copy (no CLONE_FILES) holding the runner's ends too; all close at its exec.
-     Without a maker, a fork: a spare of this thread's would share its errno while it lays out /work. */
+     Without a maker there is no spare, and each run forks once its request is read (start_now): a spare of
+     this thread's would share its errno while it lays out /work, and a fork's copy would not see the request
+     it is handed. */
   pid_t pid = ask_maker('m');
-  if (pid == -2) {
-    pid = fork();
-    if (pid == 0) spare_main(NULL);
-  }
   close(go[0]);
   close(out[1]);
   close(err[1]);

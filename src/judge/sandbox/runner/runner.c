@@ -193,7 +193,7 @@ static int serve_all(const char *cgroup_fds) {
     return 121;
   }
   /* The spares' maker, in the runs' IPC namespace and before the PID counter is remembered (runner-spare.c).
-     Without one, each spare loads its filter itself. */
+     Without one there is no spare: each run forks once its request is read. */
   if (maker_start() != 0) {}
   if (remember_pid_counter() != 0 || seal_proc() != 0) {
     fprintf(stderr, "runner: cannot set up the container's mounts: %s\n", strerror(errno));
