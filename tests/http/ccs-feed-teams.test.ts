@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import Redis from "ioredis";
+import { logOf, memberChange, setChange } from "../../src/modules/record-events/record-events.bus";
 import { addMembership, type Cast, makeCast } from "../helpers/domain-factories";
 import { createUser, type TestUser } from "../helpers/factories";
 import { judgeableProblem } from "../helpers/records";
@@ -61,6 +63,18 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+/** The newest announcement in the domain's change log, read the moment it is asked (no wait). */
+async function newestAnnouncement(): Promise<string | undefined> {
+  const redis = new Redis(t.config.redisUrl);
+  try {
+    const [entry] = await redis.xrevrange(logOf(t.config.queuePrefix, cast.domain.id), "+", "-", "COUNT", 1);
+    const fields = entry?.[1] ?? [];
+    return fields[fields.indexOf("r") + 1];
+  } finally {
+    redis.disconnect();
+  }
+}
+
 test("live: a member removed is a team's deletion, one added a new team, one made an observer a deletion", async () => {
   const feed = await openFeed();
   try {
@@ -95,6 +109,8 @@ test("resumed from before a removal: the removed team's deletion comes with the 
   const token = first.lines.at(-1).token as string;
   first.close();
   await t.api.delete(`${domain()}/users/${people.get("Dmitri")!.user.id}`, { token: cast.owner.token });
+  // The answer comes once the removal is in the log: a resume made at once cannot miss it.
+  expect(await newestAnnouncement()).toBe(memberChange(people.get("Dmitri")!.user.id));
   const resumed = await openFeed(`?stream=false&since_token=${encodeURIComponent(token)}`);
   expect(await resumed.until(team("Dmitri", true))).not.toBeNull();
   // Those still there are sent again, whole; no deletion for them.
@@ -131,6 +147,7 @@ test("resumed from before a problem was taken out: its deletion comes with the r
   const token = first.lines.at(-1).token as string;
   first.close();
   expect((await t.api.delete(`${path}/${spare}`, { token: cast.admin.token })).body.errorCode).toBe("Success");
+  expect(await newestAnnouncement()).toBe(setChange(contest, spare));
   const resumed = await openFeed(`?stream=false&since_token=${encodeURIComponent(token)}`);
   expect(await resumed.until((l) => l.type === "problems" && l.id === line.id && l.data === null)).not.toBeNull();
   resumed.close();

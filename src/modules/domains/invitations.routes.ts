@@ -88,8 +88,8 @@ export function invitationsRoutes(deps: AppDeps) {
         "/join",
         async ({ em, access, query }) => {
           const membership = await invitations.joinDomain(em, access, query.invitationCode, limiter);
-          // A new participant is a new team of the domain's contests: their feeds hear of it (not awaited).
-          void announceRecordChange(deps.jobs, deps.logger, access.domainId, memberChange(access.user.id));
+          // A new participant is a new team of the domain's contests: their feeds hear of it (awaited: members.routes.ts).
+          await announceRecordChange(deps.jobs, deps.logger, access.domainId, memberChange(access.user.id));
           return ok(toUserWithDomainRole(access.user, membership, access.domainId));
         },
         {

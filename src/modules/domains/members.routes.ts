@@ -21,9 +21,10 @@ import {
 } from "./members.schemas";
 
 export function membersRoutes(deps: AppDeps) {
-  // A contest's teams are the domain's participants: its feeds hear of each change (not awaited).
+  // A contest's teams are the domain's participants: its feeds hear of each change. Awaited (it never fails, and
+  // waits at most the bus's batching window): a feed resumed after the answer sends a removed team's deletion.
   const teamsChanged = (domainId: string, userId: string) =>
-    void announceRecordChange(deps.jobs, deps.logger, domainId, memberChange(userId));
+    announceRecordChange(deps.jobs, deps.logger, domainId, memberChange(userId));
   return new Elysia({ name: "members-routes", prefix: "/domains/:domain", detail: { tags: ["domain"] } })
     .use(authPlugin(deps))
     .get(
@@ -44,7 +45,7 @@ export function membersRoutes(deps: AppDeps) {
       "/users",
       async ({ em, access, body }) => {
         const m = await members.addMember(em, access, body);
-        teamsChanged(access.domainId, m.user.id);
+        await teamsChanged(access.domainId, m.user.id);
         return ok(members.toUserDetailWithDomainRole(m.user, m.membership, access.domainId));
       },
       {
@@ -72,7 +73,7 @@ export function membersRoutes(deps: AppDeps) {
       "/users/:user",
       async ({ em, access, params, body }) => {
         const m = await members.updateMember(em, access, params.user, body);
-        teamsChanged(access.domainId, m.user.id);
+        await teamsChanged(access.domainId, m.user.id);
         return ok(members.toUserDetailWithDomainRole(m.user, m.membership, access.domainId));
       },
       {
@@ -86,7 +87,7 @@ export function membersRoutes(deps: AppDeps) {
     .delete(
       "/users/:user",
       async ({ em, access, params }) => {
-        teamsChanged(access.domainId, await members.removeMember(em, access, params.user));
+        await teamsChanged(access.domainId, await members.removeMember(em, access, params.user));
         return ok({});
       },
       {

@@ -51,7 +51,7 @@ export function rolesRoutes(deps: AppDeps) {
       async ({ em, access, params, body }) => {
         const role = roles.toRoleView(await roles.updateRole(em, access, params.role, body));
         // Its holders may have become, or stopped being, participants: every feed of the domain looks again.
-        void announceRecordChange(deps.jobs, deps.logger, access.domainId, memberChange());
+        await announceRecordChange(deps.jobs, deps.logger, access.domainId, memberChange());
         return ok(role);
       },
       {

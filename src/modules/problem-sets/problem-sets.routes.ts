@@ -23,9 +23,10 @@ import {
 } from "./problem-sets.schemas";
 
 export function problemSetsRoutes(deps: AppDeps) {
-  // A contest's problems (and so its languages) follow the set's: its feeds hear of each change (not awaited).
+  // A contest's problems (and so its languages) follow the set's: its feeds hear of each change. Awaited (it never
+  // fails, and waits at most the bus's batching window): a feed resumed after the answer sends a removal.
   const changed = (domainId: string, setId: string, removedProblem?: string) =>
-    void announceRecordChange(deps.jobs, deps.logger, domainId, setChange(setId, removedProblem));
+    announceRecordChange(deps.jobs, deps.logger, domainId, setChange(setId, removedProblem));
   return new Elysia({
     name: "problem-sets-routes",
     prefix: "/domains/:domain/problem_sets",
@@ -101,7 +102,7 @@ export function problemSetsRoutes(deps: AppDeps) {
       "/:problemSet",
       async ({ em, access, params, body }) => {
         const set = await sets.updateProblemSet(em, access, params.problemSet, body);
-        changed(access.domainId, set.id);
+        await changed(access.domainId, set.id);
         return ok(sets.toProblemSetView(set));
       },
       {
@@ -153,7 +154,7 @@ export function problemSetsRoutes(deps: AppDeps) {
       async ({ em, access, params, body }) => {
         const set = await sets.findProblemSet(em, access, params.problemSet);
         await sets.addProblemToSet(em, access, set, body);
-        changed(access.domainId, set.id);
+        await changed(access.domainId, set.id);
         return ok(sets.toProblemSetView(set));
       },
       {
@@ -195,7 +196,7 @@ export function problemSetsRoutes(deps: AppDeps) {
       async ({ em, access, params, body }) => {
         const set = await sets.findProblemSet(em, access, params.problemSet);
         await sets.moveProblemInSet(em, access, set, params.problem, body.position);
-        changed(access.domainId, set.id);
+        await changed(access.domainId, set.id);
         return ok(sets.toProblemSetView(set));
       },
       {
@@ -214,7 +215,7 @@ export function problemSetsRoutes(deps: AppDeps) {
       async ({ em, access, params }) => {
         const set = await sets.findProblemSet(em, access, params.problemSet);
         const removed = await sets.removeProblemFromSet(em, access, set, params.problem);
-        changed(access.domainId, set.id, removed);
+        await changed(access.domainId, set.id, removed);
         return ok(sets.toProblemSetView(set));
       },
       {
