@@ -124,7 +124,12 @@ class V1Group implements RunCgroup {
         ? leftPages > RECLAIM_ABOVE || this.kmemFloor === null || leftKmem > this.kmemFloor + RECLAIM_ABOVE
         : usage() > RECLAIM_ABOVE;
       if (over) {
-        await assertNearlyEmpty(usage, () => write(memory("memory.force_empty"), 0), true);
+        await assertNearlyEmpty(
+          usage,
+          () => write(memory("memory.force_empty"), 0),
+          true,
+          this.kmem ? kmem : undefined,
+        );
         this.left = pages();
         this.kmemFloor = Math.min(kmem(), KMEM_FLOOR_MAX);
       } else this.left = leftPages;
