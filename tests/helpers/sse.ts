@@ -75,6 +75,16 @@ export function readStream(response: Response, abort: AbortController) {
         });
       }
     },
+    /** Waits (bounded) until a comment (`: heartbeat`) came, or the stream ends; whether it came. */
+    async comment(text: string, timeoutMs = 20_000): Promise<boolean> {
+      const deadline = Date.now() + timeoutMs;
+      while (!comments.includes(text) && !ended && Date.now() <= deadline)
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 100);
+        });
+      return comments.includes(text);
+    },
     async close() {
       abort.abort();
       await reader.cancel().catch(() => {});
