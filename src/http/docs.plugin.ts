@@ -1,14 +1,11 @@
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
-import { FormatRegistry } from "@sinclair/typebox";
-
-// Loading @elysiajs/openapi replaces TypeBox's `uuid` and `email` format checks with functions that
-// build a zod schema on every call: on a page of 100 records that was a large share of the CPU. Every
-// id of every response passes this check, so it goes back to one compiled expression.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-FormatRegistry.Set("uuid", (value) => UUID.test(value));
 import { dirname, join } from "node:path";
+import { installFastFormats } from "./fast-formats";
 import type { VersionInfo } from "../runtime/version";
+
+// After @elysiajs/openapi is loaded: it replaces the `uuid` check with a slow one (fast-formats.ts).
+installFastFormats();
 
 const ASSETS_DIR = dirname(require.resolve("swagger-ui-dist/package.json"));
 const ASSETS = new Set(["swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"]);

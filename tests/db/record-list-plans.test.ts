@@ -82,6 +82,8 @@ test("the record list's generic plan finds the page on an index and reads each r
       scans: [`Index Only Scan ${index}`, "Index Scan records_pkey"],
     });
     expect(plan.filter((n) => n["Node Type"].startsWith("Hash"))).toEqual([]);
+    // The page's rows come in the page's order: nothing sorts them again (an index gives the page's order).
+    expect(plan.filter((n) => n["Node Type"] === "Sort").length).toBe(0);
   }
 });
 

@@ -120,3 +120,18 @@ test("every page, however deep and in either order, holds exactly the rows the p
     }
   }
 });
+
+test("a page past the end, or of a filter with no record, is empty and still says the count", async () => {
+  const problem = await judgeableProblem(t, cast);
+  for (let i = 0; i < 3; i++)
+    await submit(t, cast.member.token, `/domains/${cast.domain.id}/problems/${problem}`, submission("c"));
+  const all = (await list(`?problem=${problem}&limit=2`)).body.data;
+  expect({ count: all.count, rows: all.results.length }).toEqual({ count: 3, rows: 2 });
+  // The rows come newest first, the page's order, with nothing sorting them again.
+  const times = all.results.map((r: { createdAt: string }) => r.createdAt);
+  expect(times).toEqual([...times].sort().reverse());
+  expect((await list(`?problem=${problem}&limit=2&offset=2`)).body.data.results).toHaveLength(1);
+  expect((await list(`?problem=${problem}&limit=2&offset=3`)).body.data).toEqual({ count: 3, results: [] });
+  const none = (await list(`?problem=${problem}&submitterId=${cast.admin.user.id}`)).body;
+  expect(none).toMatchObject({ errorCode: "Success", data: { count: 0, results: [] } });
+});

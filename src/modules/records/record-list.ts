@@ -7,7 +7,14 @@ import { isoTime } from "../../http/schemas";
 import { uuidArray } from "../../db/addressing";
 import { sealed, sealedSets } from "../problem-sets/oi-sealing";
 import type { RecordListDetailView, RecordListQueryInput } from "./records.schemas";
-import { type ListFilter, type ListOrdering, listRowsSql, listWhere, recordPageSql } from "./records.sql";
+import {
+  type ListFilter,
+  type ListOrdering,
+  listRowsSql,
+  listWhere,
+  recordCountSql,
+  recordPageSql,
+} from "./records.sql";
 
 /**
  * The records list in one prepared statement: the page and its count (records.sql.ts, recordPageSql,
@@ -101,11 +108,15 @@ function pageOrdering(ordering: string | undefined) {
 export function recordPageStatement(
   access: DomainAccess,
   query: RecordListQueryInput,
-): { sql: string; values: unknown[] } {
+): { sql: string; values: unknown[]; count: { sql: string; values: unknown[] } } {
   const { where, values } = listCondition(access, query);
   const ordering = Object.entries(pageOrdering(query.ordering)) as ListOrdering;
   const { offset, limit } = pageWindow(query);
-  return { sql: recordPageSql(where, ordering), values: [...values, limit, offset, ...values] };
+  return {
+    sql: recordPageSql(where, ordering),
+    values: [...values, limit, offset, ...values],
+    count: { sql: recordCountSql(where), values },
+  };
 }
 
 /** A page of the list and its count, `{count, results}`, for okValue (respond.ts; no schema check, as okJson). */
@@ -114,9 +125,11 @@ export async function listRecordPage(
   access: DomainAccess,
   query: RecordListQueryInput,
 ): Promise<{ count: number; results: RecordListDetailView[] }> {
-  const { sql, values } = recordPageStatement(access, query);
+  const { sql, values, count } = recordPageStatement(access, query);
   const found = await readRows<ListRow & { count: number }>(em, sql, values);
-  // An empty page is one row of the count alone, its record's columns null.
-  const results = await sealRows(em, access, found.filter((r) => r.id !== null).map(listView));
+  // An empty page has no row to carry the count (past the end, or no record at all): counted apart.
+  if (found.length === 0)
+    return { count: (await readRows<{ count: number }>(em, count.sql, count.values))[0].count, results: [] };
+  const results = await sealRows(em, access, found.map(listView));
   return { count: found[0].count, results };
 }

@@ -95,29 +95,33 @@ export const listRowsSql = (where: readonly string[]) =>
 
 /**
  * The statement of a page and its count: one row per record of the page (its list row's columns), each
- * with the count; when the page is empty, one row with the count and nulls. Parameters: the conditions'
+ * with the count; none when the page is empty (recordCountSql then counts). Parameters: the conditions'
  * (`where`, from listWhere), limit, offset, the conditions' again.
  *
  * It is prepared once per connection and run with its generic plan (see mikro-orm.config.ts), planned
  * without the values, where a LIMIT parameter is guessed at a tenth of the table: a join of the page
  * with the records was planned as a hash join over every record of the table (1.4 ms a page at 10k).
  * So each record of the page is read by a lateral sub-select with a LIMIT, which PostgreSQL does not
- * merge into the join: one index lookup per id of the page.
+ * merge into the join: one index lookup per id of the page. The rows are ordered by the page's own
+ * columns, which its LIMIT hands on in order through the nested loops: no sort of the page's rows, where
+ * an order by the joined row's columns sorted them again (0.50 against 0.43 ms a page in PostgreSQL).
  */
 export function recordPageSql(where: readonly string[], ordering: ListOrdering): string {
   const columns = ordering.map(([property]) => LIST_ORDER_COLUMNS[property]);
-  const order = ordering.map(([, direction], i) => `${columns[i]} ${direction}`).join(", ");
+  const order = (table: string) => ordering.map(([, direction], i) => `${table}${columns[i]} ${direction}`).join(", ");
   const condition = where.join(" and ");
   const pageColumns = [...new Set(columns)];
-  return `with page as (select ${pageColumns.join(", ")} from records where ${condition} order by ${order}
+  return `with page as (select ${pageColumns.join(", ")} from records where ${condition} order by ${order("")}
        limit ? offset ?)
-     select c.count, p.*
-       from (select (select coalesce(sum(records), 0)::int from record_counts where ${condition}) as count) c
-       left join lateral (select ${LIST_COLUMNS}
-         from page cross join lateral (select * from records where records.id = page.id limit 1) r
-              ${LIST_JOINS}) p on true
-      order by ${ordering.map(([property, direction]) => `p."${property}" ${direction}`).join(", ")}`;
+     select (${recordCountSql(where)}) as count, ${LIST_COLUMNS}
+       from page cross join lateral (select * from records where records.id = page.id limit 1) r
+            ${LIST_JOINS}
+      order by ${order("page.")}`;
 }
+
+/** The count of the list's records (record_counts: "The count" above says why). Parameters: the conditions'. */
+export const recordCountSql = (where: readonly string[]) =>
+  `select coalesce(sum(records), 0)::int as count from record_counts where ${where.join(" and ")}`;
 
 /** The list's variants: no filter, each filter, all of them, and one's own records under a committer filter. */
 const SAMPLE_FILTERS: ListFilter[][] = [
@@ -154,4 +158,5 @@ export const SAMPLE_STATEMENTS: string[] = [
   ...SAMPLE_FILTERS.flatMap((filters) =>
     SAMPLE_ORDERINGS.map((ordering) => recordPageSql(listWhere(filters), ordering)),
   ),
+  ...SAMPLE_FILTERS.map((filters) => recordCountSql(listWhere(filters))),
 ];
