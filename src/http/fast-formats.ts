@@ -1,4 +1,5 @@
 import { FormatRegistry } from "@sinclair/typebox";
+import { isUuid } from "../db/addressing";
 
 /**
  * Cheap checks for the two formats responses are full of. Elysia checks each route's answer against its
@@ -8,8 +9,6 @@ import { FormatRegistry } from "@sinclair/typebox";
  * (tests/unit/fast-formats.test.ts says it accepts the same). Loading @elysiajs/openapi replaces `uuid` with a
  * function that builds a zod schema on every call. So this must run after both are loaded.
  */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** RFC 3339 as this API writes it (`2026-11-24T02:00:00.123+00:00`) and as JavaScript does (`…Z`). */
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)$/;
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -40,10 +39,10 @@ export function isPlainDateTime(value: string): boolean {
  * check, so it accepts exactly what it accepted before (tests/unit/fast-formats.test.ts).
  */
 export function installFastFormats(): void {
-  FormatRegistry.Set("uuid", (value) => UUID.test(value));
-  const elysiaDateTime = FormatRegistry.Get("date-time");
-  if (!elysiaDateTime || elysiaDateTime.name === fastDateTime.name) return;
-  slowDateTime = elysiaDateTime;
+  FormatRegistry.Set("uuid", isUuid);
+  const registered = FormatRegistry.Get("date-time");
+  if (!registered || registered === fastDateTime) return;
+  slowDateTime = registered;
   FormatRegistry.Set("date-time", fastDateTime);
 }
 

@@ -48,8 +48,13 @@ describe("the date-time check (fast-formats.ts)", () => {
       fc.property(
         fc.oneof(
           fc.string(),
+          // Any code point: a NUL, a surrogate, Chinese text.
+          fc.string({ unit: "binary" }),
           shaped.map((s) => s.replace("T", " ")),
           shaped.map((s) => ` ${s}`),
+          shaped.map((s) => `${s}\u0000`),
+          // Full-width digits, which no `\d` takes.
+          shaped.map((s) => s.replace(/\d/, (d) => String.fromCharCode(0xff10 + Number(d)))),
         ),
         (v) => {
           expect(dateTime(v)).toBe(elysiaDateTime(v));
@@ -70,6 +75,8 @@ describe("the date-time check (fast-formats.ts)", () => {
 
   test("out of range or malformed: not on the fast path", () => {
     for (const value of [
+      "２０２６-11-24T02:00:00Z",
+      "2026-11-24T02:00:00Z\u0000",
       "2026-02-29T00:00:00Z",
       "2026-13-01T00:00:00Z",
       "2026-04-31T00:00:00Z",

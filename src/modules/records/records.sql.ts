@@ -104,7 +104,7 @@ export const listRowsSql = (where: readonly string[]) =>
  * So each record of the page is read by a lateral sub-select with a LIMIT, which PostgreSQL does not
  * merge into the join: one index lookup per id of the page. The rows are ordered by the page's own
  * columns, which its LIMIT hands on in order through the nested loops: no sort of the page's rows, where
- * an order by the joined row's columns sorted them again (0.50 against 0.43 ms a page in PostgreSQL).
+ * an order by the joined row's columns sorted them again (PostgreSQL's CPU 424 → 407 µs a list request at 10k).
  */
 export function recordPageSql(where: readonly string[], ordering: ListOrdering): string {
   const columns = ordering.map(([property]) => LIST_ORDER_COLUMNS[property]);
